@@ -1,0 +1,32 @@
+// Lint rules, including the import direction of DESIGN.md:
+// controllers/web/ssh -> services -> models/db/git/lock/pool/queue -> config/errors. Nothing imports controllers.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const deny = (...groups) => ({
+  'no-restricted-imports': ['error', {
+    patterns: groups.map((g) => ({ group: [`**/${g}`, `**/${g}/**`], message: `this layer must not import ${g} (see DESIGN.md, layout)` })),
+  }],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'src/generated/**', 'coverage/**', '.bench/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  { files: ['src/**/*.ts', 'workers/**/*.ts', 'ssh/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'], rules: deny('controllers') },
+  { files: ['src/services/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'convert', 'ssh') },
+  { files: ['src/convert/**/*.ts'], rules: deny('controllers', 'web', 'services', 'db', 'git', 'lock', 'pool', 'queue') },
+  {
+    files: ['src/models/**/*.ts', 'src/db/**/*.ts', 'src/git/**/*.ts', 'src/lock/**/*.ts', 'src/pool/**/*.ts', 'src/queue/**/*.ts'],
+    rules: deny('controllers', 'web', 'middleware', 'services', 'convert', 'ssh'),
+  },
+  { files: ['src/config/**/*.ts', 'src/errors/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'services', 'convert', 'models', 'db', 'git', 'lock', 'pool', 'queue') },
+  { files: ['workers/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'services', 'models', 'db') },
+  { files: ['migrations/**/*.ts'], rules: deny('models', 'services', 'controllers') },
+);

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: lint, unit and integration tests on SQLite, then the integration
+# tests again on PostgreSQL + Redis with two worker processes. Installs and starts PostgreSQL and
+# Redis (Debian packages) when they are absent; they run on private ports under /tmp/forge-services.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FORGE_SETUP_TEST_DEPS=1 bash scripts/setup.sh
+
+svc=/tmp/forge-services
+PG_PORT=${FORGE_TEST_PG_PORT:-55432}
+REDIS_PORT=${FORGE_TEST_REDIS_PORT:-56379}
+mkdir -p "$svc"
+pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+if ! "$pgbin/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; then
+  echo "test: starting PostgreSQL on port $PG_PORT"
+  if [ ! -f "$svc/pg/PG_VERSION" ]; then
+    rm -rf "$svc/pg"; install -d -o postgres -g postgres "$svc/pg"
+    su postgres -s /bin/sh -c "$pgbin/initdb -D $svc/pg -A trust -U postgres" >/dev/null
+  fi
+  chown -R postgres:postgres "$svc/pg"
+  su postgres -s /bin/sh -c "$pgbin/pg_ctl -D $svc/pg -l $svc/pg.log -w -o '-p $PG_PORT -k $svc -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off' start" >/dev/null
+  chmod 777 "$svc"
+fi
+"$pgbin/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -tAc "SELECT 1 FROM pg_roles WHERE rolname='forge'" | grep -q 1 ||
+  "$pgbin/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc "CREATE ROLE forge LOGIN SUPERUSER PASSWORD 'forge'"
+if ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
+  echo "test: starting Redis on port $REDIS_PORT"
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no --logfile "$svc/redis.log"
+fi
+
+npm run -s lint
+
+stats=$(mktemp)
+status=0
+echo "== SQLite, one worker =="
+FORGE_TEST_STATS="$stats" npx mocha 'dist/test/**/*.test.js' || status=1
+echo "== PostgreSQL + Redis, two workers =="
+FORGE_TEST_STATS="$stats" FORGE_TEST_DB=postgres FORGE_TEST_PG_PORT="$PG_PORT" FORGE_TEST_REDIS="redis://127.0.0.1:$REDIS_PORT" FORGE_TEST_WORKERS=2 \
+  npx mocha 'dist/test/integration/**/*.test.js' || status=1
+awk '{p+=$1; f+=$2; s+=$3} END {printf "\nall runs: %d passed, %d failed, %d skipped\n", p, f, s}' "$stats"
+rm -f "$stats"
+exit $status

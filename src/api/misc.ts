@@ -1,0 +1,7 @@
+/** Wraps the version of the server. */
+export interface ServerVersion {
+  version: string;
+}
+
+/** The Gitea API level this server implements; clients compare it to enable features. */
+export const GITEA_API_LEVEL = '1.24.0';

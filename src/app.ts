@@ -1,0 +1,63 @@
+/**
+ * Express assembly: request id, parsers, CORS, authentication, the tsoa API routes, the web UI,
+ * and the one error handler that writes Gitea's error body.
+ */
+import crypto from 'node:crypto';
+import express, { type Request, type Response, type NextFunction, type Express } from 'express';
+import { RegisterRoutes } from './generated/routes';
+import { settings } from './config';
+import { authenticate } from './middleware/auth';
+import { mapError } from './errors/mapper';
+import { NotFound } from './errors';
+import { webRouter } from './web';
+
+/** Build the Express application of one worker process. */
+export function buildApp(): Express {
+  const app = express();
+  const s = settings();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    req.requestId = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || crypto.randomUUID();
+    res.setHeader('X-Request-Id', req.requestId);
+    next();
+  });
+
+  const api = express.Router();
+  api.use((req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Expose-Headers', 'Link, X-Total-Count, X-PageCount, X-HasMore, X-Gitea-Warning, X-Forge-Warning');
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS');
+      res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Sudo, X-Gitea-OTP');
+      res.status(204).end();
+      return;
+    }
+    next();
+  });
+  api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
+  api.use(express.text({ limit: '10mb', type: 'text/plain' }));
+  api.use(authenticate());
+  RegisterRoutes(api);
+  api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
+  app.use('/api/v1', api);
+
+  app.use(webRouter());
+
+  // why: one error handler for everything, so every failure has Gitea's body and no 500 leaks internals.
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const swaggerUrl = `${s.server.rootUrl}api/swagger`;
+    const out = mapError(err, swaggerUrl, !!req.principal?.user?.isAdmin);
+    if (out.log) console.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
+    res.status(out.status).json(out.body);
+  });
+  return app;
+}

@@ -1,0 +1,238 @@
+/**
+ * Typed settings read once at boot from a Gitea-style app.ini, overridden by
+ * FORGE__SECTION__KEY environment variables (a dot in a section is written _0X2E_, as Gitea's env-to-ini does).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ini from 'ini';
+
+type Kind = 'string' | 'int' | 'bool' | 'list' | 'url';
+interface KeySpec {
+  kind: Kind;
+  def: string;
+  /** Allowed values for an enum-like string key. */
+  oneOf?: string[];
+  min?: number;
+  max?: number;
+}
+
+// why: one table of every key we read, so an unknown value fails start-up with the key's name.
+const SPEC: Record<string, Record<string, KeySpec>> = {
+  '': { APP_NAME: { kind: 'string', def: 'Forge' }, RUN_MODE: { kind: 'string', def: 'prod', oneOf: ['prod', 'dev'] } },
+  server: {
+    ROOT_URL: { kind: 'url', def: '' },
+    HTTP_ADDR: { kind: 'string', def: '0.0.0.0' },
+    HTTP_PORT: { kind: 'int', def: '3000', min: 0, max: 65535 },
+    SSH_PORT: { kind: 'int', def: '2222', min: 0, max: 65535 },
+    SSH_LISTEN_PORT: { kind: 'int', def: '', min: 0, max: 65535 },
+    DISABLE_SSH: { kind: 'bool', def: 'false' },
+    START_SSH_SERVER: { kind: 'bool', def: 'true' },
+    APP_DATA_PATH: { kind: 'string', def: 'data' },
+    LFS_START_SERVER: { kind: 'bool', def: 'true' },
+  },
+  database: {
+    DB_TYPE: { kind: 'string', def: 'sqlite3', oneOf: ['sqlite3', 'postgres'] },
+    PATH: { kind: 'string', def: '' },
+    HOST: { kind: 'string', def: '127.0.0.1:5432' },
+    NAME: { kind: 'string', def: 'forge' },
+    USER: { kind: 'string', def: 'forge' },
+    PASSWD: { kind: 'string', def: '' },
+    SSL_MODE: { kind: 'string', def: 'disable', oneOf: ['disable', 'require', 'verify-full'] },
+    MAX_OPEN_CONNS: { kind: 'int', def: '10', min: 1, max: 1000 },
+    LOG_SQL: { kind: 'bool', def: 'false' },
+  },
+  redis: { CONN_STR: { kind: 'string', def: '' } },
+  security: {
+    SECRET_KEY: { kind: 'string', def: '' },
+    INTERNAL_TOKEN: { kind: 'string', def: '' },
+    INSTALL_LOCK: { kind: 'bool', def: 'true' },
+    TWO_FACTOR_AUTH: { kind: 'string', def: '', oneOf: ['', 'enforced'] },
+    MIN_PASSWORD_LENGTH: { kind: 'int', def: '8', min: 1, max: 256 },
+    LOGIN_MAX_FAILURES: { kind: 'int', def: '10', min: 1, max: 100000 },
+    LOGIN_FAILURE_WINDOW: { kind: 'int', def: '300', min: 1, max: 86400 },
+  },
+  service: {
+    DISABLE_REGISTRATION: { kind: 'bool', def: 'false' },
+    EMAIL_DOMAIN_ALLOWLIST: { kind: 'list', def: '' },
+    EMAIL_DOMAIN_BLOCKLIST: { kind: 'list', def: '' },
+    DEFAULT_KEEP_EMAIL_PRIVATE: { kind: 'bool', def: 'false' },
+    DEFAULT_ALLOW_CREATE_ORGANIZATION: { kind: 'bool', def: 'true' },
+    DEFAULT_USER_VISIBILITY: { kind: 'string', def: 'public', oneOf: ['public', 'limited', 'private'] },
+    DEFAULT_ORG_VISIBILITY: { kind: 'string', def: 'public', oneOf: ['public', 'limited', 'private'] },
+    REQUIRE_SIGNIN_VIEW: { kind: 'bool', def: 'false' },
+  },
+  api: {
+    ENABLE_SWAGGER: { kind: 'bool', def: 'true' },
+    DEFAULT_PAGING_NUM: { kind: 'int', def: '30', min: 1, max: 10000 },
+    MAX_RESPONSE_ITEMS: { kind: 'int', def: '50', min: 1, max: 10000 },
+  },
+  repository: {
+    ROOT: { kind: 'string', def: '' },
+    MAX_CREATION_LIMIT: { kind: 'int', def: '-1', min: -1, max: 1e9 },
+  },
+  'ssh.minimum_key_sizes': {
+    ED25519: { kind: 'int', def: '256', min: -1, max: 65536 },
+    ECDSA: { kind: 'int', def: '256', min: -1, max: 65536 },
+    RSA: { kind: 'int', def: '2047', min: -1, max: 65536 },
+  },
+  user: { ENABLE_SSH_KEYS: { kind: 'bool', def: 'true' }, ENABLE_GPG_KEYS: { kind: 'bool', def: 'true' } },
+  log: { LEVEL: { kind: 'string', def: 'info', oneOf: ['trace', 'debug', 'info', 'warn', 'error', 'none'] } },
+};
+
+/** A start-up configuration problem; the message names the offending key. */
+export class ConfigError extends Error {}
+
+function envName(section: string, key: string): string {
+  const sec = section === '' ? 'DEFAULT' : section.toUpperCase().replace(/\./g, '_0X2E_');
+  return `FORGE__${sec}__${key}`;
+}
+
+function convert(section: string, key: string, spec: KeySpec, raw: string): unknown {
+  const where = section === '' ? key : `[${section}] ${key}`;
+  const value = raw.trim();
+  switch (spec.kind) {
+    case 'int': {
+      if (value === '') return undefined;
+      if (!/^-?\d+$/.test(value)) throw new ConfigError(`${where}: "${raw}" is not an integer`);
+      const n = Number(value);
+      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+        throw new ConfigError(`${where}: ${n} is outside ${spec.min}..${spec.max}`);
+      }
+      return n;
+    }
+    case 'bool': {
+      const v = value.toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(v)) return true;
+      if (['false', '0', 'no', 'off', ''].includes(v)) return false;
+      throw new ConfigError(`${where}: "${raw}" is not a boolean (true/false)`);
+    }
+    case 'list':
+      return value === '' ? [] : value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    case 'url':
+      if (value !== '') {
+        try {
+          const u = new URL(value);
+          if (!['http:', 'https:'].includes(u.protocol)) throw new Error('scheme');
+        } catch {
+          throw new ConfigError(`${where}: "${raw}" is not an http(s) URL`);
+        }
+      }
+      return value;
+    default:
+      if (spec.oneOf && !spec.oneOf.includes(value)) {
+        throw new ConfigError(`${where}: "${raw}" is not one of ${spec.oneOf.map((v) => v || '""').join(', ')}`);
+      }
+      return value;
+  }
+}
+
+/** Every setting the forge reads, typed. */
+export interface Settings {
+  appName: string;
+  runMode: string;
+  configPath: string | null;
+  server: {
+    rootUrl: string; httpAddr: string; httpPort: number; sshPort: number; sshListenPort: number;
+    disableSsh: boolean; startSshServer: boolean; appDataPath: string; lfsStartServer: boolean;
+  };
+  database: {
+    dbType: 'sqlite3' | 'postgres'; path: string; host: string; name: string; user: string; passwd: string;
+    sslMode: string; maxOpenConns: number; logSql: boolean;
+  };
+  redis: { connStr: string };
+  security: {
+    secretKey: string; internalToken: string; installLock: boolean; twoFactorAuth: string;
+    minPasswordLength: number; loginMaxFailures: number; loginFailureWindow: number;
+  };
+  service: {
+    disableRegistration: boolean; emailDomainAllowlist: string[]; emailDomainBlocklist: string[];
+    defaultKeepEmailPrivate: boolean; defaultAllowCreateOrganization: boolean;
+    defaultUserVisibility: string; defaultOrgVisibility: string; requireSigninView: boolean;
+  };
+  api: { enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number };
+  repository: { root: string; maxCreationLimit: number };
+  sshMinimumKeySizes: { ed25519: number; ecdsa: number; rsa: number };
+  user: { enableSshKeys: boolean; enableGpgKeys: boolean };
+  log: { level: string };
+}
+
+function camel(key: string): string {
+  return key.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * Load settings from the ini file (if any) and the environment. Throws ConfigError naming the key on a bad value.
+ */
+export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv = process.env): Settings {
+  let file: Record<string, unknown> = {};
+  if (configPath) {
+    if (!fs.existsSync(configPath)) throw new ConfigError(`config file ${configPath} does not exist`);
+    file = ini.parse(fs.readFileSync(configPath, 'utf8'));
+  }
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [section, keys] of Object.entries(SPEC)) {
+    const fromFile = (section === '' ? file : (file[section] as Record<string, unknown>)) ?? {};
+    const target: Record<string, unknown> = {};
+    for (const [key, spec] of Object.entries(keys)) {
+      const fv = fromFile[key];
+      let raw = spec.def;
+      if (fv !== undefined && typeof fv !== 'object') raw = String(fv);
+      const ev = env[envName(section, key)];
+      if (ev !== undefined) raw = ev;
+      target[camel(key)] = convert(section, key, spec, raw);
+    }
+    out[section] = target;
+  }
+  const s = {
+    appName: out[''].appName,
+    runMode: out[''].runMode,
+    configPath,
+    server: out.server,
+    database: out.database,
+    redis: out.redis,
+    security: out.security,
+    service: out.service,
+    api: out.api,
+    repository: out.repository,
+    sshMinimumKeySizes: out['ssh.minimum_key_sizes'],
+    user: out.user,
+    log: out.log,
+  } as unknown as Settings;
+
+  s.server.appDataPath = path.resolve(s.server.appDataPath);
+  if (s.server.sshListenPort === undefined) s.server.sshListenPort = s.server.sshPort;
+  if (!s.server.rootUrl) {
+    const host = s.server.httpAddr === '0.0.0.0' || s.server.httpAddr === '' ? 'localhost' : s.server.httpAddr;
+    s.server.rootUrl = `http://${host}:${s.server.httpPort}/`;
+  }
+  if (!s.server.rootUrl.endsWith('/')) s.server.rootUrl += '/';
+  if (!s.database.path) s.database.path = path.join(s.server.appDataPath, 'forge.db');
+  if (!s.repository.root) s.repository.root = path.join(s.server.appDataPath, 'repositories');
+  if (s.api.defaultPagingNum > s.api.maxResponseItems) {
+    throw new ConfigError(`[api] DEFAULT_PAGING_NUM: ${s.api.defaultPagingNum} is larger than MAX_RESPONSE_ITEMS`);
+  }
+  return s;
+}
+
+let current: Settings | null = null;
+
+/** The settings of this process; loaded on first use from --config / FORGE_CONFIG and the environment. */
+export function settings(): Settings {
+  if (!current) current = loadSettings(configPathFromArgs());
+  return current;
+}
+
+/** Replace the process settings (used by the CLI after parsing flags). */
+export function useSettings(s: Settings): void {
+  current = s;
+}
+
+/** The ini path named by --config/-c or FORGE_CONFIG, or null. */
+export function configPathFromArgs(argv: string[] = process.argv, env: NodeJS.ProcessEnv = process.env): string | null {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if ((a === '--config' || a === '-c') && argv[i + 1]) return path.resolve(argv[i + 1]);
+    if (a.startsWith('--config=')) return path.resolve(a.slice('--config='.length));
+  }
+  return env.FORGE_CONFIG ? path.resolve(env.FORGE_CONFIG) : null;
+}

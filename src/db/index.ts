@@ -1,0 +1,104 @@
+/**
+ * The Sequelize instance, the DbContext passed to every model function, and withTx.
+ */
+import path from 'node:path';
+import fs from 'node:fs';
+import { Sequelize } from 'sequelize-typescript';
+import { Transaction } from 'sequelize';
+import type { Settings } from '../config';
+
+/** What every model function receives first: the transaction (if any) and who is asking. */
+export interface DbContext {
+  tx?: Transaction;
+  /** id of the signed-in user doing the work, for audit; null for anonymous or system. */
+  doerId?: number | null;
+  requestId?: string;
+}
+
+/** A context with no transaction, for system work (boot, queue workers, tests). */
+export const systemCtx: DbContext = { doerId: null };
+
+let instance: Sequelize | null = null;
+
+/** Build the Sequelize instance for the configured database and register every model in src/models. */
+export function openDatabase(s: Settings): Sequelize {
+  if (instance) return instance;
+  const modelsDir = path.join(__dirname, '..', 'models');
+  const models = [path.join(modelsDir, '*.model.js')];
+  const logging = s.database.logSql ? (sql: string) => console.log(sql) : false;
+  if (s.database.dbType === 'sqlite3') {
+    fs.mkdirSync(path.dirname(s.database.path), { recursive: true });
+    instance = new Sequelize({
+      dialect: 'sqlite',
+      storage: s.database.path,
+      logging,
+      models,
+      modelMatch: (filename, member) => filename.replace(/\.model$/, '') === kebab(member),
+      // why: sqlite allows one writer; transactions take the write lock up front so two never deadlock upgrading.
+      transactionType: Transaction.TYPES.IMMEDIATE,
+      retry: { max: 5, match: [/SQLITE_BUSY/] },
+      hooks: {
+        afterConnect: (conn: unknown) => sqliteTune(conn as SqliteConn),
+      },
+    });
+  } else {
+    const [host, port] = s.database.host.split(':');
+    instance = new Sequelize({
+      dialect: 'postgres',
+      host,
+      port: port ? Number(port) : 5432,
+      database: s.database.name,
+      username: s.database.user,
+      password: s.database.passwd,
+      logging,
+      models,
+      modelMatch: (filename, member) => filename.replace(/\.model$/, '') === kebab(member),
+      pool: { max: s.database.maxOpenConns, min: 0, idle: 10000 },
+      dialectOptions: s.database.sslMode === 'disable' ? {} : { ssl: { rejectUnauthorized: s.database.sslMode === 'verify-full' } },
+    });
+  }
+  return instance;
+}
+
+interface SqliteConn {
+  configure(option: 'busyTimeout', ms: number): void;
+  run(sql: string, cb: (err: Error | null) => void): void;
+}
+
+async function sqliteTune(conn: SqliteConn): Promise<void> {
+  conn.configure('busyTimeout', 15000);
+  for (const pragma of ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = OFF']) {
+    await new Promise<void>((resolve, reject) => conn.run(pragma, (err) => (err ? reject(err) : resolve())));
+  }
+}
+
+function kebab(member: string): string {
+  return member.replace(/Model$/, '').replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+/** The open database; throws if openDatabase was not called. */
+export function db(): Sequelize {
+  if (!instance) throw new Error('database is not open');
+  return instance;
+}
+
+/** Close the database (graceful shutdown, tests). */
+export async function closeDatabase(): Promise<void> {
+  if (instance) await instance.close();
+  instance = null;
+}
+
+/**
+ * Run fn inside one transaction. Only services call this.
+ * why: a nested call reuses the outer transaction so a service can compose others atomically.
+ */
+export async function withTx<T>(ctx: DbContext, fn: (ctx: DbContext) => Promise<T>): Promise<T> {
+  if (ctx.tx) return fn(ctx);
+  return db().transaction(async (tx) => fn({ ...ctx, tx }));
+}
+
+/** True when the error is a unique-constraint violation on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { name?: string; parent?: { code?: string } };
+  return e?.name === 'SequelizeUniqueConstraintError' || e?.parent?.code === '23505';
+}

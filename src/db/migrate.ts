@@ -1,0 +1,87 @@
+/**
+ * Runs pending umzug migrations once, under a lock that is safe when several processes or
+ * machines start together: a PostgreSQL advisory lock, or an exclusive lock file beside the SQLite database.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Umzug, SequelizeStorage } from 'umzug';
+import { Client } from 'pg';
+import type { Sequelize } from 'sequelize-typescript';
+import type { Settings } from '../config';
+
+// why: an arbitrary constant shared by every node; only migrations take this advisory lock.
+const PG_MIGRATION_LOCK = 728_310_001;
+
+function umzugFor(sequelize: Sequelize): Umzug<ReturnType<Sequelize['getQueryInterface']>> {
+  const dir = path.join(__dirname, '..', '..', 'migrations');
+  return new Umzug({
+    migrations: {
+      glob: ['*.js', { cwd: dir, ignore: ['types.js'] }],
+      resolve: ({ name, path: file, context }) => {
+        const m = require(file as string);
+        return { name: name.replace(/\.js$/, ''), up: async () => m.up({ context }), down: async () => m.down({ context }) };
+      },
+    },
+    context: sequelize.getQueryInterface(),
+    storage: new SequelizeStorage({ sequelize, tableName: 'forge_migrations' }),
+    logger: undefined,
+  });
+}
+
+async function withPgLock<T>(s: Settings, fn: () => Promise<T>): Promise<T> {
+  const [host, port] = s.database.host.split(':');
+  const client = new Client({ host, port: port ? Number(port) : 5432, database: s.database.name, user: s.database.user, password: s.database.passwd });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [PG_MIGRATION_LOCK]);
+    try {
+      return await fn();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [PG_MIGRATION_LOCK]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function withFileLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      const fd = fs.openSync(lockPath, 'wx');
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(fs.readFileSync(lockPath, 'utf8') || '0');
+      if (holder && !pidAlive(holder)) {
+        fs.rmSync(lockPath, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`migration lock ${lockPath} is held by process ${holder}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lockPath, { force: true });
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Apply every pending migration; returns the names applied. */
+export async function migrate(sequelize: Sequelize, s: Settings): Promise<string[]> {
+  const run = async () => (await umzugFor(sequelize).up()).map((m) => m.name);
+  if (s.database.dbType === 'postgres') return withPgLock(s, run);
+  return withFileLock(`${s.database.path}.migrate.lock`, run);
+}

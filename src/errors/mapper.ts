@@ -1,0 +1,38 @@
+/**
+ * The one mapper from any thrown error to Gitea's error body and status.
+ */
+import { HttpError, type ApiErrorBody } from './index';
+
+/** A ready-to-send error response. */
+export interface ErrorResponse { status: number; headers: Record<string, string>; body: ApiErrorBody; log: boolean }
+
+interface TsoaValidateError { status: number; fields: Record<string, { message: string; value?: unknown }> }
+interface BodyParserError { type?: string; status?: number; expose?: boolean; message: string }
+
+/**
+ * Map an error to its response. `swaggerUrl` is `<ROOT_URL>api/swagger`; internal details of a
+ * 500 are shown only when `showInternals` (site admins), and always logged.
+ */
+export function mapError(err: unknown, swaggerUrl: string, showInternals: boolean): ErrorResponse {
+  const url = swaggerUrl;
+  if (err instanceof HttpError) {
+    return { status: err.status, headers: err.headers, body: { message: err.message, url, ...err.extra }, log: false };
+  }
+  const e = err as Partial<TsoaValidateError & BodyParserError & { name: string; parent?: { code?: string } }>;
+  if (e?.name === 'ValidateError' && e.fields) {
+    const errors = Object.entries(e.fields).map(([field, f]) => `${field.replace(/^(body|requestBody)\.?/, '') || 'body'}: ${f.message}`);
+    return { status: 422, headers: {}, body: { message: errors.join('; '), url, errors }, log: false };
+  }
+  if (e?.type === 'entity.parse.failed') {
+    return { status: 400, headers: {}, body: { message: `invalid JSON body: ${e.message}`, url }, log: false };
+  }
+  if (e?.type === 'entity.too.large') return { status: 413, headers: {}, body: { message: 'request body is too large', url }, log: false };
+  if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return { status: e.status, headers: {}, body: { message: e.message ?? 'bad request', url }, log: false };
+  }
+  if (e?.name === 'SequelizeUniqueConstraintError' || e?.parent?.code === '23505') {
+    return { status: 409, headers: {}, body: { message: 'the resource already exists', url }, log: true };
+  }
+  const message = showInternals && err instanceof Error ? err.message : 'internal server error';
+  return { status: 500, headers: {}, body: { message, url }, log: true };
+}

@@ -1,0 +1,105 @@
+/**
+ * Identifies the caller of every API, git and web request: access token (header `token`/`Bearer`,
+ * query `token`/`access_token`), HTTP Basic with a password or a token as password, then `sudo`.
+ * It never refuses an anonymous caller; routes decide what they need (see security.ts).
+ */
+import type { Request, Response, NextFunction, RequestHandler } from 'express';
+import { systemCtx } from '../db';
+import { findUserById, findUserByName, UserType } from '../models/user.model';
+import { Unauthorized, Forbidden, NotFound } from '../errors';
+import { verifyToken } from '../services/auth/token-cache';
+import { verifyPassword } from '../services/auth/password';
+import { assertLoginAllowed, recordLoginFailure } from '../services/auth/limiter';
+import { ANONYMOUS, type Principal } from '../services/auth/principal';
+
+export type { Principal };
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    principal: Principal;
+    requestId: string;
+  }
+}
+
+const PROHIBITED = 'This account is prohibited from signing in, please contact your site administrator.';
+
+function bad(message = 'user does not exist or token is invalid'): Unauthorized {
+  return new Unauthorized(message);
+}
+
+async function userForToken(raw: string, method: Principal['method']): Promise<Principal> {
+  const tok = await verifyToken(raw);
+  if (!tok) throw bad();
+  const user = await findUserById(systemCtx, tok.uid);
+  if (!user || user.type !== UserType.Individual) throw bad();
+  if (!user.isActive || user.prohibitLogin) throw new Forbidden(PROHIBITED);
+  return { user, scopes: tok.scopes, tokenId: tok.id, method };
+}
+
+async function userForPassword(req: Request, login: string, password: string): Promise<Principal> {
+  const ip = req.socket.remoteAddress ?? '';
+  await assertLoginAllowed(ip, login);
+  const user = login.includes('@') ? null : await findUserByName(systemCtx, login);
+  const ok = !!user && user.type === UserType.Individual && !!user.passwdHash && (await verifyPassword(password, user.passwdHash));
+  if (!ok) {
+    await recordLoginFailure(ip, login);
+    throw bad('invalid username, password or token');
+  }
+  if (!user!.isActive || user!.prohibitLogin) throw new Forbidden(PROHIBITED);
+  return { user, scopes: null, tokenId: null, method: 'basic-password' };
+}
+
+async function identify(req: Request, res: Response): Promise<Principal> {
+  const header = req.headers.authorization ?? '';
+  const sp = header.indexOf(' ');
+  const kind = (sp > 0 ? header.slice(0, sp) : header).toLowerCase();
+  const value = sp > 0 ? header.slice(sp + 1).trim() : '';
+  if (kind === 'token' || kind === 'bearer') return userForToken(value, 'token');
+  if (kind === 'basic') {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw bad('invalid basic authentication');
+    const login = decoded.slice(0, colon);
+    const secret = decoded.slice(colon + 1);
+    // why: Gitea accepts a token as the Basic password (git clients send it this way), and as the username with an empty password.
+    if (/^[0-9a-f]{40}$/.test(secret)) {
+      const p = await userForToken(secret, 'basic-token');
+      if (login && p.user!.lowerName !== login.toLowerCase() && login.toLowerCase() !== 'oauth2') throw bad();
+      return p;
+    }
+    if (secret === '' && /^[0-9a-f]{40}$/.test(login)) return userForToken(login, 'basic-token');
+    return userForPassword(req, login, secret);
+  }
+  if (header !== '') throw bad('unsupported authorization scheme');
+  const q = req.query as Record<string, unknown>;
+  const qt = typeof q.token === 'string' ? q.token : typeof q.access_token === 'string' ? q.access_token : null;
+  if (qt !== null) {
+    // why: query tokens leak into logs and proxies; Gitea still accepts them but warns, and so do we.
+    res.setHeader('X-Gitea-Warning', 'token and access_token API authentication is deprecated and will be removed in gitea 1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to work but without authorization.');
+    return userForToken(qt, 'token');
+  }
+  return ANONYMOUS;
+}
+
+async function applySudo(req: Request, p: Principal): Promise<Principal> {
+  const q = req.query as Record<string, unknown>;
+  const sudo = (typeof q.sudo === 'string' ? q.sudo : undefined) ?? (req.headers.sudo as string | undefined);
+  if (!sudo) return p;
+  if (!p.user?.isAdmin) throw new Forbidden('Only administrators allowed to sudo.');
+  const target = await findUserByName(systemCtx, sudo);
+  if (!target || target.type !== UserType.Individual) throw new NotFound(`user redirect does not exist [name: ${sudo}]`);
+  return { ...p, user: target };
+}
+
+/** Express middleware: sets req.principal or answers the error (401/403/429). */
+export function authenticate(): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    identify(req, res)
+      .then((p) => applySudo(req, p))
+      .then((p) => {
+        req.principal = p;
+        next();
+      })
+      .catch(next);
+  };
+}

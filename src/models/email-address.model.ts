@@ -1,0 +1,28 @@
+/** An email address of a user; the primary one mirrors users.email. */
+import type { DbContext } from '../db';
+import { Table, Column, Model, DataType } from 'sequelize-typescript';
+
+@Table({ tableName: 'email_address', underscored: true, timestamps: true })
+export class EmailAddressModel extends Model {
+  @Column({ type: DataType.INTEGER, primaryKey: true, autoIncrement: true }) declare id: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare uid: number;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare email: string;
+  @Column({ type: DataType.STRING(255), allowNull: false, unique: true }) declare lowerEmail: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isActivated: boolean;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isPrimary: boolean;
+}
+
+/** The address row for this email, whoever owns it (case-insensitive). */
+export function findEmail(ctx: DbContext, email: string): Promise<EmailAddressModel | null> {
+  return EmailAddressModel.findOne({ where: { lowerEmail: email.toLowerCase() }, transaction: ctx.tx });
+}
+
+/** Every address of a user, primary first. */
+export function listEmailsOf(ctx: DbContext, uid: number): Promise<EmailAddressModel[]> {
+  return EmailAddressModel.findAll({ where: { uid }, order: [['isPrimary', 'DESC'], ['id', 'ASC']], transaction: ctx.tx });
+}
+
+/** Add an address for a user. */
+export function insertEmail(ctx: DbContext, uid: number, email: string, primary: boolean, activated: boolean): Promise<EmailAddressModel> {
+  return EmailAddressModel.create({ uid, email, lowerEmail: email.toLowerCase(), isPrimary: primary, isActivated: activated }, { transaction: ctx.tx });
+}

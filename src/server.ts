@@ -1,0 +1,91 @@
+/**
+ * `forge web`: the primary loads config, migrates once under the lock, forks the workers named by
+ * cluster.config.ts and restarts any that die; each worker serves HTTP (and SSH, later) on the
+ * shared ports. SIGTERM stops accepting, drains in-flight requests and exits 0.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import http from 'node:http';
+import clusterConfig from '../cluster.config';
+import { bootSettings, bootDatabase } from './boot';
+import { closeDatabase, openDatabase } from './db';
+import { closeRedis } from './lock/redis';
+import { relayInPrimary, startBus } from './queue/bus';
+
+const DRAIN_MS = 25_000;
+
+async function runPrimary(workers: number): Promise<void> {
+  const s = bootSettings();
+  const applied = await bootDatabase(s);
+  if (applied.length) console.log(`migrations applied: ${applied.join(', ')}`);
+  await closeDatabase();
+  relayInPrimary();
+  let stopping = false;
+  const fork = (): Worker => cluster.fork({ FORGE_WORKER: '1' });
+  cluster.on('exit', (w, code, signal) => {
+    if (stopping) return;
+    console.error(`worker ${w.process.pid} died (${signal ?? code}); starting another`);
+    setTimeout(fork, 200);
+  });
+  for (let i = 0; i < workers; i++) fork();
+  let ready = 0;
+  cluster.on('message', (_w, m: { forgeReady?: boolean }) => {
+    if (m?.forgeReady && ++ready === workers) console.log(`forge is listening on ${s.server.rootUrl} (${workers} worker${workers > 1 ? 's' : ''}, ${clusterConfig.mode})`);
+  });
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
+    if (alive.length === 0) process.exit(0);
+    let left = alive.length;
+    for (const w of alive) {
+      w.once('exit', () => {
+        if (--left === 0) process.exit(0);
+      });
+      w.send({ forgeStop: true });
+    }
+    setTimeout(() => process.exit(0), DRAIN_MS + 5_000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+async function runWorker(): Promise<void> {
+  const s = bootSettings();
+  openDatabase(s);
+  startBus();
+  const { buildApp } = await import('./app');
+  const server = http.createServer(buildApp());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(s.server.httpPort, s.server.httpAddr, resolve);
+  });
+  process.send?.({ forgeReady: true });
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    // why: close() stops accepting and waits for in-flight requests; idle keep-alive sockets are closed now.
+    server.close(() => {
+      void Promise.all([closeDatabase(), closeRedis()]).finally(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), DRAIN_MS).unref();
+  };
+  process.on('message', (m: { forgeStop?: boolean }) => {
+    if (m?.forgeStop) stop();
+  });
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => undefined);
+}
+
+/** Entry of `forge web`; `--workers N` overrides cluster.config.ts. */
+export async function runWeb(flags: Record<string, string>): Promise<void> {
+  if (cluster.isPrimary) {
+    const n = Number(flags.workers ?? clusterConfig.workers);
+    if (!Number.isInteger(n) || n < 1 || n > 256) throw new Error(`--workers must be an integer 1..256, got ${flags.workers ?? clusterConfig.workers}`);
+    await runPrimary(n);
+  } else {
+    await runWorker();
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Counts failed sign-ins per client address and per account within a window; past the limit
+ * the caller gets 429 before any password is checked. Counters live in Redis in cluster mode
+ * (shared by every node) and in memory otherwise.
+ */
+import { settings } from '../../config';
+import { redis } from '../../lock/redis';
+import { TooManyRequests } from '../../errors';
+
+interface Bucket { count: number; resetAt: number }
+const memory = new Map<string, Bucket>();
+
+async function current(key: string): Promise<number> {
+  const r = redis();
+  if (r) return Number((await r.get(`forge:loginfail:${key}`)) ?? 0);
+  const b = memory.get(key);
+  if (!b || b.resetAt < Date.now()) return 0;
+  return b.count;
+}
+
+async function bump(key: string, windowSec: number): Promise<void> {
+  const r = redis();
+  if (r) {
+    const k = `forge:loginfail:${key}`;
+    const n = await r.incr(k);
+    if (n === 1) await r.expire(k, windowSec);
+    return;
+  }
+  const now = Date.now();
+  const b = memory.get(key);
+  if (!b || b.resetAt < now) memory.set(key, { count: 1, resetAt: now + windowSec * 1000 });
+  else b.count++;
+  if (memory.size > 100_000) for (const [k, v] of memory) if (v.resetAt < now) memory.delete(k);
+}
+
+const keys = (ip: string, account: string) => [`ip:${ip}`, `acct:${account.toLowerCase()}`];
+
+/** Throw 429 when the address or the account has used up its failed attempts. */
+export async function assertLoginAllowed(ip: string, account: string): Promise<void> {
+  const { loginMaxFailures, loginFailureWindow } = settings().security;
+  for (const k of keys(ip, account)) {
+    if ((await current(k)) >= loginMaxFailures) {
+      throw new TooManyRequests('too many failed login attempts, try again later', loginFailureWindow);
+    }
+  }
+}
+
+/** Record one failed sign-in for the address and the account. */
+export async function recordLoginFailure(ip: string, account: string): Promise<void> {
+  const { loginFailureWindow } = settings().security;
+  for (const k of keys(ip, account)) await bump(k, loginFailureWindow);
+}

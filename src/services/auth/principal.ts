@@ -1,0 +1,18 @@
+/** Who is calling, and with what: the input of every permission decision. */
+import type { UserModel } from '../../models/user.model';
+import type { ScopeSet } from './scope';
+
+/** The caller of a request. */
+export interface Principal {
+  /** The acting user (after sudo); null when anonymous. */
+  user: UserModel | null;
+  /** The token's scopes; null when the caller used a password (full access). */
+  scopes: ScopeSet | null;
+  tokenId: number | null;
+  method: 'anonymous' | 'token' | 'basic-password' | 'basic-token' | 'ssh-key' | 'deploy-key';
+  /** For a deploy key: the one repository it opens and its mode. */
+  deployKey?: { repoId: number; mode: number };
+}
+
+/** The anonymous caller. */
+export const ANONYMOUS: Principal = { user: null, scopes: null, tokenId: null, method: 'anonymous' };

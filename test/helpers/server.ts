@@ -1,0 +1,127 @@
+/**
+ * Starts the real forge (`node dist/src/main.js web`) on free ports with a fresh data dir, on
+ * SQLite or, when FORGE_TEST_DB=postgres, on a fresh PostgreSQL database (with Redis when
+ * FORGE_TEST_REDIS is set and FORGE_TEST_WORKERS workers).
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+
+const execFileP = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const MAIN = path.join(ROOT, 'dist', 'src', 'main.js');
+const PG_PORT = Number(process.env.FORGE_TEST_PG_PORT ?? '55432');
+
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Options for a test server. */
+export interface ServerOptions {
+  /** Extra FORGE__SECTION__KEY variables. */
+  env?: Record<string, string>;
+  workers?: number;
+}
+
+/** A running forge for tests. */
+export class TestServer {
+  proc: ChildProcess | null = null;
+  output = '';
+  constructor(
+    public readonly dataDir: string,
+    public readonly httpPort: number,
+    public readonly sshPort: number,
+    public readonly env: Record<string, string>,
+    public readonly workers: number,
+  ) {}
+
+  /** ROOT_URL, with a trailing slash. */
+  get url(): string { return `http://127.0.0.1:${this.httpPort}/`; }
+  /** The API base, without a trailing slash. */
+  get api(): string { return `${this.url}api/v1`; }
+
+  /** Run a `forge` CLI command against this server's config. */
+  async cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+    try {
+      const { stdout, stderr } = await execFileP(process.execPath, [MAIN, ...args], { env: { ...process.env, ...this.env }, timeout: 60_000 });
+      return { stdout, stderr, code: 0 };
+    } catch (err) {
+      const e = err as { stdout: string; stderr: string; code: number };
+      return { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: typeof e.code === 'number' ? e.code : 1 };
+    }
+  }
+
+  /** Start `forge web` and wait until it answers. */
+  async start(): Promise<void> {
+    this.proc = spawn(process.execPath, [MAIN, 'web', '--workers', String(this.workers)], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc.stdout!.on('data', (d: Buffer) => { this.output += d.toString(); });
+    this.proc.stderr!.on('data', (d: Buffer) => { this.output += d.toString(); });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (this.proc.exitCode !== null) throw new Error(`forge exited with ${this.proc.exitCode}:\n${this.output}`);
+      try {
+        const res = await fetch(`${this.api}/version`);
+        if (res.ok) {
+          // every worker must be up: wait for the primary's "listening" line
+          if (this.output.includes('forge is listening')) return;
+        }
+      } catch { /* not yet */ }
+      if (Date.now() > deadline) throw new Error(`forge did not start:\n${this.output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** SIGTERM the server and wait for it to exit; returns the exit code. */
+  async stop(): Promise<number | null> {
+    const p = this.proc;
+    if (!p || p.exitCode !== null) return p?.exitCode ?? null;
+    const done = new Promise<number | null>((resolve) => p.once('exit', (code) => resolve(code)));
+    p.kill('SIGTERM');
+    return done;
+  }
+}
+
+/** Make a fresh server (not started): own data dir and ports, and a fresh database. */
+export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-test-'));
+  const httpPort = await freePort();
+  const sshPort = await freePort();
+  const env: Record<string, string> = {
+    FORGE_CONFIG: '',
+    FORGE__SERVER__HTTP_ADDR: '127.0.0.1',
+    FORGE__SERVER__HTTP_PORT: String(httpPort),
+    FORGE__SERVER__SSH_PORT: String(sshPort),
+    FORGE__SERVER__ROOT_URL: `http://127.0.0.1:${httpPort}/`,
+    FORGE__SERVER__APP_DATA_PATH: dataDir,
+    FORGE__LOG__LEVEL: 'warn',
+  };
+  if (process.env.FORGE_TEST_DB === 'postgres') {
+    const name = `forge_test_${path.basename(dataDir).replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
+    const admin = new Client({ host: '127.0.0.1', port: PG_PORT, user: 'forge', password: 'forge', database: 'postgres' });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    Object.assign(env, {
+      FORGE__DATABASE__DB_TYPE: 'postgres', FORGE__DATABASE__HOST: `127.0.0.1:${PG_PORT}`, FORGE__DATABASE__NAME: name,
+      FORGE__DATABASE__USER: 'forge', FORGE__DATABASE__PASSWD: 'forge',
+    });
+  }
+  if (process.env.FORGE_TEST_REDIS) {
+    Object.assign(env, { FORGE__REDIS__CONN_STR: process.env.FORGE_TEST_REDIS, FORGE_MODE: 'cluster' });
+  }
+  Object.assign(env, opts.env ?? {});
+  const workers = opts.workers ?? Number(process.env.FORGE_TEST_WORKERS ?? '1');
+  return new TestServer(dataDir, httpPort, sshPort, env, workers);
+}
