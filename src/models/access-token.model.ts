@@ -45,3 +45,8 @@ export function findTokenOf(ctx: DbContext, uid: number, idOrName: { id?: number
 export function insertToken(ctx: DbContext, row: { uid: number; name: string; tokenHash: string; tokenLastEight: string; scope: string }): Promise<AccessTokenModel> {
   return AccessTokenModel.create(row, { transaction: ctx.tx });
 }
+
+/** Tokens of a user with this name (names are unique per user, but old data may repeat them). */
+export function findTokensByName(ctx: DbContext, uid: number, name: string): Promise<AccessTokenModel[]> {
+  return AccessTokenModel.findAll({ where: { uid, name }, transaction: ctx.tx });
+}

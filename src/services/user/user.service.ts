@@ -23,6 +23,8 @@ export interface NewUser {
   restricted?: boolean;
   visibility?: string;
   isActive?: boolean;
+  /** Backdated creation time (RFC 3339), for migrations. */
+  createdAt?: string;
 }
 
 /** Who asks: an administrator (API or CLI) may bypass the email domain rules, a self sign-up may not. */
@@ -48,7 +50,12 @@ export async function createUser(ctx: DbContext, input: NewUser, by: Creator): P
   let warning: string | null = null;
   if (!emailDomainAllowed(input.email)) {
     if (by === 'signup') throw new Forbidden('the email domain is not allowed to register');
-    warning = 'the domain of the user\'s email address is not in the allowlist (EMAIL_DOMAIN_ALLOWLIST)';
+    warning = `the domain of user email ${input.email} conflicts with EMAIL_DOMAIN_ALLOWLIST or EMAIL_DOMAIN_BLOCKLIST`;
+  }
+  let createdAt: Date | undefined;
+  if (input.createdAt) {
+    createdAt = new Date(input.createdAt);
+    if (Number.isNaN(createdAt.getTime())) throw new Validation('[CreatedAt]: invalid time');
   }
   const passwdHash = await hashPassword(input.password);
   try {
@@ -71,7 +78,8 @@ export async function createUser(ctx: DbContext, input: NewUser, by: Creator): P
         type: UserType.Individual,
         keepEmailPrivate: settings().service.defaultKeepEmailPrivate,
         allowCreateOrganization: settings().service.defaultAllowCreateOrganization,
-      }, { transaction: tx.tx });
+        ...(createdAt ? { createdAt } : {}),
+      }, { transaction: tx.tx, silent: !!createdAt });
       await insertEmail(tx, u.id, input.email, true, true);
       return u;
     });

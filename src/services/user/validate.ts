@@ -3,7 +3,7 @@
  * and the instance's email domain allow/block lists.
  */
 import { settings } from '../../config';
-import { Validation } from '../../errors';
+import { BadRequest, Validation } from '../../errors';
 
 const NAME_PATTERN = /^[\da-zA-Z][\w.-]*$/;
 const BAD_RUNS = /[-._]{2,}|[-._]$/;
@@ -63,6 +63,6 @@ export function assertTeamName(name: string): void {
 /** Throw 422 when the password is shorter than MIN_PASSWORD_LENGTH. */
 export function assertPassword(password: string): void {
   const min = settings().security.minPasswordLength;
-  if (typeof password !== 'string' || password.length < min) throw new Validation(`password must be at least ${min} characters`);
-  if (password.length > 255) throw new Validation('password must be at most 255 characters');
+  if (typeof password !== 'string' || password.length < min) throw new BadRequest(`password must be at least ${min} characters`);
+  if (password.length > 255) throw new BadRequest('password must be at most 255 characters');
 }
