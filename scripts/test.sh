@@ -10,6 +10,7 @@ svc=/tmp/forge-services
 PG_PORT=${FORGE_TEST_PG_PORT:-55432}
 REDIS_PORT=${FORGE_TEST_REDIS_PORT:-56379}
 mkdir -p "$svc"
+chmod 1777 "$svc"
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 if ! "$pgbin/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; then
   echo "test: starting PostgreSQL on port $PG_PORT"
@@ -19,7 +20,6 @@ if ! "$pgbin/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; then
   fi
   chown -R postgres:postgres "$svc/pg"
   su postgres -s /bin/sh -c "$pgbin/pg_ctl -D $svc/pg -l $svc/pg.log -w -o '-p $PG_PORT -k $svc -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off' start" >/dev/null
-  chmod 777 "$svc"
 fi
 "$pgbin/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -tAc "SELECT 1 FROM pg_roles WHERE rolname='forge'" | grep -q 1 ||
   "$pgbin/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc "CREATE ROLE forge LOGIN SUPERUSER PASSWORD 'forge'"

@@ -7,6 +7,7 @@ import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import clusterConfig from '../cluster.config';
 import { bootSettings, bootDatabase } from './boot';
+import { ConfigError } from './config';
 import { closeDatabase, openDatabase } from './db';
 import { closeRedis } from './lock/redis';
 import { relayInPrimary, startBus } from './queue/bus';
@@ -15,6 +16,10 @@ const DRAIN_MS = 25_000;
 
 async function runPrimary(workers: number): Promise<void> {
   const s = bootSettings();
+  // why: a cluster shares state through PostgreSQL and Redis; refusing early beats split-brain SQLite files.
+  if (clusterConfig.mode === 'cluster' && (s.database.dbType !== 'postgres' || !s.redis.connStr)) {
+    throw new ConfigError('cluster mode needs [database] DB_TYPE = postgres and [redis] CONN_STR');
+  }
   const applied = await bootDatabase(s);
   if (applied.length) console.log(`migrations applied: ${applied.join(', ')}`);
   await closeDatabase();
@@ -50,33 +55,41 @@ async function runPrimary(workers: number): Promise<void> {
 }
 
 async function runWorker(): Promise<void> {
-  const s = bootSettings();
-  openDatabase(s);
-  startBus();
-  const { buildApp } = await import('./app');
-  const server = http.createServer(buildApp());
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(s.server.httpPort, s.server.httpAddr, resolve);
-  });
-  process.send?.({ forgeReady: true });
+  let server: http.Server | null = null;
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    // why: close() stops accepting and waits for in-flight requests; idle keep-alive sockets are closed now.
+    setTimeout(() => process.exit(0), DRAIN_MS).unref();
+    if (!server) process.exit(0);
+    // why: close() stops accepting and waits for in-flight requests; keep-alive sockets that finish a
+    // request while draining would otherwise hold it open, so idle ones are closed as they appear.
     server.close(() => {
       void Promise.all([closeDatabase(), closeRedis()]).finally(() => process.exit(0));
     });
     server.closeIdleConnections();
-    setTimeout(() => process.exit(0), DRAIN_MS).unref();
+    setInterval(() => server!.closeIdleConnections(), 100).unref();
   };
+  // why: listen for the primary's stop before booting, so a worker told to stop while starting does not linger.
   process.on('message', (m: { forgeStop?: boolean }) => {
     if (m?.forgeStop) stop();
   });
   process.on('SIGTERM', stop);
   process.on('SIGINT', () => undefined);
+
+  const s = bootSettings();
+  openDatabase(s);
+  startBus();
+  const { buildApp } = await import('./app');
+  const srv = http.createServer(buildApp());
+  srv.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(s.server.httpPort, s.server.httpAddr, resolve);
+  });
+  if (stopping) process.exit(0);
+  server = srv;
+  process.send?.({ forgeReady: true });
 }
 
 /** Entry of `forge web`; `--workers N` overrides cluster.config.ts. */

@@ -2,6 +2,7 @@
  * The Redis connection used in cluster mode for locks, shared counters and cross-node events.
  * Absent in embedded mode ([redis] CONN_STR empty).
  */
+import crypto from 'node:crypto';
 import Redis from 'ioredis';
 import { settings } from '../config';
 
@@ -26,4 +27,15 @@ export function redisSubscriber(): Redis | null {
 export async function closeRedis(): Promise<void> {
   if (client) await client.quit().catch(() => undefined);
   client = undefined;
+}
+
+let prefix: string | undefined;
+
+/**
+ * A Redis key or channel name private to this installation.
+ * why: several forges (or test servers) may share one Redis; the prefix comes from the shared secret.
+ */
+export function redisKey(name: string): string {
+  prefix ??= `forge:${crypto.createHash('sha256').update(settings().security.secretKey).digest('hex').slice(0, 12)}:`;
+  return prefix + name;
 }

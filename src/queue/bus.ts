@@ -4,11 +4,11 @@
  */
 import cluster from 'node:cluster';
 import { EventEmitter } from 'node:events';
-import { redis, redisSubscriber } from '../lock/redis';
+import { redis, redisSubscriber, redisKey } from '../lock/redis';
 
 const local = new EventEmitter();
 local.setMaxListeners(100);
-const CHANNEL = 'forge:bus';
+const channel = () => redisKey('bus');
 const origin = `${process.pid}-${Math.random().toString(36).slice(2)}`;
 interface BusMessage { forgeBus: true; origin: string; topic: string; payload: unknown }
 let started = false;
@@ -23,7 +23,7 @@ export function startBus(): void {
   started = true;
   const sub = redisSubscriber();
   if (sub) {
-    void sub.subscribe(CHANNEL);
+    void sub.subscribe(channel());
     sub.on('message', (_ch: string, raw: string) => deliver(JSON.parse(raw) as BusMessage));
   } else if (cluster.isWorker) {
     process.on('message', (m: unknown) => {
@@ -37,7 +37,7 @@ export function publish(topic: string, payload: unknown): void {
   local.emit(topic, payload);
   const msg: BusMessage = { forgeBus: true, origin, topic, payload };
   const r = redis();
-  if (r) void r.publish(CHANNEL, JSON.stringify(msg));
+  if (r) void r.publish(channel(), JSON.stringify(msg));
   else if (cluster.isWorker && process.send) process.send(msg);
 }
 

@@ -1,5 +1,6 @@
 /**
- * The API platform: version, error bodies, unknown paths, malformed JSON, swagger, authentication forms.
+ * The API platform: version, error bodies, unknown paths, malformed JSON and unknown fields,
+ * Swagger document and viewer, CORS and paging headers.
  */
 import { expect } from 'chai';
 import { startWorld, type World } from '../helpers/world';
@@ -20,17 +21,82 @@ describe('API platform', () => {
     expect(res.status).to.equal(404);
     expect(res.body).to.have.keys(['message', 'url']);
     expect(res.body.url).to.equal(`${w.server.url}api/swagger`);
+    expect(res.headers.get('content-type')).to.match(/application\/json/);
   });
-});
 
-describe('users and tokens bootstrap', () => {
-  let w: World;
-  before(async () => { w = await startWorld(); });
-  after(async () => { await w?.stop(); });
+  it('answers malformed JSON with 400 and creates nothing', async () => {
+    const res = await w.raw('POST', '/admin/users', '{"username": "broken", ', { token: w.admin.token });
+    expect(res.status).to.equal(400);
+    expect(res.body.message).to.match(/JSON/i);
+    expect(res.body.url).to.equal(`${w.server.url}api/swagger`);
+    const after = await w.raw('GET', '/users/broken', undefined, { token: w.admin.token });
+    expect(after.status).to.equal(404);
+  });
 
-  it('makes users with tokens through the admin API', async () => {
-    const u = await w.user('alice');
-    const me = await u.api.user.userGetCurrent();
-    expect(me.data.login).to.equal('alice');
+  it('refuses unknown and mistyped fields with 422 and creates nothing', async () => {
+    const extra = await w.raw('POST', '/admin/users', { username: 'extra1', email: 'extra1@example.com', password: 'password-1', colour: 'blue' }, { token: w.admin.token });
+    expect(extra.status).to.equal(422);
+    expect(extra.body.message).to.match(/colour/);
+    const typed = await w.raw('POST', '/admin/users', { username: 42, email: 'extra2@example.com', password: 'password-1' }, { token: w.admin.token });
+    expect(typed.status).to.equal(422);
+    expect(typed.body.message).to.match(/username/);
+    for (const name of ['extra1', '42']) {
+      expect((await w.raw('GET', `/users/${name}`, undefined, { token: w.admin.token })).status).to.equal(404);
+    }
+  });
+
+  it('serves the Swagger document with this server as host, and the viewer at /swagger and /api/swagger', async () => {
+    const doc = await w.raw('GET', '//swagger.v1.json');
+    expect(doc.status).to.equal(200);
+    expect(doc.body.swagger).to.equal('2.0');
+    expect(doc.body.host).to.equal(`127.0.0.1:${w.server.httpPort}`);
+    expect(doc.body.basePath).to.equal('/api/v1');
+    expect(doc.body.paths).to.have.property('/version');
+    expect(doc.body.paths).to.have.property('/users/{username}/tokens');
+    for (const p of ['//swagger', '//api/swagger']) {
+      const page = await w.raw('GET', p);
+      expect(page.status).to.equal(200);
+      expect(page.text).to.include(`${w.server.url}swagger.v1.json`);
+      const asset = page.text.match(/src="([^"]+swagger-ui-bundle\.js)"/)![1];
+      expect((await fetch(asset)).status).to.equal(200);
+    }
+  });
+
+  it('exposes paging headers through CORS and sends nosniff', async () => {
+    const res = await w.raw('GET', '/version');
+    expect(res.headers.get('access-control-expose-headers')).to.include('X-Total-Count');
+    expect(res.headers.get('access-control-expose-headers')).to.include('Link');
+    expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+  });
+
+  it('pages lists with X-Total-Count and absolute first/prev/next/last links', async () => {
+    for (let i = 0; i < 3; i++) {
+      await w.raw('POST', `/users/root/tokens`, { name: `page-${i}`, scopes: ['read:user'] }, { basic: ['root', w.admin.password] });
+    }
+    const res = await w.raw('GET', '/users/root/tokens?page=2&limit=1', undefined, { basic: ['root', w.admin.password] });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.have.length(1);
+    const total = Number(res.headers.get('x-total-count'));
+    expect(total).to.be.at.least(4);
+    const link = res.headers.get('link')!;
+    const rels = Object.fromEntries(link.split(',').map((part) => {
+      const m = /<([^>]+)>; rel="(\w+)"/.exec(part)!;
+      return [m[2], new URL(m[1])];
+    }));
+    expect(Object.keys(rels).sort()).to.deep.equal(['first', 'last', 'next', 'prev']);
+    expect(rels.next.origin).to.equal(new URL(w.server.url).origin);
+    expect(rels.next.pathname).to.equal('/api/v1/users/root/tokens');
+    expect(rels.next.searchParams.get('page')).to.equal('3');
+    expect(rels.prev.searchParams.get('page')).to.equal('1');
+    expect(rels.last.searchParams.get('page')).to.equal(String(total));
+  });
+
+  it('caps limit at MAX_RESPONSE_ITEMS and treats page 0 as the first page', async () => {
+    const big = await w.raw('GET', '/users/root/tokens?limit=1000&page=0', undefined, { basic: ['root', w.admin.password] });
+    expect(big.status).to.equal(200);
+    expect(big.body.length).to.be.at.most(50);
+    const bad = await w.raw('GET', '/users/root/tokens?limit=abc', undefined, { basic: ['root', w.admin.password] });
+    expect(bad.status).to.equal(422);
+    expect(bad.body.message).to.match(/limit/);
   });
 });

@@ -4,7 +4,7 @@
  * (shared by every node) and in memory otherwise.
  */
 import { settings } from '../../config';
-import { redis } from '../../lock/redis';
+import { redis, redisKey } from '../../lock/redis';
 import { TooManyRequests } from '../../errors';
 
 interface Bucket { count: number; resetAt: number }
@@ -12,7 +12,7 @@ const memory = new Map<string, Bucket>();
 
 async function current(key: string): Promise<number> {
   const r = redis();
-  if (r) return Number((await r.get(`forge:loginfail:${key}`)) ?? 0);
+  if (r) return Number((await r.get(redisKey(`loginfail:${key}`))) ?? 0);
   const b = memory.get(key);
   if (!b || b.resetAt < Date.now()) return 0;
   return b.count;
@@ -21,7 +21,7 @@ async function current(key: string): Promise<number> {
 async function bump(key: string, windowSec: number): Promise<void> {
   const r = redis();
   if (r) {
-    const k = `forge:loginfail:${key}`;
+    const k = redisKey(`loginfail:${key}`);
     const n = await r.incr(k);
     if (n === 1) await r.expire(k, windowSec);
     return;
