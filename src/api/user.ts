@@ -37,3 +37,9 @@ export interface User {
   /** the user's username */
   username: string;
 }
+
+/** The answer of `GET /users/search`: Gitea wraps the list in `{ok, data}`. */
+export interface UserSearchResults {
+  ok: boolean;
+  data: User[];
+}

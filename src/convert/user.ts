@@ -30,7 +30,8 @@ export function toUser(u: UserModel, viewer: Viewer | null, rootUrl: string): Us
     html_url: `${rootUrl}${encodeURIComponent(u.name)}`,
     language: authed ? u.language : '',
     is_admin: authed ? u.isAdmin : false,
-    last_login: authed ? isoTime(u.lastLoginAt) : isoTime(null),
+    // why: Gitea serializes the unset time of non-authed viewers as Go's zero time, not the Unix epoch.
+    last_login: authed ? isoTime(u.lastLoginAt) : '0001-01-01T00:00:00Z',
     created: isoTime(u.createdAt),
     restricted: u.isRestricted,
     active: authed ? u.isActive : false,

@@ -26,3 +26,13 @@ export function listEmailsOf(ctx: DbContext, uid: number): Promise<EmailAddressM
 export function insertEmail(ctx: DbContext, uid: number, email: string, primary: boolean, activated: boolean): Promise<EmailAddressModel> {
   return EmailAddressModel.create({ uid, email, lowerEmail: email.toLowerCase(), isPrimary: primary, isActivated: activated }, { transaction: ctx.tx });
 }
+
+/** The address row for this email when it belongs to `uid` (case-insensitive). */
+export function findEmailOf(ctx: DbContext, uid: number, email: string): Promise<EmailAddressModel | null> {
+  return EmailAddressModel.findOne({ where: { uid, lowerEmail: email.toLowerCase() }, transaction: ctx.tx });
+}
+
+/** Remove an address row. */
+export async function deleteEmailById(ctx: DbContext, id: number): Promise<void> {
+  await EmailAddressModel.destroy({ where: { id }, transaction: ctx.tx });
+}

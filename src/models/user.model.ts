@@ -3,7 +3,7 @@
  * repositories have one kind of owner.
  */
 import type { DbContext } from '../db';
-import { Op } from 'sequelize';
+import { Op, fn, col, literal, where as sqlWhere, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 
 /** users.type */
@@ -81,4 +81,104 @@ export function findUsersByIds(ctx: DbContext, ids: number[]): Promise<UserModel
 /** Number of site administrators. */
 export function countAdmins(ctx: DbContext): Promise<number> {
   return UserModel.count({ where: { isAdmin: true, type: UserType.Individual }, transaction: ctx.tx });
+}
+
+/**
+ * Which users a viewer may see in lists (search, followers, following): everything for site
+ * administrators; public ones for everyone; limited ones for signed-in, unrestricted viewers;
+ * the viewer itself; private organizations the viewer belongs to.
+ */
+export interface UserVisibilityScope {
+  viewerId: number | null;
+  seeAll: boolean;
+  seeLimited: boolean;
+  /** A `public-only` token: public users only, whoever asks. */
+  publicOnly: boolean;
+}
+
+function visibleWhere(scope: UserVisibilityScope): WhereOptions {
+  if (scope.publicOnly) return { visibility: Visibility.Public };
+  if (scope.seeAll) return {};
+  const ors: WhereOptions[] = [{ visibility: scope.seeLimited ? { [Op.in]: [Visibility.Public, Visibility.Limited] } : Visibility.Public }];
+  if (scope.viewerId !== null) {
+    const me = Number(scope.viewerId);
+    ors.push({ id: me });
+    // why: members see their private organizations (a numeric id is interpolated, never user text).
+    ors.push({ id: { [Op.in]: literal(`(SELECT org_id FROM org_user WHERE uid = ${me})`) } });
+  }
+  return { [Op.or]: ors };
+}
+
+/** Filters of a user search. */
+export interface UserSearch {
+  keyword: string;
+  uid?: number;
+  /** May the keyword match every email (admins), or only public ones and the viewer's own? */
+  emailsOfAll: boolean;
+  scope: UserVisibilityScope;
+  limit: number;
+  offset: number;
+}
+
+/** Search individual users visible to the viewer, alphabetically; one page and the total. */
+export function searchIndividuals(ctx: DbContext, q: UserSearch): Promise<{ rows: UserModel[]; count: number }> {
+  const and: WhereOptions[] = [{ type: UserType.Individual }, visibleWhere(q.scope)];
+  if (q.uid !== undefined) and.push({ id: q.uid });
+  const kw = q.keyword.toLowerCase();
+  if (kw !== '') {
+    const like = { [Op.like]: `%${kw}%` };
+    const emailOwn: WhereOptions[] = [{ keepEmailPrivate: false }];
+    if (q.scope.viewerId !== null) emailOwn.push({ id: q.scope.viewerId });
+    const emailCond: WhereOptions = q.emailsOfAll
+      ? sqlWhere(fn('LOWER', col('email')), like)
+      : { [Op.and]: [sqlWhere(fn('LOWER', col('email')), like), { [Op.or]: emailOwn }] };
+    and.push({ [Op.or]: [{ lowerName: like }, sqlWhere(fn('LOWER', col('full_name')), like), emailCond] });
+  }
+  return UserModel.findAndCountAll({ where: { [Op.and]: and }, order: [['lowerName', 'ASC']], limit: q.limit, offset: q.offset, transaction: ctx.tx });
+}
+
+/** Individual users following `userId` that the viewer may see, alphabetically; one page and the total. */
+export function listFollowersOf(ctx: DbContext, userId: number, scope: UserVisibilityScope, limit: number, offset: number): Promise<{ rows: UserModel[]; count: number }> {
+  const ids = literal(`(SELECT user_id FROM follow WHERE follow_id = ${Number(userId)})`);
+  return UserModel.findAndCountAll({
+    where: { [Op.and]: [{ id: { [Op.in]: ids } }, { type: UserType.Individual }, visibleWhere(scope)] },
+    order: [['lowerName', 'ASC']], limit, offset, transaction: ctx.tx,
+  });
+}
+
+/** Users and organizations followed by `userId` that the viewer may see, alphabetically; one page and the total. */
+export function listFollowingOf(ctx: DbContext, userId: number, scope: UserVisibilityScope, limit: number, offset: number): Promise<{ rows: UserModel[]; count: number }> {
+  const ids = literal(`(SELECT follow_id FROM follow WHERE user_id = ${Number(userId)})`);
+  return UserModel.findAndCountAll({
+    where: { [Op.and]: [{ id: { [Op.in]: ids } }, visibleWhere(scope)] },
+    order: [['lowerName', 'ASC']], limit, offset, transaction: ctx.tx,
+  });
+}
+
+/** Move the follow counters of both sides by `delta` (+1 follow, -1 unfollow). */
+export async function adjustFollowCounters(ctx: DbContext, followerId: number, followeeId: number, delta: 1 | -1): Promise<void> {
+  await UserModel.increment({ numFollowing: delta }, { where: { id: followerId }, transaction: ctx.tx });
+  await UserModel.increment({ numFollowers: delta }, { where: { id: followeeId }, transaction: ctx.tx });
+}
+
+/** The columns `/user/settings` may change. */
+export interface UserSettingsPatch {
+  fullName?: string; website?: string; description?: string; location?: string;
+  language?: string; theme?: string; diffViewStyle?: string; keepEmailPrivate?: boolean; hideActivity?: boolean;
+}
+
+/** Write the given settings columns of a user. */
+export async function updateUserSettings(ctx: DbContext, id: number, patch: UserSettingsPatch): Promise<void> {
+  if (Object.keys(patch).length === 0) return;
+  await UserModel.update(patch, { where: { id }, transaction: ctx.tx });
+}
+
+/** Gitea's pseudo users that `uid=-1`/`uid=-2` searches return; never stored. */
+export function pseudoUser(id: -1 | -2): UserModel {
+  const name = id === -1 ? 'Ghost' : 'gitea-actions';
+  return UserModel.build({
+    id, name, lowerName: name.toLowerCase(), fullName: id === -1 ? '' : 'Gitea Actions', email: id === -1 ? '' : 'teabot@gitea.io',
+    keepEmailPrivate: true, isActive: true, type: UserType.Individual, visibility: Visibility.Public,
+    createdAt: new Date(0),
+  });
 }
