@@ -14,6 +14,8 @@ commands:
   admin user create --username U --password P --email E [--admin] [--must-change-password=false]
                     [--restricted] [--access-token] [--access-token-name N] [--access-token-scopes S]
                               create a user
+  admin badge create --slug S [--description D] [--image-url U]
+                              create a badge that administrators can give to users
 `;
 
 /** Parse `--flag value`, `--flag=value` and bare `--flag` into a map. */
@@ -60,6 +62,17 @@ async function adminUserCreate(args: string[]): Promise<void> {
   await closeDatabase();
 }
 
+async function adminBadgeCreate(args: string[]): Promise<void> {
+  const f = flags(args);
+  if (!f.slug) usage('missing --slug');
+  const s = bootSettings();
+  await bootDatabase(s);
+  const { createBadge } = await import('./services/user/badge.service');
+  const badge = await createBadge(systemCtx, { slug: f.slug, description: f.description ?? '', imageUrl: f['image-url'] ?? '' });
+  process.stdout.write(`New badge '${badge.slug}' has been successfully created!\n`);
+  await closeDatabase();
+}
+
 async function main(argv: string[]): Promise<void> {
   const args = argv.slice(2).filter((a, i, all) => !(a === '--config' || a === '-c' || a.startsWith('--config=') || all[i - 1] === '--config' || all[i - 1] === '-c'));
   const [cmd, ...rest] = args;
@@ -78,6 +91,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'admin':
       if (rest[0] === 'user' && rest[1] === 'create') return adminUserCreate(rest.slice(2));
+      if (rest[0] === 'badge' && rest[1] === 'create') return adminBadgeCreate(rest.slice(2));
       return usage(`unknown admin command: ${rest.join(' ')}`);
     case undefined:
     case 'help':

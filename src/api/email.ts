@@ -1,4 +1,7 @@
-/** An email address of a user (structs.Email). `user_id`/`username` are filled only by admin endpoints. */
+/**
+ * An email address of a user (structs.Email). `user_id` and `username` are filled by the admin
+ * endpoints only; elsewhere they are 0 and "" (Gitea's struct has no omitempty).
+ */
 export interface Email {
   email: string;
   verified: boolean;

@@ -1,0 +1,165 @@
+/**
+ * Site administration of users: edit, delete and rename, with Gitea's rules (the last site
+ * administrator stays, an administrator cannot delete themself, owners of repositories and
+ * members of organizations are deleted only with purge). Each operation is one transaction.
+ */
+import { withTx, isUniqueViolation, type DbContext } from '../../db';
+import { BadRequest, NotFound, Validation } from '../../errors';
+import { findUserByName, findUserById, UserType, type UserModel } from '../../models/user.model';
+import {
+  countAdminsLocked, countReposOwnedBy, deleteFollowsOf, deleteRepoRowsOwnedBy, deleteUserRows, emailUsedByOther,
+  findUserForUpdate, makePrimaryEmail, orgIdsOfMember, orgsWhereSoleOwner, renameOwner, tokenHashesOf, updateUserColumns,
+} from '../../models/user-admin';
+import { hashPassword } from '../auth/password';
+import { revokeCachedToken } from '../auth/token-cache';
+import { parseVisibility } from './user.service';
+import { assertEmail, assertPassword, assertUsername, emailDomainAllowed } from './validate';
+
+/** What an administrator may change on a user; absent fields stay as they are. */
+export interface UserEdit {
+  loginName: string;
+  sourceId?: number;
+  email?: string;
+  password?: string;
+  mustChangePassword?: boolean;
+  fullName?: string;
+  website?: string;
+  location?: string;
+  description?: string;
+  active?: boolean;
+  admin?: boolean;
+  allowGitHook?: boolean;
+  allowImportLocal?: boolean;
+  maxRepoCreation?: number;
+  prohibitLogin?: boolean;
+  allowCreateOrganization?: boolean;
+  restricted?: boolean;
+  visibility?: string;
+}
+
+/** An edited user and the warning to send when its new email bypasses the domain lists. */
+export interface Edited { user: UserModel; warning: string | null }
+
+function lastAdmin(uid: number): Validation {
+  return new Validation(`can not delete the last admin user [uid: ${uid}]`);
+}
+
+function notAnIndividual(u: UserModel): Validation {
+  return new Validation(`${u.name} is an organization not a user`);
+}
+
+/** Gitea's ValidUrl: empty, or an absolute http(s) URL. */
+function isValidUrl(s: string): boolean {
+  if (s === '') return true;
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Forget the cached lookups of every token of a user, in every process. */
+async function dropCachedTokens(ctx: DbContext, uid: number): Promise<void> {
+  for (const h of await tokenHashesOf(ctx, uid)) revokeCachedToken(h);
+}
+
+/** Apply an administrator's edit to an individual user; every rule is checked before anything is written. */
+export async function editUser(ctx: DbContext, target: UserModel, e: UserEdit): Promise<Edited> {
+  if (target.type !== UserType.Individual) throw notAnIndividual(target);
+  if (typeof e.loginName !== 'string' || e.loginName === '') throw new Validation('[LoginName]: Required');
+  if (e.password) assertPassword(e.password);
+  if (e.email !== undefined) {
+    try {
+      assertEmail(e.email);
+    } catch (err) {
+      // why: Gitea answers a bad address on edit with 400 (422 is for the create form's binding).
+      if (err instanceof Validation) throw new BadRequest(err.message);
+      throw err;
+    }
+  }
+  if (e.website !== undefined && !isValidUrl(e.website)) throw new Validation('[Website]: Url');
+  const cols: Record<string, unknown> = { loginName: e.loginName };
+  if (e.visibility) cols.visibility = parseVisibility(e.visibility, 'public');
+  if (e.sourceId) cols.loginSource = e.sourceId;
+  if (e.password) cols.passwdHash = await hashPassword(e.password);
+  const simple: [keyof UserEdit, string][] = [
+    ['mustChangePassword', 'mustChangePassword'], ['fullName', 'fullName'], ['website', 'website'], ['location', 'location'],
+    ['description', 'description'], ['active', 'isActive'], ['admin', 'isAdmin'], ['allowGitHook', 'allowGitHook'],
+    ['allowImportLocal', 'allowImportLocal'], ['maxRepoCreation', 'maxRepoCreation'], ['prohibitLogin', 'prohibitLogin'],
+    ['allowCreateOrganization', 'allowCreateOrganization'], ['restricted', 'isRestricted'],
+  ];
+  for (const [from, to] of simple) if (e[from] !== undefined) cols[to] = e[from];
+
+  let user: UserModel;
+  try {
+    user = await withTx(ctx, async (tx) => {
+      const fresh = await findUserForUpdate(tx, target.id);
+      if (!fresh) throw new NotFound(`user redirect does not exist [name: ${target.name}]`);
+      if (e.admin === false && fresh.isAdmin && (await countAdminsLocked(tx)) <= 1) throw lastAdmin(fresh.id);
+      if (e.email !== undefined && e.email.toLowerCase() !== fresh.email.toLowerCase()) {
+        if (await emailUsedByOther(tx, e.email, fresh.id)) throw new BadRequest(`e-mail already in use [email: ${e.email}]`);
+        await makePrimaryEmail(tx, fresh.id, e.email);
+      }
+      await updateUserColumns(tx, fresh.id, cols);
+      return (await findUserById(tx, fresh.id))!;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new BadRequest(`e-mail already in use [email: ${e.email}]`);
+    throw err;
+  }
+  // why: the auth middleware re-reads the user row on every request, so these take effect at once anyway;
+  // dropping the cached token lookups as well leaves nothing from before the change in any process.
+  if (e.password || e.prohibitLogin === true || e.active === false) await dropCachedTokens(ctx, user.id);
+  const warning = e.email !== undefined && !emailDomainAllowed(e.email)
+    ? `the domain of user email ${e.email} conflicts with EMAIL_DOMAIN_ALLOWLIST or EMAIL_DOMAIN_BLOCKLIST`
+    : null;
+  return { user, warning };
+}
+
+/**
+ * Delete an individual user and what belongs to it (tokens, emails, keys, follows, blocks, badges,
+ * memberships). Refused for organizations, the doer, the last administrator, and (without purge)
+ * owners of repositories and members of organizations.
+ */
+export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserModel, purge: boolean): Promise<void> {
+  if (target.type !== UserType.Individual) throw notAnIndividual(target);
+  if (target.id === doer.id) throw new Validation('you cannot delete yourself');
+  const hashes = await withTx(ctx, async (tx) => {
+    const fresh = await findUserForUpdate(tx, target.id);
+    if (!fresh) throw new NotFound(`user redirect does not exist [name: ${target.name}]`);
+    if (fresh.isAdmin && (await countAdminsLocked(tx)) <= 1) throw lastAdmin(fresh.id);
+    if (!purge && (await countReposOwnedBy(tx, fresh.id)) > 0) throw new Validation(`user still has ownership of repositories [uid: ${fresh.id}]`);
+    if (!purge && (await orgIdsOfMember(tx, fresh.id)).length > 0) throw new Validation(`user still has membership of organizations [uid: ${fresh.id}]`);
+    if (purge) {
+      // why: Gitea would delete such an organization; we refuse rather than leave one nobody can administer.
+      if ((await orgsWhereSoleOwner(tx, fresh.id)).length > 0) throw new Validation(`user is the last member of owner team [uid: ${fresh.id}]`);
+      await deleteRepoRowsOwnedBy(tx, fresh.id);
+    }
+    const tokens = await tokenHashesOf(tx, fresh.id);
+    await deleteFollowsOf(tx, fresh.id);
+    await deleteUserRows(tx, fresh.id);
+    return tokens;
+  });
+  for (const h of hashes) revokeCachedToken(h);
+}
+
+/** Rename an individual user (204 in the API); repositories follow the new owner name. */
+export async function renameUser(ctx: DbContext, target: UserModel, newName: string): Promise<void> {
+  if (target.type !== UserType.Individual) throw notAnIndividual(target);
+  if (typeof newName !== 'string' || newName === '') throw new Validation('[NewName]: Required');
+  if (newName === target.name) return;
+  assertUsername(newName, 'NewName');
+  const taken = new Validation(`user already exists [name: ${newName}]`);
+  try {
+    await withTx(ctx, async (tx) => {
+      // why: a change of capitalization only keeps the same lower_name, which is "taken" by the user itself.
+      const other = await findUserByName(tx, newName);
+      if (other && other.id !== target.id) throw taken;
+      await renameOwner(tx, target.id, newName);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw taken;
+    throw err;
+  }
+}
