@@ -1,4 +1,5 @@
 /** A repository; git owns its refs, these columns are a cache and its settings. */
+import type { DbContext } from '../db';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 
 @Table({ tableName: 'repository', underscored: true, timestamps: true })
@@ -26,4 +27,14 @@ export class RepositoryModel extends Model {
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare numForks: number;
   declare createdAt: Date;
   declare updatedAt: Date;
+}
+
+/** A repository of an owner by name, case-insensitively. */
+export function findRepoByOwnerAndName(ctx: DbContext, ownerId: number, name: string): Promise<RepositoryModel | null> {
+  return RepositoryModel.findOne({ where: { ownerId, lowerName: name.toLowerCase() }, transaction: ctx.tx });
+}
+
+/** Number of repositories an owner (user or organization) has. */
+export function countReposOfOwner(ctx: DbContext, ownerId: number): Promise<number> {
+  return RepositoryModel.count({ where: { ownerId }, transaction: ctx.tx });
 }

@@ -1,7 +1,7 @@
 /**
- * Direct SQL on a test server's database, for fixtures the API cannot make yet (organizations,
- * repositories, follows, keys) and for checking rows the API does not show. Works on SQLite and
- * PostgreSQL; write placeholders as $1, $2...
+ * Direct SQL on a test server's database, for fixtures the API cannot make yet (repositories,
+ * organizations with a given owner set) and for checking rows the API does not show. Works on
+ * SQLite and PostgreSQL; write placeholders as $1, $2... (a placeholder may repeat).
  */
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
@@ -11,10 +11,12 @@ import type { TestServer } from './server';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Row = Record<string, any>;
 
-/** Run one statement and return its rows (booleans as true/false, counts as numbers are up to the caller). */
+const isPg = (server: TestServer) => server.env.FORGE__DATABASE__DB_TYPE === 'postgres';
+
+/** Run one statement and return its rows. */
 export async function sql(server: TestServer, query: string, params: unknown[] = []): Promise<Row[]> {
   const env = server.env;
-  if (env.FORGE__DATABASE__DB_TYPE === 'postgres') {
+  if (isPg(server)) {
     const [host, port] = env.FORGE__DATABASE__HOST.split(':');
     const c = new Client({ host, port: Number(port), user: env.FORGE__DATABASE__USER, password: env.FORGE__DATABASE__PASSWD, database: env.FORGE__DATABASE__NAME });
     await c.connect();
@@ -24,13 +26,12 @@ export async function sql(server: TestServer, query: string, params: unknown[] =
       await c.end();
     }
   }
-  const file = path.join(server.dataDir, 'forge.db');
-  const conn = new sqlite3.Database(file);
+  const conn = new sqlite3.Database(path.join(server.dataDir, 'forge.db'));
   try {
     conn.configure('busyTimeout', 15000);
-    return await new Promise<Row[]>((resolve, reject) => {
-      conn.all(query.replace(/\$(\d+)/g, '?$1'), params, (err, rows) => (err ? reject(err) : resolve(rows as Row[])));
-    });
+    const args: unknown[] = [];
+    const q = query.replace(/\$(\d+)/g, (_, n: string) => { args.push(params[Number(n) - 1]); return '?'; });
+    return await new Promise<Row[]>((resolve, reject) => conn.all(q, args, (err, rows) => (err ? reject(err) : resolve(rows as Row[]))));
   } finally {
     await new Promise<void>((resolve) => conn.close(() => resolve()));
   }
@@ -38,17 +39,22 @@ export async function sql(server: TestServer, query: string, params: unknown[] =
 
 /** The number of rows a COUNT(*) AS n query answers. */
 export async function count(server: TestServer, query: string, params: unknown[] = []): Promise<number> {
-  const rows = await sql(server, query, params);
-  return Number(rows[0].n);
+  return Number((await sql(server, query, params))[0].n);
 }
 
-/** Insert a row and return its id. */
+/** A timestamp in the form the server's dialect stores. */
+function now(server: TestServer): string {
+  const iso = new Date().toISOString();
+  // why: Sequelize's SQLite dialect stores dates as 'YYYY-MM-DD HH:MM:SS.mmm +00:00' and parses that form.
+  return isPg(server) ? iso : `${iso.replace('T', ' ').replace('Z', '')} +00:00`;
+}
+
+/** Insert a row (created_at/updated_at set now) and return its id. */
 export async function insert(server: TestServer, table: string, row: Record<string, unknown>): Promise<number> {
-  const cols = Object.keys(row);
-  const vals = cols.map((_, i) => `$${i + 1}`);
-  const rows = await sql(server,
-    `INSERT INTO ${table} (${cols.join(', ')}, created_at, updated_at) VALUES (${vals.join(', ')}, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP) RETURNING id`,
-    Object.values(row));
+  const cols = [...Object.keys(row), 'created_at', 'updated_at'];
+  const t = now(server);
+  const vals = [...Object.values(row), t, t];
+  const rows = await sql(server, `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`, vals);
   return Number(rows[0].id);
 }
 
@@ -63,7 +69,9 @@ export async function insertOrg(server: TestServer, name: string, ownerIds: numb
   return orgId;
 }
 
-/** A repository row owned by `ownerId`; returns its id. */
-export async function insertRepo(server: TestServer, ownerId: number, ownerName: string, name: string): Promise<number> {
-  return insert(server, 'repository', { owner_id: ownerId, owner_name: ownerName, name, lower_name: name.toLowerCase() });
+/** A repository row (with its code and issues units) owned by `ownerId`; returns its id. */
+export async function insertRepo(server: TestServer, ownerId: number, ownerName: string, name: string, isPrivate = false): Promise<number> {
+  const id = await insert(server, 'repository', { owner_id: ownerId, owner_name: ownerName, name, lower_name: name.toLowerCase(), is_private: isPrivate });
+  for (const type of [1, 2]) await insert(server, 'repo_unit', { repo_id: id, type });
+  return id;
 }

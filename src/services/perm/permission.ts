@@ -90,9 +90,10 @@ async function grantsOf(
 
   if (owner.type === UserType.Organization) {
     for (const t of await teamGrants(ctx, owner.id, u.id, repo.id)) {
-      if (t.authorize >= AccessMode.Owner) return grant(AccessMode.Owner, true);
-      // why: an admin team has admin on every unit; otherwise each unit has the team's per-unit mode (Gitea 1.24 units_map).
-      for (const x of units) raise(x, t.authorize >= AccessMode.Admin ? AccessMode.Admin : (t.units.get(x) ?? AccessMode.None));
+      // why: as in Gitea, a team with admin (or owner) mode makes its members owners of the repository, on every unit.
+      if (t.authorize >= AccessMode.Admin) return grant(AccessMode.Owner, true);
+      // otherwise each unit has the team's per-unit mode (Gitea 1.24 units_map).
+      for (const x of units) raise(x, t.units.get(x) ?? AccessMode.None);
     }
   }
   return new RepoPermission(modes, false);
