@@ -302,7 +302,6 @@ describe('admin users API', function () {
     it('refuses an owner of repositories unless purge, which removes them', async () => {
       const o = await w.user('repoowner');
       const repoId = await insertRepo(w.server, o.id, 'repoowner', 'project');
-      await insert(w.server, 'repo_unit', { repo_id: repoId, type: 1 });
       const res = await w.raw('DELETE', '/admin/users/repoowner', undefined, { token: w.admin.token });
       expect(res.status).to.equal(422);
       expect(res.body.message).to.equal(`user still has ownership of repositories [uid: ${o.id}]`);

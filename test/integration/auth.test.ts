@@ -114,7 +114,7 @@ describe('authentication', () => {
   it('lists tokens with created_at and last_used_at, and a deleted token stops working at once', async () => {
     const t = await token(w, alice, 'short-lived', ['read:user']);
     expect((await w.raw('GET', '/user', undefined, { token: t })).status).to.equal(200);
-    const list = await alice.api.users.userGetTokens('alice', {}, { headers: { Authorization: `Basic ${Buffer.from(`alice:${alice.password}`).toString('base64')}` } });
+    const list = await w.client().users.userGetTokens('alice', {}, { headers: { Authorization: `Basic ${Buffer.from(`alice:${alice.password}`).toString('base64')}` } });
     const entry = list.data.find((x) => x.name === 'short-lived') as unknown as Record<string, string>;
     expect(entry.sha1).to.equal('');
     expect(entry.token_last_eight).to.equal(t.slice(-8));
