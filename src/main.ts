@@ -5,6 +5,7 @@ import 'reflect-metadata';
 import { ConfigError } from './config';
 import { bootSettings, bootDatabase } from './boot';
 import { closeDatabase, systemCtx } from './db';
+import { closeRedis } from './lock/redis';
 
 const USAGE = `usage: forge <command> [--config app.ini]
 
@@ -73,37 +74,44 @@ async function adminBadgeCreate(args: string[]): Promise<void> {
   await closeDatabase();
 }
 
-async function main(argv: string[]): Promise<void> {
+/** Run the command; resolves to its name once a one-shot command is done or the server has started. */
+async function main(argv: string[]): Promise<string | undefined> {
   const args = argv.slice(2).filter((a, i, all) => !(a === '--config' || a === '-c' || a.startsWith('--config=') || all[i - 1] === '--config' || all[i - 1] === '-c'));
   const [cmd, ...rest] = args;
   switch (cmd) {
     case 'web': {
       const { runWeb } = await import('./server');
       await runWeb(flags(rest));
-      return;
+      return cmd;
     }
     case 'migrate': {
       const s = bootSettings();
       const applied = await bootDatabase(s);
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
       await closeDatabase();
-      return;
+      return cmd;
     }
     case 'admin':
-      if (rest[0] === 'user' && rest[1] === 'create') return adminUserCreate(rest.slice(2));
-      if (rest[0] === 'badge' && rest[1] === 'create') return adminBadgeCreate(rest.slice(2));
+      if (rest[0] === 'user' && rest[1] === 'create') return adminUserCreate(rest.slice(2)).then(() => cmd);
+      if (rest[0] === 'badge' && rest[1] === 'create') return adminBadgeCreate(rest.slice(2)).then(() => cmd);
       return usage(`unknown admin command: ${rest.join(' ')}`);
     case undefined:
     case 'help':
     case '--help':
       process.stdout.write(USAGE);
-      return;
+      return cmd;
     default:
       return usage(`unknown command: ${cmd}`);
   }
 }
 
-main(process.argv).catch((err: unknown) => {
+main(process.argv).then(async (cmd) => {
+  // why: one-shot commands may have opened Redis (cache invalidation events); close it so the process can end.
+  if (cmd !== 'web') {
+    await closeRedis();
+    process.exit(process.exitCode ?? 0);
+  }
+}, (err: unknown) => {
   if (err instanceof ConfigError) process.stderr.write(`configuration error: ${err.message}\n`);
   else if (err && typeof err === 'object' && 'status' in err) process.stderr.write(`error: ${(err as unknown as Error).message}\n`);
   else process.stderr.write(`error: ${(err as Error)?.stack ?? String(err)}\n`);

@@ -24,6 +24,8 @@ async function runPrimary(workers: number): Promise<void> {
   if (applied.length) console.log(`migrations applied: ${applied.join(', ')}`);
   await closeDatabase();
   relayInPrimary();
+  // why: a larger young generation means fewer scavenges per request burst, which keeps the latency tail short.
+  cluster.setupPrimary({ execArgv: [...process.execArgv, '--max-semi-space-size=32'] });
   let stopping = false;
   const fork = (): Worker => cluster.fork({ FORGE_WORKER: '1' });
   cluster.on('exit', (w, code, signal) => {

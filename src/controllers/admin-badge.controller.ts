@@ -2,7 +2,7 @@
  * Badges of users, for site administrators: `/admin/users/{username}/badges`.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Delete, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { Badge, UserBadgeOption } from '../api/admin';
 import type { ApiErrorBody } from '../errors';
 import { ctxOf } from '../middleware/context';

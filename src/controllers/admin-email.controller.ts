@@ -2,7 +2,7 @@
  * Every email address of the instance, for site administrators: `/admin/emails`.
  */
 import type { Request as ExRequest } from 'express';
-import { Controller, Get, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Controller, Get, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { Email } from '../api/email';
 import type { ApiErrorBody } from '../errors';
 import { ctxOf } from '../middleware/context';

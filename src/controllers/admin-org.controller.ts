@@ -2,7 +2,7 @@
  * Site administration of organizations: `/admin/orgs` and `/admin/users/{username}/orgs`.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { CreateOrgOption, Organization } from '../api/org';
 import type { ApiErrorBody } from '../errors';
 import { ctxOf, viewerOf } from '../middleware/context';

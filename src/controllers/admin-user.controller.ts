@@ -2,7 +2,7 @@
  * Site administration of users: `/admin/users`.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { CreateUserOption, EditUserOption, RenameUserOption } from '../api/admin';
 import type { User } from '../api/user';
 import type { ApiErrorBody } from '../errors';

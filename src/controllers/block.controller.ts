@@ -2,7 +2,7 @@
  * Blocking: `/user/blocks` (the caller's own blocks) and `/orgs/{org}/blocks` (owners).
  */
 import type { Request as ExRequest } from 'express';
-import { Controller, Delete, Get, Path, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Controller, Delete, Get, Path, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { User } from '../api/user';
 import type { ApiErrorBody } from '../errors';
 import { NotFound } from '../errors';

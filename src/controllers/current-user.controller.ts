@@ -2,7 +2,7 @@
  * The signed-in user's own account: `/user`, `/user/settings`, `/user/emails`, and whom they follow.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Patch, Path, Post, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Delete, Get, Patch, Path, Post, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { User } from '../api/user';
 import type { UserSettings, UserSettingsOptions } from '../api/user-settings';
 import type { Email, CreateEmailOption, DeleteEmailOption } from '../api/email';

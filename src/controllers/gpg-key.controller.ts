@@ -3,7 +3,7 @@
  * signature check, and anyone's list (`/users/{username}/gpg_keys`).
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Path, Post, Produces, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Delete, Get, Path, Post, Produces, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { CreateGPGKeyOption, GPGKey, VerifyGPGKeyOption } from '../api/key';
 import type { ApiErrorBody } from '../errors';
 import type { DbContext } from '../db';

@@ -4,7 +4,7 @@
  * Unlike Gitea, `/user/keys/{id}` only ever answers the caller's own keys.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Delete, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { CreateKeyOption, PublicKey } from '../api/key';
 import type { ApiErrorBody } from '../errors';
 import { NotFound } from '../errors';

@@ -1,7 +1,7 @@
 /**
  * Miscellaneous endpoints: the server version.
  */
-import { Controller, Get, Route, Security, Tags, Response } from 'tsoa';
+import { Controller, Get, Route, Security, Tags, Response } from '@tsoa/runtime';
 import pkg from '../../package.json';
 import { GITEA_API_LEVEL, type ServerVersion } from '../api/misc';
 

@@ -2,7 +2,7 @@
  * Organization members: `/orgs/{org}/members` and `/orgs/{org}/public_members`.
  */
 import type { Request as ExRequest } from 'express';
-import { Controller, Delete, Get, Path, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Controller, Delete, Get, Path, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { User } from '../api/user';
 import type { ApiErrorBody } from '../errors';
 import { NotFound } from '../errors';

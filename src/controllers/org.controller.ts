@@ -3,7 +3,7 @@
  * permissions in an organization.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { CreateOrgOption, EditOrgOption, Organization, OrganizationPermissions } from '../api/org';
 import type { ApiErrorBody } from '../errors';
 import { NotFound } from '../errors';

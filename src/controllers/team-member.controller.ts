@@ -2,7 +2,7 @@
  * Team members and repositories: `/teams/{id}/members` and `/teams/{id}/repos`.
  */
 import type { Request as ExRequest } from 'express';
-import { Controller, Delete, Get, Path, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Controller, Delete, Get, Path, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { User } from '../api/user';
 import type { Repository } from '../api/repo';
 import type { ApiErrorBody } from '../errors';

@@ -2,7 +2,7 @@
  * Teams: `/orgs/{org}/teams` (list, create, search), `/teams/{id}` and `/user/teams`.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { CreateTeamOption, EditTeamOption, Organization, Team, TeamSearchResults } from '../api/org';
 import type { ApiErrorBody } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';

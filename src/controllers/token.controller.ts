@@ -3,7 +3,7 @@
  * and the user itself or a site administrator; creating a token needs the password, never a token.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Delete, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { AccessToken, CreateAccessTokenOption } from '../api/token';
 import type { ApiErrorBody } from '../errors';
 import { Forbidden, NotFound, Unauthorized, Validation } from '../errors';

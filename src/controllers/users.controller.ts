@@ -2,7 +2,7 @@
  * Other users: `/users/search`, `/users/{username}` (users and organizations) and their follow lists.
  */
 import type { Request as ExRequest } from 'express';
-import { Controller, Get, Path, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Controller, Get, Path, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { User, UserSearchResults } from '../api/user';
 import type { ApiErrorBody } from '../errors';
 import { NotFound } from '../errors';

@@ -57,6 +57,7 @@ export function openDatabase(s: Settings): Sequelize {
       dialectOptions: s.database.sslMode === 'disable' ? {} : { ssl: { rejectUnauthorized: s.database.sslMode === 'verify-full' } },
     });
   }
+  installWriteHook(instance);
   return instance;
 }
 
@@ -101,4 +102,30 @@ export async function withTx<T>(ctx: DbContext, fn: (ctx: DbContext) => Promise<
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { name?: string; parent?: { code?: string } };
   return e?.name === 'SequelizeUniqueConstraintError' || e?.parent?.code === '23505';
+}
+
+type WriteListener = () => void;
+const writeListeners = new Map<string, WriteListener[]>();
+const WRITE_SQL = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+[`"]?(\w+)[`"]?/i;
+
+/**
+ * Call `fn` after every committed write (INSERT/UPDATE/DELETE, from a model or raw SQL) to `table`.
+ * why: caches over a table stay correct without every writer remembering to invalidate them.
+ */
+export function onTableWrite(table: string, fn: WriteListener): void {
+  const list = writeListeners.get(table) ?? [];
+  list.push(fn);
+  writeListeners.set(table, list);
+}
+
+function installWriteHook(sequelize: Sequelize): void {
+  sequelize.addHook('afterQuery', (options, query) => {
+    const sql = (query as unknown as { sql?: string }).sql;
+    const m = sql ? WRITE_SQL.exec(sql) : null;
+    const listeners = m ? writeListeners.get(m[1]) : undefined;
+    if (!listeners) return;
+    const fire = () => listeners.forEach((fn) => fn());
+    if (options.transaction) options.transaction.afterCommit(fire);
+    fire();
+  });
 }

@@ -2,7 +2,8 @@
  * Users and organizations share one table, as in Gitea: names are unique across both and
  * repositories have one kind of owner.
  */
-import type { DbContext } from '../db';
+import { onTableWrite, type DbContext } from '../db';
+import { publish, subscribe } from '../queue/bus';
 import { Op, fn, col, literal, where as sqlWhere, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 
@@ -57,14 +58,77 @@ export class UserModel extends Model {
 }
 
 
+// why: every authenticated request reads its user and most read another; a short-lived per-process
+// cache keeps that off the database. Any committed write to the users table (model or raw SQL, see
+// onTableWrite) clears it in every process, and entries expire after USER_CACHE_TTL_MS regardless.
+// Reads outside a transaction share one read-only snapshot per user: writers go through the update
+// functions below (or read inside a transaction, which bypasses the cache).
+const USER_CACHE_TTL_MS = 2_000;
+const USERS_CHANGED = 'users-changed';
+const byId = new Map<number, { user: UserModel; at: number }>();
+const idByLowerName = new Map<string, number>();
+const inFlight = new Map<string, Promise<UserModel | null>>();
+let generation = 0;
+
+function clearUserCache(): void {
+  generation++;
+  byId.clear();
+  idByLowerName.clear();
+}
+subscribe(USERS_CHANGED, clearUserCache);
+onTableWrite('users', () => publish(USERS_CHANGED, null));
+
+function readOnly(): never {
+  throw new Error('a cached user is a read-only snapshot; write through the user model functions');
+}
+
+function snapshot(u: UserModel): UserModel {
+  for (const m of ['set', 'save', 'update', 'destroy', 'reload', 'increment', 'decrement', 'restore']) {
+    Object.defineProperty(u, m, { value: readOnly });
+  }
+  return u;
+}
+
+async function cachedUser(ctx: DbContext, key: { id: number } | { lowerName: string }): Promise<UserModel | null> {
+  const where = 'id' in key ? { id: key.id } : { lowerName: key.lowerName };
+  if (ctx.tx) return UserModel.findOne({ where, transaction: ctx.tx });
+  const now = Date.now();
+  const id = 'id' in key ? key.id : idByLowerName.get(key.lowerName);
+  const hit = id === undefined ? undefined : byId.get(id);
+  if (hit && now - hit.at < USER_CACHE_TTL_MS) return hit.user;
+  // why: when an entry expires under load, one query refills it instead of one per waiting request.
+  // A write bumps the generation, so requests after it never join a read that started before it.
+  const flightKey = `${generation}:${'id' in key ? `i${key.id}` : `n${key.lowerName}`}`;
+  const pending = inFlight.get(flightKey);
+  if (pending) return pending;
+  const p = fillUser(where).finally(() => inFlight.delete(flightKey));
+  inFlight.set(flightKey, p);
+  return p;
+}
+
+async function fillUser(where: { id: number } | { lowerName: string }): Promise<UserModel | null> {
+  const now = Date.now();
+  const gen = generation;
+  const row = await UserModel.findOne({ where });
+  if (!row) return null;
+  const user = snapshot(row);
+  // why: a write that committed while this read was in flight bumped the generation; its row may be stale.
+  if (gen === generation) {
+    if (byId.size > 10_000) clearUserCache();
+    byId.set(user.id, { user, at: now });
+    idByLowerName.set(user.lowerName, user.id);
+  }
+  return user;
+}
+
 /** A user or organization by id. */
 export function findUserById(ctx: DbContext, id: number): Promise<UserModel | null> {
-  return UserModel.findByPk(id, { transaction: ctx.tx });
+  return cachedUser(ctx, { id });
 }
 
 /** A user or organization by name, case-insensitively. */
 export function findUserByName(ctx: DbContext, name: string): Promise<UserModel | null> {
-  return UserModel.findOne({ where: { lowerName: name.toLowerCase() }, transaction: ctx.tx });
+  return cachedUser(ctx, { lowerName: name.toLowerCase() });
 }
 
 /** An individual user (not an organization) by name. */
@@ -161,13 +225,14 @@ export async function adjustFollowCounters(ctx: DbContext, followerId: number, f
   await UserModel.increment({ numFollowers: delta }, { where: { id: followeeId }, transaction: ctx.tx });
 }
 
-/** The columns `/user/settings` may change. */
+/** The profile and settings columns that `/user/settings` and `PATCH /orgs/{org}` may change. */
 export interface UserSettingsPatch {
   fullName?: string; website?: string; description?: string; location?: string;
   language?: string; theme?: string; diffViewStyle?: string; keepEmailPrivate?: boolean; hideActivity?: boolean;
+  email?: string; visibility?: Visibility; repoAdminChangeTeamAccess?: boolean;
 }
 
-/** Write the given settings columns of a user. */
+/** Write the given profile and settings columns of a user or organization. */
 export async function updateUserSettings(ctx: DbContext, id: number, patch: UserSettingsPatch): Promise<void> {
   if (Object.keys(patch).length === 0) return;
   await UserModel.update(patch, { where: { id }, transaction: ctx.tx });

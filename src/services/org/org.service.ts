@@ -4,7 +4,7 @@
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { Forbidden, Validation } from '../../errors';
-import { findUserByName, Visibility, type UserModel } from '../../models/user.model';
+import { findUserById, findUserByName, updateUserSettings, Visibility, type UserModel, type UserSettingsPatch } from '../../models/user.model';
 import { insertOrg, listOrgs, listOrgsOfMember, deleteOrgRow } from '../../models/org';
 import { ensureOrgUser, deleteOrgUsersOf } from '../../models/org-user.model';
 import { insertTeam, OWNER_TEAM_NAME, deleteTeamsOfOrg, teamsOfUserInOrg } from '../../models/team.model';
@@ -85,15 +85,18 @@ export async function createOrg(ctx: DbContext, owner: UserModel, name: string, 
 /** Apply the fields that are present; omitted fields keep their value (email and visibility also ignore ""). */
 export async function editOrg(ctx: DbContext, org: UserModel, f: OrgFields): Promise<UserModel> {
   checkFields(f);
-  if (f.full_name !== undefined) org.fullName = f.full_name;
-  if (f.description !== undefined) org.description = f.description;
-  if (f.website !== undefined) org.website = f.website;
-  if (f.location !== undefined) org.location = f.location;
-  if (f.email) org.email = f.email;
-  if (f.visibility) org.visibility = parseVisibility(f.visibility, 'public');
-  if (f.repo_admin_change_team_access !== undefined) org.repoAdminChangeTeamAccess = f.repo_admin_change_team_access;
-  await org.save({ transaction: ctx.tx });
-  return org;
+  const patch: UserSettingsPatch = {};
+  if (f.full_name !== undefined) patch.fullName = f.full_name;
+  if (f.description !== undefined) patch.description = f.description;
+  if (f.website !== undefined) patch.website = f.website;
+  if (f.location !== undefined) patch.location = f.location;
+  if (f.email) patch.email = f.email;
+  if (f.visibility) patch.visibility = parseVisibility(f.visibility, 'public');
+  if (f.repo_admin_change_team_access !== undefined) patch.repoAdminChangeTeamAccess = f.repo_admin_change_team_access;
+  return withTx(ctx, async (tx) => {
+    await updateUserSettings(tx, org.id, patch);
+    return (await findUserById(tx, org.id))!;
+  });
 }
 
 /** Delete an organization with its teams and memberships; refused (422) while it owns repositories. */
