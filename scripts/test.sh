@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: lint, unit and integration tests on SQLite, then the integration
 # tests again on PostgreSQL + Redis with two worker processes. Installs and starts PostgreSQL and
-# Redis (Debian packages) when they are absent; they run on private ports under /tmp/forge-services.
+# Redis (Debian packages) when they are absent; they run on private ports with their data under /tmp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FORGE_SETUP_TEST_DEPS=1 bash scripts/setup.sh
 
-svc=/tmp/forge-services
 PG_PORT=${FORGE_TEST_PG_PORT:-55432}
 REDIS_PORT=${FORGE_TEST_REDIS_PORT:-56379}
+svc=/tmp/forge-services-$PG_PORT
 mkdir -p "$svc"
 chmod 1777 "$svc"
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)

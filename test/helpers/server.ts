@@ -91,6 +91,16 @@ export class TestServer {
     p.kill('SIGTERM');
     return done;
   }
+
+  /** Stop the server and drop its PostgreSQL database, if it has one. */
+  async destroy(): Promise<void> {
+    await this.stop();
+    if (this.env.FORGE__DATABASE__DB_TYPE !== 'postgres') return;
+    const admin = new Client({ host: '127.0.0.1', port: PG_PORT, user: 'forge', password: 'forge', database: 'postgres' });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${this.env.FORGE__DATABASE__NAME} WITH (FORCE)`);
+    await admin.end();
+  }
 }
 
 /** Make a fresh server (not started): own data dir and ports, and a fresh database. */

@@ -71,9 +71,9 @@ export class World {
     return { name, password, email, token: tok.body.sha1, id: created.body.id, api: this.client(tok.body.sha1) };
   }
 
-  /** Stop the server and remove nothing (the temp dir is left for post-mortems). */
+  /** Stop the server and drop its database (the temp dir is left for post-mortems). */
   async stop(): Promise<void> {
-    await this.server.stop();
+    await this.server.destroy();
   }
 }
 
