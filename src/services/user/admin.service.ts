@@ -108,7 +108,7 @@ export async function editUser(ctx: DbContext, target: UserModel, e: UserEdit): 
     if (isUniqueViolation(err)) throw new BadRequest(`e-mail already in use [email: ${e.email}]`);
     throw err;
   }
-  // why: the auth middleware re-reads the user row on every request, so these take effect at once anyway;
+  // why: the committed users write already clears every process's user cache, so these take effect at once;
   // dropping the cached token lookups as well leaves nothing from before the change in any process.
   if (e.password || e.prohibitLogin === true || e.active === false) await dropCachedTokens(ctx, user.id);
   const warning = e.email !== undefined && !emailDomainAllowed(e.email)
