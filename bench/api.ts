@@ -46,9 +46,9 @@ export async function run(): Promise<void> {
   }
   const pad = (v: string | number, n: number) => String(v).padEnd(n);
   process.stdout.write(`\nbench/api: ${CONNECTIONS} connections, ${DURATION_S}s per scenario, SQLite (embedded), ${process.env.HOSTNAME ?? ''}\n\n`);
-  process.stdout.write(`| ${pad('scenario', 30)} | db      | workers | requests/s | p50 ms | p99 ms | errors |\n|${'-'.repeat(32)}|---------|---------|------------|--------|--------|--------|\n`);
+  process.stdout.write(`| ${pad('scenario', 30)} | db       | workers | requests/s | p50 ms | p99 ms | errors |\n|${'-'.repeat(32)}|----------|---------|------------|--------|--------|--------|\n`);
   for (const r of rows) {
-    process.stdout.write(`| ${pad(r.scenario, 30)} | ${pad(r.db, 7)} | ${pad(r.workers, 7)} | ${pad(Math.round(r.rps), 10)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(r.errors, 6)} |\n`);
+    process.stdout.write(`| ${pad(r.scenario, 30)} | ${pad(r.db, 8)} | ${pad(r.workers, 7)} | ${pad(Math.round(r.rps), 10)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(r.errors, 6)} |\n`);
   }
   for (const db of dbs) {
     const t = rows.find((r) => r.db === db && r.workers === 2 && r.scenario.startsWith('GET /users'))!;
