@@ -19,25 +19,6 @@ export interface Organization {
   username: string;
 }
 
-/** Options to create an organization. */
-export interface CreateOrgOption {
-  /** @maxLength 40 */
-  username: string;
-  /** @maxLength 100 */
-  full_name?: string;
-  /** @maxLength 255 */
-  email?: string;
-  /** @maxLength 255 */
-  description?: string;
-  /** @maxLength 255 */
-  website?: string;
-  /** @maxLength 50 */
-  location?: string;
-  /** possible values are `public` (default), `limited` or `private` */
-  visibility?: '' | 'public' | 'limited' | 'private';
-  repo_admin_change_team_access?: boolean;
-}
-
 /** Options to edit an organization; omitted fields keep their value. */
 export interface EditOrgOption {
   /** @maxLength 100 */
@@ -50,9 +31,15 @@ export interface EditOrgOption {
   website?: string;
   /** @maxLength 50 */
   location?: string;
-  /** possible values are `public`, `limited` or `private` */
+  /** possible values are `public` (the default at creation), `limited` or `private` */
   visibility?: '' | 'public' | 'limited' | 'private';
   repo_admin_change_team_access?: boolean;
+}
+
+/** Options to create an organization: its name and the editable fields. */
+export interface CreateOrgOption extends EditOrgOption {
+  /** @maxLength 40 */
+  username: string;
 }
 
 /** What a user may do in an organization. */
