@@ -1,0 +1,68 @@
+/**
+ * RedlockLocker: locks shared by every node of a cluster, through Redis (redlock).
+ */
+import type Redis from 'ioredis';
+import Redlock, { type Lock as RLock } from 'redlock';
+import { DEFAULT_LOCK_OPTIONS, busy, runLocked, type Lock, type LockOptions, type Locker } from './locker';
+
+/** Pause between attempts while waiting; jitter spreads competing nodes apart. */
+const RETRY_DELAY_MS = 50;
+
+/**
+ * Redis-backed locker. `keyOf` maps a lock name to a Redis key (the installation prefix).
+ * why: one Redis instance (no quorum of independent masters) is the deployment we support;
+ * redlock still gives token-checked release/extend scripts, so a holder that lost its lock
+ * can never delete or extend the new holder's.
+ */
+export class RedlockLocker implements Locker {
+  private readonly redlock: Redlock;
+
+  constructor(client: Redis, private readonly keyOf: (key: string) => string = (k) => k) {
+    // why: retryCount 0 — we run the waiting loop ourselves so the wait bound is exact (waitMs),
+    // not retryCount x delay. Auto-extension is ours too (runLocked), shared with MemoryLocker.
+    this.redlock = new Redlock([client], { retryCount: 0, driftFactor: 0.01 });
+    this.redlock.on('error', () => undefined);
+  }
+
+  /** Take the lock on key, waiting at most opts.waitMs. */
+  async acquire(key: string, opts: LockOptions): Promise<Lock> {
+    const deadline = Date.now() + opts.waitMs;
+    const resource = this.keyOf(key);
+    for (;;) {
+      try {
+        return this.handle(key, await this.redlock.acquire([resource], opts.ttlMs));
+      } catch (err) {
+        if (!isLocked(err)) throw err;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw busy();
+      await sleep(Math.min(left, RETRY_DELAY_MS + Math.floor(Math.random() * RETRY_DELAY_MS)));
+    }
+  }
+
+  /** Run fn under the lock on key (see runLocked). */
+  async withLock<T>(key: string, fn: (signal: AbortSignal) => Promise<T>, opts: Partial<LockOptions> = {}): Promise<T> {
+    const o = { ...DEFAULT_LOCK_OPTIONS, ...opts };
+    return runLocked(await this.acquire(key, o), o.ttlMs, fn);
+  }
+
+  private handle(key: string, first: RLock): Lock {
+    let cur = first;
+    return {
+      key,
+      extend: async (ttlMs: number) => { cur = await cur.extend(ttlMs); },
+      // why: releasing an expired lock fails in redlock; that is fine (it is gone already).
+      release: async () => { await cur.release().catch(() => undefined); },
+    };
+  }
+}
+
+/** True when redlock failed because the resource is held (not because Redis is down). */
+function isLocked(err: unknown): boolean {
+  const e = err as { name?: string; attempts?: Array<Promise<{ votesAgainst: Map<unknown, Error> }>> };
+  return e?.name === 'ExecutionError' || e?.name === 'ResourceLockedError';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
