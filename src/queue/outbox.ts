@@ -1,0 +1,32 @@
+/**
+ * The durable outbox (DESIGN.md: "Postgres is the queue"): services enqueue side effects inside
+ * their own transaction; workers claim them with a lease, then complete or fail them.
+ */
+import type { DbContext } from '../db';
+import {
+  enqueueOutbox, claimOutbox, completeOutbox, failOutbox, outboxBackoffMs, type OutboxJob,
+} from '../models/outbox.model';
+
+export type { OutboxJob } from '../models/outbox.model';
+export { outboxBackoffMs };
+
+/** Record a job to run after ctx's transaction commits (nothing is recorded if it rolls back). */
+export function enqueue(ctx: DbContext, topic: string, payload: unknown): Promise<number> {
+  return enqueueOutbox(ctx, topic, payload);
+}
+
+/** Lease up to `limit` due jobs of `topics` to `workerId` for `leaseMs`. */
+export function claim(ctx: DbContext, topics: string[], limit: number, leaseMs: number, workerId: string): Promise<OutboxJob[]> {
+  return claimOutbox(ctx, topics, limit, leaseMs, workerId);
+}
+
+/** Mark a job done; false when workerId no longer holds it (idempotent by id). */
+export function complete(ctx: DbContext, id: number, workerId: string): Promise<boolean> {
+  return completeOutbox(ctx, id, workerId);
+}
+
+/** Record a failure: retried after an exponential backoff, dead after too many attempts. */
+export function fail(ctx: DbContext, id: number, workerId: string, error: unknown): Promise<boolean> {
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return failOutbox(ctx, id, workerId, text);
+}

@@ -1,0 +1,83 @@
+/**
+ * The outbox runner started in each worker process: claims due jobs of the topics it has
+ * handlers for, runs them, and completes or fails them.
+ */
+import crypto from 'node:crypto';
+import os from 'node:os';
+import { systemCtx } from '../db';
+import { claim, complete, fail } from './outbox';
+
+/** A job handler; it must be idempotent (a job can run again after a crash mid-way). */
+export type OutboxHandler = (payload: unknown, job: { id: number; attempts: number }) => Promise<void>;
+
+/** Runner settings. */
+export interface OutboxWorkerOptions {
+  /** Pause between polls when nothing was due. */
+  pollMs?: number;
+  /** How long a claimed job is ours; a crashed worker's jobs are taken over after this. */
+  leaseMs?: number;
+  /** Jobs claimed per poll. */
+  batch?: number;
+  /** Identifies this runner in leased_by. */
+  workerId?: string;
+}
+
+/** A running outbox worker. */
+export interface OutboxWorker {
+  readonly workerId: string;
+  /** Stop polling and wait for the jobs in hand to finish. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Claim one batch and run it; returns how many jobs were claimed.
+ * why: handlers run one after another; per-topic ordering is not promised, but a batch
+ * finishing before the next claim keeps a slow handler from hoarding leases it cannot honour.
+ */
+export async function runOutboxOnce(handlers: Record<string, OutboxHandler>, opts: Required<Pick<OutboxWorkerOptions, 'leaseMs' | 'batch' | 'workerId'>>): Promise<number> {
+  const jobs = await claim(systemCtx, Object.keys(handlers), opts.batch, opts.leaseMs, opts.workerId);
+  for (const job of jobs) {
+    try {
+      await handlers[job.topic](job.payload, { id: job.id, attempts: job.attempts });
+      await complete(systemCtx, job.id, opts.workerId);
+    } catch (err) {
+      await fail(systemCtx, job.id, opts.workerId, err).catch(() => undefined);
+    }
+  }
+  return jobs.length;
+}
+
+/** Start polling the outbox for the topics in `handlers`. */
+export function startOutboxWorker(handlers: Record<string, OutboxHandler>, options: OutboxWorkerOptions = {}): OutboxWorker {
+  const opts = {
+    leaseMs: options.leaseMs ?? 5 * 60_000,
+    batch: options.batch ?? 10,
+    workerId: options.workerId ?? `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`,
+  };
+  const pollMs = options.pollMs ?? 1000;
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  const loop = (async () => {
+    while (!stopped) {
+      let claimed = 0;
+      try {
+        claimed = await runOutboxOnce(handlers, opts);
+      } catch (err) {
+        // why: a database hiccup must not kill the runner; the next poll retries.
+        console.error(`outbox worker ${opts.workerId}:`, err);
+      }
+      if (claimed === 0 && !stopped) {
+        await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, pollMs); });
+        wake = null;
+      }
+    }
+  })();
+  return {
+    workerId: opts.workerId,
+    stop: async () => {
+      stopped = true;
+      wake?.();
+      await loop;
+    },
+  };
+}
