@@ -32,7 +32,7 @@ export class RedlockLocker implements Locker {
       try {
         return this.handle(key, await this.redlock.acquire([resource], opts.ttlMs));
       } catch (err) {
-        if (!isLocked(err)) throw err;
+        if (!retryable(err)) throw err;
       }
       const left = deadline - Date.now();
       if (left <= 0) throw busy();
@@ -57,10 +57,15 @@ export class RedlockLocker implements Locker {
   }
 }
 
-/** True when redlock failed because the resource is held (not because Redis is down). */
-function isLocked(err: unknown): boolean {
-  const e = err as { name?: string; attempts?: Array<Promise<{ votesAgainst: Map<unknown, Error> }>> };
-  return e?.name === 'ExecutionError' || e?.name === 'ResourceLockedError';
+/**
+ * True when an attempt failed in a way worth retrying until the deadline.
+ * why: redlock reports both "held by someone else" and "Redis did not answer" as ExecutionError;
+ * both are retried, so a Redis blip within waitMs is invisible and a longer outage answers 503
+ * RepoBusy (retry later), which is what a client should do in either case.
+ */
+function retryable(err: unknown): boolean {
+  const name = (err as { name?: string })?.name;
+  return name === 'ExecutionError' || name === 'ResourceLockedError';
 }
 
 function sleep(ms: number): Promise<void> {
