@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream';
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
 import { systemCtx } from '../db';
 import { HttpError, NotFound } from '../errors';
-import { spawnGit } from '../git/run';
+import { spawnGit, safeGitProtocol } from '../git/run';
 import { repoPath } from '../git/paths';
 import { authenticate } from '../middleware/auth';
 import { authorizeGitService, GIT_AUTH_HEADERS, type GitService } from '../services/repo/git-access';
@@ -25,6 +25,12 @@ function noCache(res: Response): void {
 
 function pktLine(s: string): string {
   return (s.length + 4).toString(16).padStart(4, '0') + s;
+}
+
+/** The Git-Protocol header when well-formed; git sees exactly this value or nothing. */
+function clientProtocol(req: Request): string | undefined {
+  const h = req.headers['git-protocol'];
+  return safeGitProtocol(typeof h === 'string' ? h : undefined);
 }
 
 /** Check names and permission; returns the bare repository path. */
@@ -48,8 +54,9 @@ function abortOnDisconnect(res: Response): AbortController {
 /** Run git and stream its stdout into the response; stderr is drained (and kept short for the log). */
 function streamGit(req: Request, res: Response, args: string[], gitDir: string, input: NodeJS.ReadableStream | null, prefix?: string): void {
   const ac = abortOnDisconnect(res);
-  const gitProtocol = typeof req.headers['git-protocol'] === 'string' ? req.headers['git-protocol'] : undefined;
-  const child = spawnGit(args, { gitDir, signal: ac.signal, gitProtocol });
+  const gitProtocol = clientProtocol(req);
+  // why: the repository is the positional directory argument (git resolves `.` against the server's cwd, not --git-dir).
+  const child = spawnGit([...args, gitDir], { cwd: gitDir, signal: ac.signal, gitProtocol });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString(); });
   child.once('close', (code) => {
@@ -77,10 +84,10 @@ function infoRefs(req: Request, res: Response, next: NextFunction): void {
   prepare(req, service).then((gitDir) => {
     noCache(res);
     res.setHeader('Content-Type', `application/x-${name}-advertisement`);
-    const v2 = /(^|:)version=2(:|$)/.test(String(req.headers['git-protocol'] ?? ''));
+    const v2 = /^version=2(:|$)/.test(clientProtocol(req) ?? '');
     // why: protocol v2 answers start with the capability list; v0 needs the service header first.
     const prefix = v2 ? undefined : `${pktLine(`# service=${name}\n`)}0000`;
-    streamGit(req, res, [service, '--stateless-rpc', '--advertise-refs', '.'], gitDir, null, prefix);
+    streamGit(req, res, [service, '--stateless-rpc', '--advertise-refs'], gitDir, null, prefix);
   }).catch(next);
 }
 
@@ -101,7 +108,7 @@ function rpc(name: string) {
         pipeline(req, gunzip, () => undefined);
         input = gunzip;
       }
-      streamGit(req, res, [service, '--stateless-rpc', '.'], gitDir, input);
+      streamGit(req, res, [service, '--stateless-rpc'], gitDir, input);
     }).catch(next);
   };
 }
