@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import http from 'node:http';
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { insert, sql } from '../helpers/db';
@@ -184,6 +185,26 @@ describe('git smart HTTP', () => {
         const r = await w.raw('GET', p, undefined, { token: alice.token });
         expect(r.status, p).to.equal(404);
       }
+    });
+
+    it('kills git when the client disconnects mid-request', async () => {
+      const repoDir = serverRepoDir(w.server, 'alice', 'proto');
+      const gitPids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+        try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(repoDir); } catch { return false; }
+      });
+      const waitFor = async (cond: () => boolean) => {
+        for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+        return cond();
+      };
+      const { hostname, port } = new URL(w.server.url);
+      const req = http.request({ hostname, port, method: 'POST', path: '/alice/proto.git/git-upload-pack',
+        headers: { 'Content-Type': 'application/x-git-upload-pack-request', 'Git-Protocol': 'version=2', 'Transfer-Encoding': 'chunked' } });
+      req.on('error', () => undefined);
+      // an unfinished request: git waits for the rest on stdin
+      req.write(pkt('command=ls-refs\n'));
+      expect(await waitFor(() => gitPids().length > 0), 'git started').to.equal(true);
+      req.destroy();
+      expect(await waitFor(() => gitPids().length === 0), 'git killed').to.equal(true);
     });
 
     it('refuses a wrong request content type with 415', async () => {
