@@ -10,6 +10,7 @@ import { authenticate } from './middleware/auth';
 import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
+import { gitHttpRouter } from './web/git-http';
 
 /** Build the Express application of one worker process. */
 export function buildApp(): Express {
@@ -45,6 +46,7 @@ export function buildApp(): Express {
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
   app.use('/api/v1', api);
 
+  app.use(gitHttpRouter());
   app.use(webRouter());
 
   // why: one error handler for everything, so every failure has Gitea's body and no 500 leaks internals.

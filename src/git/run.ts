@@ -32,6 +32,11 @@ export class GitError extends Error {
 
 const GIT_PROTOCOL = /^version=[0-2](:[\w=.-]+)*$/;
 
+/** The client's GIT_PROTOCOL value when it is well-formed (`version=N[:key=value...]`), else undefined. */
+export function safeGitProtocol(value: string | undefined): string | undefined {
+  return value && GIT_PROTOCOL.test(value) ? value : undefined;
+}
+
 /** The environment every git child gets. */
 export function gitEnv(opts: GitOptions = {}): Record<string, string> {
   const env: Record<string, string> = {
@@ -45,7 +50,8 @@ export function gitEnv(opts: GitOptions = {}): Record<string, string> {
     GIT_NO_REPLACE_OBJECTS: '1',
     ...(opts.env ?? {}),
   };
-  if (opts.gitProtocol && GIT_PROTOCOL.test(opts.gitProtocol)) env.GIT_PROTOCOL = opts.gitProtocol;
+  const proto = safeGitProtocol(opts.gitProtocol);
+  if (proto) env.GIT_PROTOCOL = proto;
   return env;
 }
 

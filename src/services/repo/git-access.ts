@@ -1,0 +1,44 @@
+/**
+ * Who may run git-upload-pack (clone/fetch) or git-receive-pack (push) on a repository, decided
+ * with the one permission function. Anonymous callers are asked for credentials (401) whenever they
+ * are refused, so a private repository and a missing one answer alike.
+ */
+import type { DbContext } from '../../db';
+import { Forbidden, NotFound, Unauthorized } from '../../errors';
+import { AccessMode, UnitType } from '../../models/perm';
+import type { Principal } from '../auth/principal';
+import { repoAssignment, type RepoContext } from './context';
+
+/** The two smart-protocol services. */
+export type GitService = 'upload-pack' | 'receive-pack';
+
+/** Gitea's Basic realm, so git prompts for (or retries with) credentials. */
+export const GIT_AUTH_HEADERS = { 'WWW-Authenticate': 'Basic realm="Gitea"' };
+
+const askCredentials = () => new Unauthorized('Unauthorized', GIT_AUTH_HEADERS);
+
+/** Resolve owner/repo and check the caller may run `service`; throws 401/403/404. */
+export async function authorizeGitService(ctx: DbContext, p: Principal, ownerName: string, repoName: string, service: GitService): Promise<RepoContext> {
+  const anonymous = !p.user && !p.deployKey;
+  // why: pushes always need an identity; asking first reveals nothing about the repository.
+  if (anonymous && service === 'receive-pack') throw askCredentials();
+  let rc: RepoContext;
+  try {
+    rc = await repoAssignment(ctx, p, ownerName, repoName);
+  } catch (err) {
+    if (anonymous && err instanceof NotFound) throw askCredentials();
+    throw err;
+  }
+  const notFound = new NotFound(`repository does not exist [owner: ${ownerName}, name: ${repoName}]`);
+  // why: a disabled code unit means there is no git repository to serve.
+  if (!rc.perm.units.has(UnitType.Code)) throw notFound;
+  if (!rc.perm.can(UnitType.Code, AccessMode.Read)) {
+    if (anonymous) throw askCredentials();
+    throw notFound;
+  }
+  if (service === 'receive-pack') {
+    if (!rc.perm.can(UnitType.Code, AccessMode.Write)) throw new Forbidden('User permission denied');
+    if (rc.repo.isArchived) throw new Forbidden('repo is archived');
+  }
+  return rc;
+}

@@ -1,0 +1,137 @@
+/**
+ * Git smart HTTP: `GET /{owner}/{repo}(.git)/info/refs?service=...` and
+ * `POST /{owner}/{repo}(.git)/git-upload-pack|git-receive-pack`, protocol v0 and v2. Bodies stream
+ * both ways through pipes (gzip request bodies are inflated on the fly) and git is killed when the
+ * client goes away.
+ */
+import zlib from 'node:zlib';
+import { pipeline } from 'node:stream';
+import express, { type Request, type Response, type NextFunction, type Router } from 'express';
+import { systemCtx } from '../db';
+import { HttpError, NotFound } from '../errors';
+import { spawnGit, safeGitProtocol } from '../git/run';
+import { repoPath } from '../git/paths';
+import { authenticate } from '../middleware/auth';
+import { authorizeGitService, GIT_AUTH_HEADERS, type GitService } from '../services/repo/git-access';
+
+const SERVICES: Record<string, GitService> = { 'git-upload-pack': 'upload-pack', 'git-receive-pack': 'receive-pack' };
+const NAME = /^[A-Za-z0-9_.-]+$/;
+
+function noCache(res: Response): void {
+  res.setHeader('Cache-Control', 'no-cache, max-age=0, must-revalidate');
+  res.setHeader('Pragma', 'no-cache');
+  res.setHeader('Expires', 'Fri, 01 Jan 1980 00:00:00 GMT');
+}
+
+function pktLine(s: string): string {
+  return (s.length + 4).toString(16).padStart(4, '0') + s;
+}
+
+/** The Git-Protocol header when well-formed; git sees exactly this value or nothing. */
+function clientProtocol(req: Request): string | undefined {
+  const h = req.headers['git-protocol'];
+  return safeGitProtocol(typeof h === 'string' ? h : undefined);
+}
+
+/** Check names and permission; returns the bare repository path. */
+async function prepare(req: Request, service: GitService): Promise<string> {
+  const owner = req.params.owner;
+  const repo = req.params.repo.replace(/\.git$/i, '');
+  // why: names that cannot exist answer like a missing repository, not 422.
+  if (!NAME.test(owner) || !NAME.test(repo)) throw new NotFound();
+  const rc = await authorizeGitService(systemCtx, req.principal, owner, repo, service);
+  return repoPath(rc.owner.name, rc.repo.name);
+}
+
+/** Kill git when the client disconnects before the answer is complete. */
+function abortOnDisconnect(res: Response): AbortController {
+  const ac = new AbortController();
+  // why: req 'close' also fires once the request body is read; res 'close' before finish means the client left.
+  res.once('close', () => { if (!res.writableFinished) ac.abort(); });
+  return ac;
+}
+
+/** Run git and stream its stdout into the response; stderr is drained (and kept short for the log). */
+function streamGit(req: Request, res: Response, args: string[], gitDir: string, input: NodeJS.ReadableStream | null, prefix?: string): void {
+  const ac = abortOnDisconnect(res);
+  const gitProtocol = clientProtocol(req);
+  // why: the repository is the positional directory argument (git resolves `.` against the server's cwd, not --git-dir).
+  const child = spawnGit([...args, gitDir], { cwd: gitDir, signal: ac.signal, gitProtocol });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString(); });
+  child.once('close', (code) => {
+    if (code !== 0 && !ac.signal.aborted) console.error(`[${req.requestId}] git ${args[0]} exited ${code}: ${stderr.trim()}`);
+  });
+  res.status(200);
+  if (prefix) res.write(prefix);
+  pipeline(child.stdout, res, () => undefined);
+  if (input) {
+    pipeline(input, child.stdin, (err) => { if (err) child.kill('SIGKILL'); });
+  } else {
+    child.stdin.on('error', () => undefined);
+    child.stdin.end();
+  }
+}
+
+function infoRefs(req: Request, res: Response, next: NextFunction): void {
+  const name = typeof req.query.service === 'string' ? req.query.service : '';
+  const service = SERVICES[name];
+  if (!service) {
+    // why: the "dumb" protocol is not served.
+    next(new NotFound());
+    return;
+  }
+  prepare(req, service).then((gitDir) => {
+    noCache(res);
+    res.setHeader('Content-Type', `application/x-${name}-advertisement`);
+    const v2 = /^version=2(:|$)/.test(clientProtocol(req) ?? '');
+    // why: protocol v2 answers start with the capability list; v0 needs the service header first.
+    const prefix = v2 ? undefined : `${pktLine(`# service=${name}\n`)}0000`;
+    streamGit(req, res, [service, '--stateless-rpc', '--advertise-refs'], gitDir, null, prefix);
+  }).catch(next);
+}
+
+function rpc(name: string) {
+  const service = SERVICES[name];
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (req.headers['content-type'] !== `application/x-${name}-request`) {
+      res.status(415).type('text/plain').send('unsupported content type');
+      return;
+    }
+    prepare(req, service).then((gitDir) => {
+      noCache(res);
+      res.setHeader('Content-Type', `application/x-${name}-result`);
+      const enc = String(req.headers['content-encoding'] ?? '').toLowerCase();
+      let input: NodeJS.ReadableStream = req;
+      if (enc === 'gzip' || enc === 'x-gzip') {
+        const gunzip = zlib.createGunzip();
+        pipeline(req, gunzip, () => undefined);
+        input = gunzip;
+      }
+      streamGit(req, res, [service, '--stateless-rpc'], gitDir, input);
+    }).catch(next);
+  };
+}
+
+/** Errors as short plain text (git prints it), with Gitea's Basic challenge on 401. */
+function gitErrors(err: unknown, req: Request, res: Response, next: NextFunction): void {
+  if (!(err instanceof HttpError) || res.headersSent) {
+    next(err);
+    return;
+  }
+  for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+  if (err.status === 401) for (const [k, v] of Object.entries(GIT_AUTH_HEADERS)) res.setHeader(k, v);
+  noCache(res);
+  res.status(err.status).type('text/plain').send(err.message);
+}
+
+/** The smart HTTP routes; mount before the web router. */
+export function gitHttpRouter(): Router {
+  const r = express.Router();
+  const auth = authenticate();
+  r.get('/:owner/:repo/info/refs', auth, infoRefs);
+  r.post('/:owner/:repo/git-upload-pack', auth, rpc('git-upload-pack'));
+  r.post('/:owner/:repo/git-receive-pack', auth, rpc('git-receive-pack'));
+  r.use(['/:owner/:repo/info/refs', '/:owner/:repo/git-upload-pack', '/:owner/:repo/git-receive-pack'], gitErrors);
+  return r;
+}
