@@ -3,6 +3,7 @@
  * (clients may contribute only GIT_PROTOCOL), a timeout, and a kill when the caller aborts (for
  * example when an HTTP client disconnects). Use `spawnGit` to stream, `runGit` to collect output.
  */
+import os from 'node:os';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { BadRequest } from '../errors';
 
@@ -58,7 +59,9 @@ export function gitEnv(opts: GitOptions = {}): Record<string, string> {
 /** Start git and stream its stdio. The caller must consume stdout and stderr. */
 export function spawnGit(args: string[], opts: GitOptions = {}): ChildProcessWithoutNullStreams {
   const argv = opts.gitDir ? [`--git-dir=${opts.gitDir}`, ...args] : args;
-  const child = spawn('git', argv, { cwd: opts.cwd, env: gitEnv(opts), stdio: 'pipe', signal: opts.signal, killSignal: 'SIGKILL' });
+  // why: never run in the server's own working directory, where git would find and use the forge's checkout.
+  const cwd = opts.cwd ?? opts.gitDir ?? os.tmpdir();
+  const child = spawn('git', argv, { cwd, env: gitEnv(opts), stdio: 'pipe', signal: opts.signal, killSignal: 'SIGKILL' });
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 600_000);
   timer.unref();
   child.once('exit', () => clearTimeout(timer));
