@@ -15,14 +15,14 @@ import { toCollaboratorPermission } from '../convert/social';
 import { settings } from '../config';
 import { repoAssignment } from '../services/repo/context';
 import {
-  listCollaborators, isCollaborator, addOrUpdateCollaborator, removeCollaborator, permissionOf, collaboratorUser,
+  listCollaborators, isCollaborator, addOrUpdateCollaborator, removeCollaborator, permissionOf, collaboratorUser, assigneesOf,
 } from '../services/repo/collaborator.service';
 
-@Route('repos/{owner}/{repo}/collaborators')
+@Route('repos/{owner}/{repo}')
 @Tags('repository')
 export class CollaboratorController extends Controller {
   /** The repository's collaborators. */
-  @Get('')
+  @Get('collaborators')
   @Security('public', ['repository'])
   @Response<ApiErrorBody>(404, 'not found')
   public async repoListCollaborators(@Path() owner: string, @Path() repo: string, @Request() req: ExRequest, @Query() page?: number, @Query() limit?: number): Promise<User[]> {
@@ -35,7 +35,7 @@ export class CollaboratorController extends Controller {
   }
 
   /** Whether a user is a collaborator: 204 yes, 404 no. */
-  @Get('{collaborator}')
+  @Get('collaborators/{collaborator}')
   @Security('public', ['repository'])
   @SuccessResponse(204, 'collaborator')
   @Response<ApiErrorBody>(404, 'not a collaborator')
@@ -48,7 +48,7 @@ export class CollaboratorController extends Controller {
   }
 
   /** Add a collaborator or change its permission (repository admins). */
-  @Put('{collaborator}')
+  @Put('collaborators/{collaborator}')
   @Security('signed', ['repository'])
   @SuccessResponse(204, 'empty')
   @Response<ApiErrorBody>(403, 'not a repository admin, or user is blocked')
@@ -64,7 +64,7 @@ export class CollaboratorController extends Controller {
   }
 
   /** Remove a collaborator (repository admins). */
-  @Delete('{collaborator}')
+  @Delete('collaborators/{collaborator}')
   @Security('signed', ['repository'])
   @SuccessResponse(204, 'empty')
   @Response<ApiErrorBody>(403, 'not a repository admin')
@@ -78,7 +78,7 @@ export class CollaboratorController extends Controller {
   }
 
   /** A user's permission on the repository (admins: anyone; others: themselves). */
-  @Get('{collaborator}/permission')
+  @Get('collaborators/{collaborator}/permission')
   @Security('signed', ['repository'])
   @Response<ApiErrorBody>(403, 'may not query this user')
   @Response<ApiErrorBody>(404, 'not found')
@@ -87,5 +87,15 @@ export class CollaboratorController extends Controller {
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     const { user, mode } = await permissionOf(ctx, req.principal, rc, collaborator);
     return toCollaboratorPermission(user, mode, viewerOf(req), settings().server.rootUrl);
+  }
+
+  /** The users who may be assigned to issues (write access). */
+  @Get('assignees')
+  @Security('public', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoGetAssignees(@Path() owner: string, @Path() repo: string, @Request() req: ExRequest): Promise<User[]> {
+    const ctx = ctxOf(req);
+    const users = await assigneesOf(ctx, await repoAssignment(ctx, req.principal, owner, repo));
+    return users.map((u) => toUser(u, viewerOf(req), settings().server.rootUrl));
   }
 }

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser, type RawResponse } from '../helpers/world';
-import { sql, count, insertRepo } from '../helpers/db';
+import { sql, count, insertRepo, insertOrg } from '../helpers/db';
 
 function expectError(res: RawResponse, status: number, message?: string): void {
   expect(res.status, res.text).to.equal(status);
@@ -155,6 +155,20 @@ describe('stars, watches, collaborators and topics', () => {
       expect((await ann.api.repos.repoDeleteCollaborator('ann', 'pub', 'cat')).status).to.equal(204);
       expect((await ann.api.repos.repoDeleteCollaborator('ann', 'priv', 'cat')).status).to.equal(204);
       expect(await collaborators()).to.deep.equal(['ben']);
+    });
+
+    it('lists assignees: the owner, write collaborators, and team members for organizations', async () => {
+      await ann.api.repos.repoAddCollaborator('ann', 'pub', 'cat', { permission: 'read' });
+      const names = async (owner: string, repo: string) => (await cat.api.repos.repoGetAssignees(owner, repo)).data.map((u) => u.login);
+      expect(await names('ann', 'pub')).to.deep.equal(['ann', 'ben']);
+      await ann.api.repos.repoDeleteCollaborator('ann', 'pub', 'cat');
+      const orgId = await insertOrg(w.server, 'guild', [ann.id]);
+      await insertRepo(w.server, orgId, 'guild', 'tools');
+      expect(await names('guild', 'tools')).to.deep.equal(['ann']);
+      await ann.api.repos.repoAddCollaborator('guild', 'tools', 'cat', {});
+      expect(await names('guild', 'tools')).to.deep.equal(['ann', 'cat']);
+      expect((await ann.api.repos.repoGetRepoPermissions('guild', 'tools', 'cat')).data.permission).to.equal('write');
+      await ann.api.repos.repoDeleteCollaborator('guild', 'tools', 'cat');
     });
   });
 

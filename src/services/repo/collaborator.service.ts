@@ -8,6 +8,7 @@ import { findUserByName, findUsersByIds, UserType, type UserModel } from '../../
 import { isBlockedEitherWay } from '../../models/user-blocking.model';
 import { listCollaborations, upsertCollaboration, deleteCollaboration } from '../../models/collaboration.model';
 import { collaboratorMode } from '../../models/access';
+import { listRepoAssignees } from '../../models/assignee';
 import { AccessMode, parseAccessMode } from '../../models/perm';
 import { repoPermission } from '../perm/permission';
 import type { Principal } from '../auth/principal';
@@ -46,7 +47,6 @@ export async function addOrUpdateCollaborator(ctx: DbContext, rc: RepoContext, u
   const mode = permission === undefined ? AccessMode.Write : parseAccessMode(permission);
   if (mode === undefined || mode < AccessMode.Read || mode > AccessMode.Admin) throw new Validation('permission must be one of read, write, admin');
   if (!user.isActive) throw new Validation('user account is inactive');
-  if (user.id === rc.owner.id) throw new Validation('the owner of a repository cannot be its collaborator');
   if (await isBlockedEitherWay(ctx, rc.owner.id, user.id)) throw new Forbidden('user is blocked');
   // why: read-then-write in one transaction so two concurrent adds end as one row.
   await withTx(ctx, (tx) => upsertCollaboration(tx, rc.repo.id, user.id, mode));
@@ -71,4 +71,9 @@ export async function permissionOf(ctx: DbContext, p: Principal, rc: RepoContext
   if (!user || user.type !== UserType.Individual) throw new NotFound(`user does not exist [name: ${name}]`);
   const perm = await repoPermission(ctx, { user, scopes: null, tokenId: null, method: 'basic-password' }, rc.repo, rc.owner);
   return { user, mode: perm.mode };
+}
+
+/** The users who may be assigned to the repository's issues (write access), by name. */
+export function assigneesOf(ctx: DbContext, rc: RepoContext): Promise<UserModel[]> {
+  return listRepoAssignees(ctx, rc.repo.id, rc.owner.id, rc.owner.type === UserType.Organization);
 }
