@@ -227,7 +227,10 @@ describe('stars, watches, collaborators and topics', () => {
     it('allows exactly 25 topics and refuses a 26th one', async () => {
       await ann.api.repos.repoUpdateTopics('ann', 'pub2', { topics: Array.from({ length: 25 }, (_, i) => `t${i}`) });
       expect(await topics('pub2')).to.have.length(25);
-      expectError(await w.raw('PUT', '/repos/ann/pub2/topics/extra', undefined, { token: ann.token }), 422, 'Exceeding maximum number of topics per repo');
+      expectError(await w.raw('PUT', '/repos/ann/pub2/topics/extra', undefined, { token: ann.token }), 422, 'Exceeding maximum allowed topics per repo.');
+      const both = await w.raw('PUT', '/repos/ann/pub2/topics', { topics: [...Array.from({ length: 26 }, (_, i) => `n${i}`), 'bad_'] }, { token: ann.token });
+      expectError(both, 422, 'Exceeding maximum number of topics per repo');
+      expect(both.body.invalidTopics).to.equal(null);
       expect(await topics('pub2')).to.have.length(25);
       await ann.api.repos.repoUpdateTopics('ann', 'pub2', { topics: ['go'] });
       expect(await topics('pub2')).to.deep.equal(['go']);

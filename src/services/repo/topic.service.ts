@@ -4,7 +4,7 @@
  * topic.repo_count follows every attach and detach in the same transaction.
  */
 import { withTx, type DbContext } from '../../db';
-import { HttpError, NotFound } from '../../errors';
+import { HttpError, NotFound, Validation } from '../../errors';
 import { findOrCreateTopic, findTopicByName, findTopicsByIds, adjustTopicRepoCount, searchTopics as searchTopicRows, type TopicModel } from '../../models/topic.model';
 import { topicIdsOfRepo, insertRepoTopic, deleteRepoTopic } from '../../models/repo-topic.model';
 import type { RepoContext } from './context';
@@ -36,8 +36,6 @@ function topicError(message: string, invalidTopics: string[] | string | null): H
   return new HttpError(422, message, {}, { invalidTopics });
 }
 
-const tooMany = () => topicError('Exceeding maximum number of topics per repo', null);
-
 /** The repository's topic names, alphabetically. */
 export async function repoTopicNames(ctx: DbContext, rc: RepoContext): Promise<string[]> {
   return (await findTopicsByIds(ctx, await topicIdsOfRepo(ctx, rc.repo.id))).map((t) => t.name);
@@ -47,8 +45,9 @@ export async function repoTopicNames(ctx: DbContext, rc: RepoContext): Promise<s
 export async function replaceTopics(ctx: DbContext, rc: RepoContext, names: string[]): Promise<void> {
   assertRepoAdmin(rc);
   const { valid, invalid } = sanitizeTopics(names);
+  // why: Gitea checks the count of valid names before reporting invalid ones.
+  if (valid.length > MAX_TOPICS) throw topicError('Exceeding maximum number of topics per repo', null);
   if (invalid.length > 0) throw topicError('Topic names are invalid', invalid);
-  if (valid.length > MAX_TOPICS) throw tooMany();
   // why: detaching, attaching and the per-topic counts change together or not at all.
   await withTx(ctx, async (tx) => {
     const current = await findTopicsByIds(tx, await topicIdsOfRepo(tx, rc.repo.id));
@@ -75,9 +74,9 @@ export async function addTopic(ctx: DbContext, rc: RepoContext, raw: string): Pr
   if (!isValidTopic(name)) throw topicError('Topic name is invalid', name);
   await withTx(ctx, async (tx) => {
     const names = await repoTopicNames(tx, rc);
-    if (names.includes(name)) return;
-    if (names.length >= MAX_TOPICS) throw tooMany();
-    await attach(tx, rc, name);
+    // why: as Gitea, a full repository refuses even a topic it already has (the message differs from the bulk one).
+    if (names.length >= MAX_TOPICS) throw new Validation('Exceeding maximum allowed topics per repo.');
+    if (!names.includes(name)) await attach(tx, rc, name);
   });
 }
 
