@@ -38,6 +38,7 @@ describe('stars, watches, collaborators and topics', () => {
       expect((await ben.api.user.userCurrentPutStar('ann', 'pub')).status).to.equal(204);
       expect(await repoCounters('pub')).to.deep.include({ stars: 1 });
       expect(await userStars(ben)).to.equal(1);
+      expect((await w.client().users.userGet('ben')).data.starred_repos_count).to.equal(1);
       expect((await ben.api.user.userCurrentCheckStarring('ann', 'pub')).status).to.equal(204);
       const gazers = await ann.api.repos.repoListStargazers('ann', 'pub');
       expect(gazers.data.map((u) => u.login)).to.deep.equal(['ben']);
