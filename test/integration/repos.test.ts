@@ -40,7 +40,7 @@ describe('repositories', () => {
     it('creates an empty repository: bare, configured, no sample hooks, default units, counter', async () => {
       const res = await alice.api.user.createCurrentUserRepo({ name: 'empty-one', description: 'nothing yet' });
       expect(res.status).to.equal(201);
-      const r = res.data as any;
+      const r = res.data as unknown as Record<string, unknown>;
       expect(r).to.include({ name: 'empty-one', full_name: 'alice/empty-one', empty: true, private: false, default_branch: 'main', description: 'nothing yet', object_format_name: 'sha1', internal: false });
       expect(r.permissions).to.deep.equal({ admin: true, push: true, pull: true });
       for (const k of ['has_code', 'has_issues', 'has_pull_requests', 'has_wiki', 'has_releases', 'has_projects', 'has_actions', 'has_packages']) expect(r[k], k).to.equal(true);
@@ -129,8 +129,8 @@ describe('repositories', () => {
 
     it('organization repositories: owners and can_create_org_repo teams may create, plain members get 403', async () => {
       expect((await alice.api.orgs.orgCreate({ username: 'acme' })).status).to.equal(201);
-      const makers = await alice.api.orgs.orgCreateTeam('acme', { name: 'makers', permission: 'read', can_create_org_repo: true, units: ['repo.code'] } as any);
-      const readers = await alice.api.orgs.orgCreateTeam('acme', { name: 'readers', permission: 'read', can_create_org_repo: false, units: ['repo.code'] } as any);
+      const makers = await alice.api.orgs.orgCreateTeam('acme', { name: 'makers', permission: 'read', can_create_org_repo: true, units: ['repo.code'] } as Parameters<typeof alice.api.orgs.orgCreateTeam>[1]);
+      const readers = await alice.api.orgs.orgCreateTeam('acme', { name: 'readers', permission: 'read', can_create_org_repo: false, units: ['repo.code'] } as Parameters<typeof alice.api.orgs.orgCreateTeam>[1]);
       await alice.api.teams.orgAddTeamMember(makers.data.id!, 'bob');
       await alice.api.teams.orgAddTeamMember(readers.data.id!, 'carol');
       expect((await alice.api.orgs.createOrgRepo('acme', { name: 'by-owner', private: true })).status).to.equal(201);
@@ -154,7 +154,7 @@ describe('repositories', () => {
       const own = await alice.api.repos.repoGet('alice', 'inited');
       expect(own.data).to.include({ name: 'Inited', private: true });
       const adm = await w.admin.api.repos.repoGet('alice', 'Inited');
-      expect((adm.data as any).permissions).to.deep.equal({ admin: true, push: true, pull: true });
+      expect((adm.data as { permissions?: unknown }).permissions).to.deep.equal({ admin: true, push: true, pull: true });
       const id = own.data.id!;
       expectError(await w.raw('GET', `/repositories/${id}`), 404);
       expectError(await w.raw('GET', `/repositories/${id}`, undefined, { token: carol.token }), 404);
@@ -167,7 +167,7 @@ describe('repositories', () => {
       expect(res.status).to.equal(200);
       expect(res.body.permissions).to.deep.equal({ admin: false, push: false, pull: true });
       const c = await carol.api.repos.repoGet('alice', 'empty-one');
-      expect((c.data as any).permissions).to.deep.equal({ admin: false, push: false, pull: true });
+      expect((c.data as { permissions?: unknown }).permissions).to.deep.equal({ admin: false, push: false, pull: true });
     });
   });
 
@@ -234,7 +234,7 @@ describe('repositories', () => {
     it('GET /users/{username}/repos shows private ones only to the owner and admins; [] for a user without repositories', async () => {
       const anon = await w.raw('GET', '/users/alice/repos');
       expect(anon.status).to.equal(200);
-      expect(anon.body.map((r: any) => r.name)).to.not.include('Renamed');
+      expect(anon.body.map((r: { name: string; full_name: string }) => r.name)).to.not.include('Renamed');
       expect(anon.headers.get('x-total-count')).to.equal(String(anon.body.length));
       const mine = await alice.api.users.userListRepos('alice');
       expect(mine.data.map((r) => r.name)).to.include('Renamed');
@@ -260,16 +260,16 @@ describe('repositories', () => {
       const anon = await w.raw('GET', '/repos/search?q=one&limit=50');
       expect(anon.status).to.equal(200);
       expect(anon.body.ok).to.equal(true);
-      expect(anon.body.data.map((r: any) => r.full_name)).to.deep.equal(['alice/empty-one', 'dave/one']);
+      expect(anon.body.data.map((r: { name: string; full_name: string }) => r.full_name)).to.deep.equal(['alice/empty-one', 'dave/one']);
       expect(anon.headers.get('x-total-count')).to.equal('2');
       const priv = await alice.api.repos.repoSearch({ uid: alice.id, is_private: true });
       expect(priv.data.data!.map((r) => r.name)).to.deep.equal(['Renamed']);
       expect((await w.raw('GET', `/repos/search?uid=${alice.id}&is_private=true`, undefined, { token: carol.token })).body.data).to.deep.equal([]);
       const page = await w.raw('GET', `/repos/search?uid=${alice.id}&sort=alpha&order=desc&limit=1&page=1`, undefined, { token: alice.token });
-      expect(page.body.data.map((r: any) => r.name)).to.deep.equal(['units']);
+      expect(page.body.data.map((r: { name: string; full_name: string }) => r.name)).to.deep.equal(['units']);
       expect(Number(page.headers.get('x-total-count'))).to.equal(3);
       const noTpl = await w.raw('GET', `/repos/search?uid=${alice.id}&template=false`, undefined, { token: alice.token });
-      expect(noTpl.body.data.map((r: any) => r.name)).to.not.include('empty-one');
+      expect(noTpl.body.data.map((r: { name: string; full_name: string }) => r.name)).to.not.include('empty-one');
     });
   });
 
