@@ -117,7 +117,7 @@ describe('repositories', () => {
       expect(set.status, set.text).to.equal(200);
       expect((await w.raw('POST', '/user/repos', { name: 'one' }, { token: dave.token })).status).to.equal(201);
       const res = await w.raw('POST', '/user/repos', { name: 'two' }, { token: dave.token });
-      expectError(res, 403, /maximum limit of repositories \[limit: 1\]/);
+      expectError(res, 403, 'user has reached maximum limit of repositories [limit: 1]');
       expect(await repoRows('dave', 'two')).to.equal(0);
       expect(fs.existsSync(dirOf('dave', 'two'))).to.equal(false);
       expect(await numRepos('dave')).to.equal(1);
@@ -184,6 +184,16 @@ describe('repositories', () => {
       expect(Boolean(row.enable_prune)).to.equal(false);
       const back = await alice.api.repos.repoEdit('alice', 'empty-one', { archived: false, has_wiki: true });
       expect(back.data).to.include({ archived: false, has_wiki: true, archived_at: '1970-01-01T00:00:00Z' });
+    });
+
+    it('making a repository private hides it from anonymous callers and other users', async () => {
+      await bob.api.user.createCurrentUserRepo({ name: 'toggle' });
+      expect((await w.raw('GET', '/repos/bob/toggle')).status).to.equal(200);
+      expect((await bob.api.repos.repoEdit('bob', 'toggle', { private: true })).data.private).to.equal(true);
+      expectError(await w.raw('GET', '/repos/bob/toggle'), 404);
+      expectError(await w.raw('GET', '/repos/bob/toggle', undefined, { token: carol.token }), 404);
+      expectError(await w.raw('PATCH', '/repos/bob/toggle', { private: false }, { token: carol.token }), 404);
+      expect((await w.admin.api.repos.repoGet('bob', 'toggle')).data.private).to.equal(true);
     });
 
     it('can disable code; disabling the last enabled unit is 422 and changes nothing', async () => {
@@ -297,6 +307,23 @@ describe('repositories', () => {
       expect((await alice.api.repos.repoDelete('acme', 'by-bob')).status).to.equal(204);
       expect(await count(w.server, 'SELECT COUNT(*) AS n FROM team_repo WHERE repo_id = $1', [id])).to.equal(0);
       expect(await numRepos('acme')).to.equal(1);
+    });
+  });
+
+  describe('[repository] MAX_CREATION_LIMIT', () => {
+    let w2: World;
+    before(async () => { w2 = await startWorld({ env: { FORGE__REPOSITORY__MAX_CREATION_LIMIT: '1' } }); });
+    after(async () => { await w2?.stop(); });
+
+    it('refuses beyond the global limit with 403; a user limit of its own overrides it', async () => {
+      const eve = await w2.user('eve');
+      expect((await eve.api.user.createCurrentUserRepo({ name: 'first' })).status).to.equal(201);
+      const res = await w2.raw('POST', '/user/repos', { name: 'second' }, { token: eve.token });
+      expectError(res, 403, 'user has reached maximum limit of repositories [limit: 1]');
+      expect(await count(w2.server, 'SELECT COUNT(*) AS n FROM repository WHERE lower_name = $1', ['second'])).to.equal(0);
+      expect(fs.existsSync(path.join(w2.server.dataDir, 'repositories', 'eve', 'second.git'))).to.equal(false);
+      await w2.raw('PATCH', '/admin/users/eve', { login_name: 'eve', source_id: 0, max_repo_creation: 3 }, { token: w2.admin.token });
+      expect((await eve.api.user.createCurrentUserRepo({ name: 'second' })).status).to.equal(201);
     });
   });
 });

@@ -40,7 +40,7 @@ export function assertCanCreateIn(doer: UserModel, owner: UserModel): void {
   if (doer.isAdmin) return;
   const limit = owner.maxRepoCreation >= 0 ? owner.maxRepoCreation : settings().repository.maxCreationLimit;
   if (limit >= 0 && owner.numRepos >= limit) {
-    throw new Forbidden(`user has already reached maximum limit of repositories [limit: ${limit}]`);
+    throw new Forbidden(`user has reached maximum limit of repositories [limit: ${limit}]`);
   }
 }
 
