@@ -231,11 +231,14 @@ describe('repositories', () => {
       expect(git(['--git-dir', dirOf('alice', 'units'), 'symbolic-ref', 'HEAD']).trim()).to.equal('refs/heads/develop');
     });
 
-    it('renames a repository with its directory', async () => {
+    it('renames a repository with its directory (replacing an unregistered leftover)', async () => {
+      fs.mkdirSync(dirOf('alice', 'Renamed'), { recursive: true });
+      fs.writeFileSync(path.join(dirOf('alice', 'Renamed'), 'junk'), 'leftover');
       const r = await alice.api.repos.repoEdit('alice', 'inited', { name: 'Renamed' });
       expect(r.data).to.include({ name: 'Renamed', full_name: 'alice/Renamed' });
       expect(fs.existsSync(dirOf('alice', 'inited'))).to.equal(false);
       git(['--git-dir', dirOf('alice', 'Renamed'), 'fsck']);
+      expect(fs.existsSync(path.join(dirOf('alice', 'Renamed'), 'junk'))).to.equal(false);
       expectError(await w.raw('GET', '/repos/alice/inited', undefined, { token: alice.token }), 404);
     });
   });

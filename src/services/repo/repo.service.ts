@@ -106,7 +106,11 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
       await renameRepoRow(tx, repo, o.name!);
       const from = repoPath(rc.owner.name, oldName);
       const to = repoPath(rc.owner.name, o.name!);
-      if (from !== to && (await dirExists(from))) await moveRepoDir(from, to);
+      if (from !== to && (await dirExists(from))) {
+        // why: the new name has no row (checked above), so a directory there is an unregistered leftover.
+        await removeRepoDir(to);
+        await moveRepoDir(from, to);
+      }
     }
   }).catch((err: unknown) => {
     if (isUniqueViolation(err)) throw new Validation(`repository already exists [uname: ${rc.owner.name}, name: ${o.name}]`);
