@@ -1,8 +1,18 @@
 /**
- * A repository as Gitea's API shows it (structs.Repository). The fields the forge fills today;
- * the repository area extends this.
+ * Repositories as Gitea's API shows and takes them (structs.Repository, CreateRepoOption,
+ * EditRepoOption, SearchResults).
  */
 import type { User } from './user';
+
+/** The caller's permission on a repository. */
+export interface RepoPermissions { admin: boolean; push: boolean; pull: boolean }
+
+/** Settings of the internal issue tracker. */
+export interface InternalTracker {
+  enable_time_tracker: boolean;
+  allow_only_contributors_to_track_time: boolean;
+  enable_issue_dependencies: boolean;
+}
 
 /** A repository. */
 export interface Repository {
@@ -15,18 +25,117 @@ export interface Repository {
   private: boolean;
   fork: boolean;
   template: boolean;
+  parent?: Repository;
   mirror: boolean;
-  archived: boolean;
   size: number;
+  language: string;
+  languages_url: string;
   html_url: string;
   url: string;
+  link: string;
+  ssh_url: string;
   clone_url: string;
+  original_url: string;
   website: string;
   stars_count: number;
   forks_count: number;
   watchers_count: number;
+  open_issues_count: number;
+  open_pr_counter: number;
+  release_counter: number;
   default_branch: string;
-  object_format_name: string;
+  archived: boolean;
   created_at: string;
   updated_at: string;
+  archived_at: string;
+  permissions?: RepoPermissions;
+  has_code: boolean;
+  has_issues: boolean;
+  internal_tracker?: InternalTracker;
+  has_wiki: boolean;
+  has_pull_requests: boolean;
+  has_projects: boolean;
+  projects_mode: string;
+  has_releases: boolean;
+  has_packages: boolean;
+  has_actions: boolean;
+  ignore_whitespace_conflicts: boolean;
+  allow_merge_commits: boolean;
+  allow_rebase: boolean;
+  allow_rebase_explicit: boolean;
+  allow_squash_merge: boolean;
+  allow_fast_forward_only_merge: boolean;
+  allow_rebase_update: boolean;
+  allow_manual_merge: boolean;
+  autodetect_manual_merge: boolean;
+  default_delete_branch_after_merge: boolean;
+  default_merge_style: string;
+  default_allow_maintainer_edit: boolean;
+  avatar_url: string;
+  internal: boolean;
+  mirror_interval: string;
+  object_format_name: string;
+  mirror_updated: string;
+  repo_transfer: null;
+  topics: string[];
+  licenses: string[];
 }
+
+/** Options to create a repository. */
+export interface CreateRepoOption {
+  /** @maxLength 100 */
+  name: string;
+  /** @maxLength 2048 */
+  description?: string;
+  private?: boolean;
+  template?: boolean;
+  auto_init?: boolean;
+  /** Comma-separated .gitignore template names. */
+  gitignores?: string;
+  license?: string;
+  readme?: string;
+  issue_labels?: string;
+  default_branch?: string;
+  trust_model?: 'default' | 'collaborator' | 'committer' | 'collaboratorcommitter';
+  object_format_name?: 'sha1' | 'sha256';
+}
+
+/** Options to edit a repository; omitted fields keep their value. */
+export interface EditRepoOption {
+  name?: string;
+  /** @maxLength 2048 */
+  description?: string;
+  /** @maxLength 1024 */
+  website?: string;
+  private?: boolean;
+  template?: boolean;
+  has_code?: boolean;
+  has_issues?: boolean;
+  has_wiki?: boolean;
+  has_pull_requests?: boolean;
+  has_projects?: boolean;
+  has_releases?: boolean;
+  has_packages?: boolean;
+  has_actions?: boolean;
+  default_branch?: string;
+  archived?: boolean;
+  mirror_interval?: string;
+  enable_prune?: boolean;
+  projects_mode?: string;
+  // why: accepted so Gitea clients that send the merge settings are not refused; not stored yet.
+  ignore_whitespace_conflicts?: boolean;
+  allow_merge_commits?: boolean;
+  allow_rebase?: boolean;
+  allow_rebase_explicit?: boolean;
+  allow_squash_merge?: boolean;
+  allow_fast_forward_only_merge?: boolean;
+  allow_manual_merge?: boolean;
+  autodetect_manual_merge?: boolean;
+  allow_rebase_update?: boolean;
+  default_delete_branch_after_merge?: boolean;
+  default_merge_style?: string;
+  default_allow_maintainer_edit?: boolean;
+}
+
+/** The answer of /repos/search. */
+export interface SearchResults { ok: boolean; data: Repository[] }

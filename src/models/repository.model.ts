@@ -1,6 +1,13 @@
 /** A repository; git owns its refs, these columns are a cache and its settings. */
 import type { DbContext } from '../db';
+import { Op, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import { RepoUnitModel } from './repo-unit.model';
+import { CollaborationModel } from './collaboration.model';
+import { TeamRepoModel } from './team-repo.model';
+import { UserModel } from './user.model';
+import { OrgUserModel } from './org-user.model';
+import type { UnitType } from './perm';
 
 @Table({ tableName: 'repository', underscored: true, timestamps: true })
 export class RepositoryModel extends Model {
@@ -25,6 +32,9 @@ export class RepositoryModel extends Model {
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare numStars: number;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare numWatches: number;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare numForks: number;
+  @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: '' }) declare mirrorInterval: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: true }) declare enablePrune: boolean;
+  @Column({ type: DataType.DATE, allowNull: true }) declare archivedAt: Date | null;
   declare createdAt: Date;
   declare updatedAt: Date;
 }
@@ -37,4 +47,100 @@ export function findRepoByOwnerAndName(ctx: DbContext, ownerId: number, name: st
 /** Number of repositories an owner (user or organization) has. */
 export function countReposOfOwner(ctx: DbContext, ownerId: number): Promise<number> {
   return RepositoryModel.count({ where: { ownerId }, transaction: ctx.tx });
+}
+
+/** A repository by id. */
+export function findRepoById(ctx: DbContext, id: number): Promise<RepositoryModel | null> {
+  return RepositoryModel.findByPk(id, { transaction: ctx.tx });
+}
+
+/** Fields of a new repository row. */
+export interface NewRepoRow {
+  ownerId: number; ownerName: string; name: string; description: string; defaultBranch: string;
+  isPrivate: boolean; isTemplate: boolean; objectFormatName: string;
+}
+
+/** Insert a repository row with the given units enabled. */
+export async function insertRepoWithUnits(ctx: DbContext, row: NewRepoRow, units: UnitType[]): Promise<RepositoryModel> {
+  const repo = await RepositoryModel.create({ ...row, lowerName: row.name.toLowerCase(), isEmpty: true }, { transaction: ctx.tx });
+  await RepoUnitModel.bulkCreate(units.map((type) => ({ repoId: repo.id, type })), { transaction: ctx.tx });
+  return repo;
+}
+
+/** Save changed columns of a repository. */
+export async function saveRepo(ctx: DbContext, repo: RepositoryModel): Promise<void> {
+  await repo.save({ transaction: ctx.tx });
+}
+
+/** Replace the enabled units of a repository. */
+export async function setRepoUnits(ctx: DbContext, repoId: number, units: UnitType[]): Promise<void> {
+  await RepoUnitModel.destroy({ where: { repoId, type: { [Op.notIn]: units } }, transaction: ctx.tx });
+  const have = (await RepoUnitModel.findAll({ where: { repoId }, transaction: ctx.tx })).map((u) => u.type);
+  const add = units.filter((u) => !have.includes(u));
+  if (add.length) await RepoUnitModel.bulkCreate(add.map((type) => ({ repoId, type })), { transaction: ctx.tx });
+}
+
+/** Delete a repository row with its units, collaborations and team links. */
+export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<void> {
+  await RepoUnitModel.destroy({ where: { repoId }, transaction: ctx.tx });
+  await CollaborationModel.destroy({ where: { repoId }, transaction: ctx.tx });
+  await TeamRepoModel.destroy({ where: { repoId }, transaction: ctx.tx });
+  await RepositoryModel.destroy({ where: { id: repoId }, transaction: ctx.tx });
+}
+
+/** Add `delta` to an owner's num_repos. */
+export async function adjustNumRepos(ctx: DbContext, ownerId: number, delta: number): Promise<void> {
+  await UserModel.increment({ numRepos: delta }, { where: { id: ownerId }, transaction: ctx.tx });
+}
+
+/** Rename a repository row (owner name is kept). */
+export async function renameRepoRow(ctx: DbContext, repo: RepositoryModel, name: string): Promise<void> {
+  repo.name = name;
+  repo.lowerName = name.toLowerCase();
+  await repo.save({ transaction: ctx.tx });
+}
+
+/** What a repository search filters on. */
+export interface RepoSearch {
+  ownerId?: number; keyword?: string;
+  /** With ownerId: also these repositories (a user's collaborations). */
+  orIds?: number[]; isPrivate?: boolean; isTemplate?: boolean;
+  /** Only these private repositories are visible besides public ones; `all` = every private one. */
+  privateIds: number[] | 'all'; sort: 'alpha' | 'created' | 'updated' | 'size' | 'id'; order: 'asc' | 'desc';
+  limit: number; offset: number;
+}
+
+/** One page of repositories matching `q`, visible per `q.privateIds`. */
+export function searchRepos(ctx: DbContext, q: RepoSearch): Promise<{ rows: RepositoryModel[]; count: number }> {
+  const and: WhereOptions[] = [];
+  if (q.ownerId !== undefined) {
+    and.push(q.orIds?.length ? { [Op.or]: [{ ownerId: q.ownerId }, { id: { [Op.in]: q.orIds } }] } : { ownerId: q.ownerId });
+  }
+  if (q.keyword) and.push({ lowerName: { [Op.like]: `%${q.keyword.toLowerCase().replace(/[\\%_]/g, '')}%` } });
+  if (q.isPrivate !== undefined) and.push({ isPrivate: q.isPrivate });
+  if (q.isTemplate !== undefined) and.push({ isTemplate: q.isTemplate });
+  if (q.privateIds !== 'all') and.push({ [Op.or]: [{ isPrivate: false }, { id: { [Op.in]: q.privateIds.length ? q.privateIds : [0] } }] });
+  const col = { alpha: 'lowerName', created: 'createdAt', updated: 'updatedAt', size: 'size', id: 'id' }[q.sort];
+  return RepositoryModel.findAndCountAll({
+    where: { [Op.and]: and }, order: [[col, q.order.toUpperCase()], ['id', 'ASC']], limit: q.limit, offset: q.offset, transaction: ctx.tx,
+  });
+}
+
+/**
+ * Ids of private repositories a user may reach: owned, collaborating, or owned by an organization it
+ * belongs to (candidates; the permission function decides about team access).
+ */
+export async function privateRepoCandidatesOf(ctx: DbContext, userId: number): Promise<RepositoryModel[]> {
+  const orgIds = (await OrgUserModel.findAll({ where: { uid: userId }, transaction: ctx.tx })).map((o) => o.orgId);
+  const collab = (await CollaborationModel.findAll({ where: { userId }, transaction: ctx.tx })).map((c) => c.repoId);
+  const rows = await RepositoryModel.findAll({
+    transaction: ctx.tx,
+    where: { isPrivate: true, [Op.or]: [{ ownerId: [userId, ...orgIds] }, { id: { [Op.in]: collab.length ? collab : [0] } }] },
+  });
+  return rows;
+}
+
+/** Ids of repositories a user collaborates on. */
+export async function collaborationRepoIdsOf(ctx: DbContext, userId: number): Promise<number[]> {
+  return (await CollaborationModel.findAll({ where: { userId }, transaction: ctx.tx })).map((c) => c.repoId);
 }

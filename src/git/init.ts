@@ -1,0 +1,75 @@
+/**
+ * Creating bare repositories on disk and their first commit. The first commit is built in the
+ * object database (hash-object, mktree, commit-tree, update-ref) and never in a worktree.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { runGit } from './run';
+
+/** Make a bare repository at `dir` with the server's configuration and no sample hooks. */
+export async function initBare(dir: string, defaultBranch: string): Promise<void> {
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`, '--', dir]);
+  const set = (k: string, v: string) => runGit(['config', k, v], { gitDir: dir });
+  await set('receive.fsckObjects', 'true');
+  await set('core.fsync', 'objects,derived-metadata,reference');
+  await set('core.fsyncMethod', 'fsync');
+  // why: the server owns hooks (installed later by the hook code); git's samples are never wanted.
+  await fs.rm(path.join(dir, 'hooks'), { recursive: true, force: true });
+  await fs.mkdir(path.join(dir, 'hooks'));
+}
+
+/** A file of the first commit. */
+export interface InitialFile { name: string; content: string }
+
+/** Who authors the first commit. */
+export interface Signature { name: string; email: string }
+
+const ZERO = '0000000000000000000000000000000000000000';
+
+/** Commit `files` as the root commit of `branch` in the bare repository `dir`; returns the commit id. */
+export async function commitInitialFiles(dir: string, branch: string, files: InitialFile[], who: Signature, message: string): Promise<string> {
+  const entries: string[] = [];
+  for (const f of [...files].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const blob = (await runGit(['hash-object', '-w', '--stdin'], { gitDir: dir, input: f.content })).stdout.toString().trim();
+    entries.push(`100644 blob ${blob}\t${f.name}`);
+  }
+  const tree = (await runGit(['mktree'], { gitDir: dir, input: `${entries.join('\n')}\n` })).stdout.toString().trim();
+  const env = {
+    GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email,
+  };
+  const commit = (await runGit(['commit-tree', tree], { gitDir: dir, input: `${message}\n`, env })).stdout.toString().trim();
+  await runGit(['update-ref', `refs/heads/${branch}`, commit, ZERO], { gitDir: dir });
+  return commit;
+}
+
+/** Does a directory exist at `dir`? */
+export async function dirExists(dir: string): Promise<boolean> {
+  return fs.stat(dir).then((s) => s.isDirectory(), () => false);
+}
+
+/** Remove a repository directory (no error when absent). */
+export async function removeRepoDir(dir: string): Promise<void> {
+  await fs.rm(dir, { recursive: true, force: true });
+}
+
+/** Move a repository directory (rename). */
+export async function moveRepoDir(from: string, to: string): Promise<void> {
+  await fs.rename(from, to);
+}
+
+/** Is `name` a branch of the repository at `dir`? */
+export async function branchExists(dir: string, name: string): Promise<boolean> {
+  return runGit(['show-ref', '--verify', '--quiet', `refs/heads/${name}`], { gitDir: dir }).then(() => true, () => false);
+}
+
+/** Is `name` acceptable as a branch name (git check-ref-format --branch, and no leading '-')? */
+export async function validBranchName(name: string): Promise<boolean> {
+  if (!name || name.startsWith('-') || /[\0\r\n]/.test(name) || name === 'HEAD') return false;
+  return runGit(['check-ref-format', '--branch', name]).then(() => true, () => false);
+}
+
+/** Point HEAD of the bare repository at `branch`. */
+export async function setHeadBranch(dir: string, branch: string): Promise<void> {
+  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir: dir });
+}

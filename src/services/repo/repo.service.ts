@@ -1,0 +1,165 @@
+/**
+ * Reading, editing, deleting and listing repositories. Every read goes through the permission
+ * function, so a private repository the caller cannot read is never shown.
+ */
+import { withTx, isUniqueViolation, type DbContext } from '../../db';
+import { Forbidden, NotFound, Validation } from '../../errors';
+import { repoPath } from '../../git/paths';
+import { branchExists, dirExists, moveRepoDir, removeRepoDir, setHeadBranch, validBranchName } from '../../git/init';
+import { findUserById, findUsersByIds, type UserModel } from '../../models/user.model';
+import {
+  findRepoById, findRepoByOwnerAndName, saveRepo, setRepoUnits, deleteRepoRows, adjustNumRepos, renameRepoRow,
+  searchRepos, privateRepoCandidatesOf, collaborationRepoIdsOf, type RepositoryModel, type RepoSearch,
+} from '../../models/repository.model';
+import { enabledUnits } from '../../models/access';
+import { AccessMode, UnitType } from '../../models/perm';
+import type { EditRepoOption, RepoPermissions } from '../../api/repo';
+import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
+import type { Principal } from '../auth/principal';
+import { assertRepoName } from './repo-create.service';
+import type { RepoContext } from './context';
+
+/** A repository ready to convert: owner, enabled units and the caller's permissions. */
+export interface RepoView { repo: RepositoryModel; owner: UserModel; units: UnitType[]; permissions: RepoPermissions }
+
+/** Gitea's permission triple from a computed permission. */
+export function permissionsOf(perm: RepoPermission): RepoPermissions {
+  return { admin: perm.mode >= AccessMode.Admin, push: perm.can(UnitType.Code, AccessMode.Write), pull: perm.can(UnitType.Code, AccessMode.Read) };
+}
+
+/** Build the view of a repository for `p`. */
+export async function viewOf(ctx: DbContext, p: Principal, repo: RepositoryModel, owner: UserModel, perm?: RepoPermission): Promise<RepoView> {
+  const pm = perm ?? (await repoPermission(ctx, p, repo, owner));
+  return { repo, owner, units: await enabledUnits(ctx, repo.id), permissions: permissionsOf(pm) };
+}
+
+/** A repository by id as `p` may see it; 404 otherwise. */
+export async function repoById(ctx: DbContext, p: Principal, id: number): Promise<RepoView> {
+  const repo = Number.isSafeInteger(id) && id > 0 ? await findRepoById(ctx, id) : null;
+  const owner = repo ? await findUserById(ctx, repo.ownerId) : null;
+  if (!repo || !owner || !(await canSeeOwner(ctx, p, owner))) throw new NotFound(`repository does not exist [id: ${id}]`);
+  const perm = await repoPermission(ctx, p, repo, owner);
+  if (perm.mode < AccessMode.Read) throw new NotFound(`repository does not exist [id: ${id}]`);
+  return viewOf(ctx, p, repo, owner, perm);
+}
+
+/** Throw 403 unless the caller administers the repository. */
+export function assertRepoAdmin(rc: RepoContext): void {
+  if (rc.perm.mode < AccessMode.Admin) throw new Forbidden('user should be an owner or a collaborator with admin write of a repository');
+}
+
+const UNIT_FIELDS: [keyof EditRepoOption, UnitType][] = [
+  ['has_code', UnitType.Code], ['has_issues', UnitType.Issues], ['has_pull_requests', UnitType.PullRequests],
+  ['has_wiki', UnitType.Wiki], ['has_releases', UnitType.Releases], ['has_projects', UnitType.Projects],
+  ['has_packages', UnitType.Packages], ['has_actions', UnitType.Actions],
+];
+const DURATION = /^(0|(\d+(\.\d+)?(h|m|s|ms))+)$/;
+
+/** Check every field of an edit before anything changes; returns the new unit set when units change. */
+async function validateEdit(ctx: DbContext, rc: RepoContext, o: EditRepoOption): Promise<UnitType[] | null> {
+  if (o.name !== undefined) assertRepoName(o.name);
+  if (o.website !== undefined && o.website !== '' && !/^https?:\/\/\S+$/i.test(o.website)) throw new Validation('[Website]: invalid url');
+  if (o.mirror_interval !== undefined && !DURATION.test(o.mirror_interval)) throw new Validation('Invalid mirror interval');
+  if (o.default_branch !== undefined && o.default_branch !== rc.repo.defaultBranch) {
+    if (!(await validBranchName(o.default_branch))) throw new Validation(`invalid default branch name: ${JSON.stringify(o.default_branch)}`);
+    const dir = repoPath(rc.owner.name, rc.repo.name);
+    if (!rc.repo.isEmpty && !(await branchExists(dir, o.default_branch))) throw new NotFound(`branch does not exist [name: ${o.default_branch}]`);
+  }
+  if (!UNIT_FIELDS.some(([f]) => o[f] !== undefined)) return null;
+  const units = new Set(await enabledUnits(ctx, rc.repo.id));
+  for (const [f, u] of UNIT_FIELDS) {
+    if (o[f] === true) units.add(u);
+    else if (o[f] === false) units.delete(u);
+  }
+  if (units.size === 0) throw new Validation('at least one repository unit must stay enabled');
+  return [...units];
+}
+
+/** Apply an edit (admins of the repository); returns the updated row. */
+export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOption): Promise<RepositoryModel> {
+  assertRepoAdmin(rc);
+  const units = await validateEdit(ctx, rc, o);
+  const oldName = rc.repo.name;
+  const renaming = o.name !== undefined && o.name !== oldName;
+  if (renaming && o.name!.toLowerCase() !== oldName.toLowerCase() && (await findRepoByOwnerAndName(ctx, rc.owner.id, o.name!))) {
+    throw new Validation(`repository already exists [uname: ${rc.owner.name}, name: ${o.name}]`);
+  }
+  const repo = rc.repo;
+  // why: no repository write lock exists in this branch yet (src/lock has only the Redis client); the
+  // rename runs inside the transaction so a failed move rolls the row back.
+  await withTx(ctx, async (tx) => {
+    if (o.description !== undefined) repo.description = o.description;
+    if (o.website !== undefined) repo.website = o.website;
+    if (o.private !== undefined) repo.isPrivate = o.private;
+    if (o.template !== undefined) repo.isTemplate = o.template;
+    if (o.mirror_interval !== undefined) repo.mirrorInterval = o.mirror_interval;
+    if (o.enable_prune !== undefined) repo.enablePrune = o.enable_prune;
+    if (o.archived !== undefined && o.archived !== repo.isArchived) {
+      repo.isArchived = o.archived;
+      repo.archivedAt = o.archived ? new Date() : null;
+    }
+    if (o.default_branch !== undefined) repo.defaultBranch = o.default_branch;
+    repo.changed('updatedAt', true);
+    await saveRepo(tx, repo);
+    if (units) await setRepoUnits(tx, repo.id, units);
+    if (renaming) {
+      await renameRepoRow(tx, repo, o.name!);
+      const from = repoPath(rc.owner.name, oldName);
+      const to = repoPath(rc.owner.name, o.name!);
+      if (from !== to && (await dirExists(from))) {
+        // why: the new name has no row (checked above), so a directory there is an unregistered leftover.
+        await removeRepoDir(to);
+        await moveRepoDir(from, to);
+      }
+    }
+  }).catch((err: unknown) => {
+    if (isUniqueViolation(err)) throw new Validation(`repository already exists [uname: ${rc.owner.name}, name: ${o.name}]`);
+    throw err;
+  });
+  if (o.default_branch !== undefined) {
+    const dir = repoPath(rc.owner.name, repo.name);
+    if (await dirExists(dir)) await setHeadBranch(dir, repo.defaultBranch);
+  }
+  return repo;
+}
+
+/** Delete a repository (admins of it): rows, counter and directory. */
+export async function deleteRepo(ctx: DbContext, rc: RepoContext): Promise<void> {
+  assertRepoAdmin(rc);
+  await withTx(ctx, async (tx) => {
+    await deleteRepoRows(tx, rc.repo.id);
+    await adjustNumRepos(tx, rc.owner.id, -1);
+  });
+  await removeRepoDir(repoPath(rc.owner.name, rc.repo.name));
+}
+
+/** Which private repositories `p` may see: every one for site admins, else those the permission function allows. */
+async function visiblePrivateIds(ctx: DbContext, p: Principal): Promise<number[] | 'all'> {
+  if (!p.user) return [];
+  if (p.user.isAdmin && !p.scopes?.publicOnly) return 'all';
+  const candidates = await privateRepoCandidatesOf(ctx, p.user.id);
+  const owners = new Map((await findUsersByIds(ctx, [...new Set(candidates.map((r) => r.ownerId))])).map((u) => [u.id, u]));
+  const ids: number[] = [];
+  for (const r of candidates) {
+    const owner = owners.get(r.ownerId);
+    if (owner && (await repoPermission(ctx, p, r, owner)).mode >= AccessMode.Read) ids.push(r.id);
+  }
+  return ids;
+}
+
+/** Filters of a repository listing. */
+export type RepoListQuery = Omit<RepoSearch, 'privateIds'> & { includePrivate?: boolean; collaboratorOf?: number };
+
+/** One page of repositories `p` may see, with their views, and the total. */
+export async function listRepos(ctx: DbContext, p: Principal, q: RepoListQuery): Promise<{ views: RepoView[]; count: number }> {
+  const privateIds = q.includePrivate === false ? [] : await visiblePrivateIds(ctx, p);
+  const orIds = q.collaboratorOf !== undefined ? await collaborationRepoIdsOf(ctx, q.collaboratorOf) : undefined;
+  const { rows, count } = await searchRepos(ctx, { ...q, privateIds, orIds });
+  const owners = new Map((await findUsersByIds(ctx, [...new Set(rows.map((r) => r.ownerId))])).map((u) => [u.id, u]));
+  const views: RepoView[] = [];
+  for (const r of rows) {
+    const owner = owners.get(r.ownerId);
+    if (owner) views.push(await viewOf(ctx, p, r, owner));
+  }
+  return { views, count };
+}
