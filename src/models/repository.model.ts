@@ -1,5 +1,5 @@
 /** A repository; git owns its refs, these columns are a cache and its settings. */
-import type { DbContext } from '../db';
+import { db, type DbContext } from '../db';
 import { Op, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { RepoUnitModel } from './repo-unit.model';
@@ -82,6 +82,11 @@ export async function setRepoUnits(ctx: DbContext, repoId: number, units: UnitTy
 
 /** Delete a repository row with its units, collaborations and team links. */
 export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<void> {
+  // why: stars and topic links carry counters on other rows; lower them before the links go.
+  const exec = (sql: string) => db().query(sql, { replacements: { repoId }, transaction: ctx.tx });
+  await exec('UPDATE users SET num_stars = num_stars - 1 WHERE id IN (SELECT uid FROM star WHERE repo_id = :repoId)');
+  await exec('UPDATE topic SET repo_count = repo_count - 1 WHERE id IN (SELECT topic_id FROM repo_topic WHERE repo_id = :repoId)');
+  for (const table of ['star', 'watch', 'repo_topic']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
   await RepoUnitModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await CollaborationModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await TeamRepoModel.destroy({ where: { repoId }, transaction: ctx.tx });

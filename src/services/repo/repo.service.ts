@@ -5,6 +5,7 @@
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import { repoPath } from '../../git/paths';
+import { withRepoLock } from '../../lock';
 import { branchExists, dirExists, moveRepoDir, removeRepoDir, setHeadBranch, validBranchName } from '../../git/init';
 import { findUserById, findUsersByIds, type UserModel } from '../../models/user.model';
 import {
@@ -85,9 +86,9 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
     throw new Validation(`repository already exists [uname: ${rc.owner.name}, name: ${o.name}]`);
   }
   const repo = rc.repo;
-  // why: no repository write lock exists in this branch yet (src/lock has only the Redis client); the
-  // rename runs inside the transaction so a failed move rolls the row back.
-  await withTx(ctx, async (tx) => {
+  // why: renames move the directory and default_branch moves HEAD; the repository's write lock keeps
+  // them from interleaving with other writes on any node, and the transaction rolls the row back if the move fails.
+  await withRepoLock(repo.id, () => withTx(ctx, async (tx) => {
     if (o.description !== undefined) repo.description = o.description;
     if (o.website !== undefined) repo.website = o.website;
     if (o.private !== undefined) repo.isPrivate = o.private;
@@ -112,25 +113,28 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
         await moveRepoDir(from, to);
       }
     }
-  }).catch((err: unknown) => {
+  }).then(async () => {
+    if (o.default_branch !== undefined) {
+      const dir = repoPath(rc.owner.name, repo.name);
+      if (await dirExists(dir)) await setHeadBranch(dir, repo.defaultBranch);
+    }
+  })).catch((err: unknown) => {
     if (isUniqueViolation(err)) throw new Validation(`repository already exists [uname: ${rc.owner.name}, name: ${o.name}]`);
     throw err;
   });
-  if (o.default_branch !== undefined) {
-    const dir = repoPath(rc.owner.name, repo.name);
-    if (await dirExists(dir)) await setHeadBranch(dir, repo.defaultBranch);
-  }
   return repo;
 }
 
-/** Delete a repository (admins of it): rows, counter and directory. */
+/** Delete a repository (admins of it): rows, stars, watches and topic links with their counters, and the directory. */
 export async function deleteRepo(ctx: DbContext, rc: RepoContext): Promise<void> {
   assertRepoAdmin(rc);
-  await withTx(ctx, async (tx) => {
-    await deleteRepoRows(tx, rc.repo.id);
-    await adjustNumRepos(tx, rc.owner.id, -1);
+  await withRepoLock(rc.repo.id, async () => {
+    await withTx(ctx, async (tx) => {
+      await deleteRepoRows(tx, rc.repo.id);
+      await adjustNumRepos(tx, rc.owner.id, -1);
+    });
+    await removeRepoDir(repoPath(rc.owner.name, rc.repo.name));
   });
-  await removeRepoDir(repoPath(rc.owner.name, rc.repo.name));
 }
 
 /** Which private repositories `p` may see: every one for site admins, else those the permission function allows. */
