@@ -25,3 +25,9 @@ export function repoPath(ownerName: string, repoName: string, wiki = false): str
   if (path.dirname(path.dirname(p)) !== root) throw new Validation('[repo]: path escapes the repository root');
   return p;
 }
+
+/** The directory holding every repository of an owner. */
+export function ownerPath(ownerName: string): string {
+  assertStorageName(ownerName, 'owner');
+  return path.resolve(settings().repository.root, ownerName.toLowerCase());
+}

@@ -7,7 +7,7 @@ import { db, type DbContext } from '../db';
 import { UserModel, UserType } from './user.model';
 import { EmailAddressModel } from './email-address.model';
 import { AccessTokenModel } from './access-token.model';
-import { RepositoryModel } from './repository.model';
+import { RepositoryModel, deleteRepoRows } from './repository.model';
 import { OrgUserModel } from './org-user.model';
 
 /** Filters of the admin user list (Gitea's SearchUserOptions as /admin/users uses them). */
@@ -121,14 +121,10 @@ async function exec(ctx: DbContext, sql: string, replacements: Record<string, un
   await db().query(sql, { replacements, transaction: ctx.tx });
 }
 
-/**
- * Delete the repository rows of an owner with their units, collaborators and team links.
- * why: there is no repository service yet; when it lands, purging must go through it (git data, issues...).
- */
+/** Delete every repository row of an owner, with what each carries (see deleteRepoRows). */
 export async function deleteRepoRowsOwnedBy(ctx: DbContext, ownerId: number): Promise<void> {
-  const sub = 'SELECT id FROM repository WHERE owner_id = :ownerId';
-  for (const t of ['repo_unit', 'collaboration', 'team_repo']) await exec(ctx, `DELETE FROM ${t} WHERE repo_id IN (${sub})`, { ownerId });
-  await RepositoryModel.destroy({ where: { ownerId }, transaction: ctx.tx });
+  const repos = await RepositoryModel.findAll({ where: { ownerId }, attributes: ['id'], transaction: ctx.tx });
+  for (const r of repos) await deleteRepoRows(ctx, r.id);
 }
 
 /** Remove every follow from and to a user, fixing the counters of the users on the other side. */
@@ -149,6 +145,10 @@ export async function deleteUserRows(ctx: DbContext, uid: number): Promise<void>
     ['access_token', 'uid'], ['email_address', 'uid'], ['public_key', 'owner_id'], ['gpg_key', 'owner_id'],
     ['user_badge', 'user_id'], ['org_user', 'uid'], ['team_user', 'uid'], ['collaboration', 'user_id'],
   ];
+  // why: the user's stars and watches are counted on other users' repositories.
+  await exec(ctx, 'UPDATE repository SET num_stars = num_stars - 1 WHERE id IN (SELECT repo_id FROM star WHERE uid = :uid)', { uid });
+  await exec(ctx, 'UPDATE repository SET num_watches = num_watches - 1 WHERE id IN (SELECT repo_id FROM watch WHERE user_id = :uid)', { uid });
+  byColumn.push(['star', 'uid'], ['watch', 'user_id']);
   for (const [table, col] of byColumn) await exec(ctx, `DELETE FROM ${table} WHERE ${col} = :uid`, { uid });
   await exec(ctx, 'DELETE FROM user_blocking WHERE blocker_id = :uid OR blockee_id = :uid', { uid });
   await UserModel.destroy({ where: { id: uid, type: UserType.Individual }, transaction: ctx.tx });

@@ -1,8 +1,12 @@
 /**
- * Deleting a repository takes its stars, watches and topic links with it and puts the counters back.
+ * Deleting a repository takes its stars, watches and topic links with it and puts the counters back;
+ * renaming or purging a user moves or removes the git data with the rows.
  */
 import { expect } from 'chai';
 import { startWorld, type World } from '../helpers/world';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { count } from '../helpers/db';
 
 describe('repository deletion', () => {
@@ -28,5 +32,30 @@ describe('repository deletion', () => {
     for (const table of ['star', 'watch', 'repo_topic']) {
       expect(await count(w.server, `SELECT COUNT(*) AS n FROM ${table} WHERE repo_id = $1`, [created.data.id])).to.equal(0);
     }
+  });
+
+  it('moves an owner\'s repositories on rename, so git URLs follow the new name', async () => {
+    const u = await w.user('oldowner');
+    expect((await u.api.user.createCurrentUserRepo({ name: 'moving', auto_init: true })).status).to.equal(201);
+    const renamed = await w.raw('POST', '/admin/users/oldowner/rename', { new_username: 'newowner' }, { token: w.admin.token });
+    expect(renamed.status).to.equal(204);
+    const url = `http://newowner:${u.token}@127.0.0.1:${w.server.httpPort}/newowner/moving.git`;
+    const refs = execFileSync('git', ['ls-remote', url], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }).toString();
+    expect(refs).to.match(/refs\/heads\/main/);
+    expect(fs.existsSync(path.join(w.server.dataDir, 'repositories', 'oldowner'))).to.equal(false);
+  });
+
+  it('purging a user removes its repositories\' git data and its stars elsewhere', async () => {
+    const gone = await w.user('goneuser');
+    const other = await w.user('otherowner');
+    const theirs = await other.api.user.createCurrentUserRepo({ name: 'kept', auto_init: true });
+    expect((await gone.api.user.createCurrentUserRepo({ name: 'mine', auto_init: true })).status).to.equal(201);
+    expect((await gone.api.user.userCurrentPutStar('otherowner', 'kept')).status).to.equal(204);
+    expect((await other.api.repos.repoGet('otherowner', 'kept')).data.stars_count).to.equal(1);
+    const del = await w.raw('DELETE', '/admin/users/goneuser?purge=true', undefined, { token: w.admin.token });
+    expect(del.status).to.equal(204);
+    expect(fs.existsSync(path.join(w.server.dataDir, 'repositories', 'goneuser'))).to.equal(false);
+    expect((await other.api.repos.repoGet('otherowner', 'kept')).data.stars_count).to.equal(0);
+    expect(await count(w.server, 'SELECT COUNT(*) AS n FROM star WHERE repo_id = $1', [theirs.data.id])).to.equal(0);
   });
 });

@@ -10,6 +10,8 @@ import {
   countAdminsLocked, countReposOwnedBy, deleteFollowsOf, deleteRepoRowsOwnedBy, deleteUserRows, emailUsedByOther,
   findUserForUpdate, makePrimaryEmail, orgIdsOfMember, orgsWhereSoleOwner, renameOwner, tokenHashesOf, updateUserColumns,
 } from '../../models/user-admin';
+import { ownerPath } from '../../git/paths';
+import { dirExists, moveRepoDir, removeRepoDir } from '../../git/init';
 import { hashPassword } from '../auth/password';
 import { revokeCachedToken } from '../auth/token-cache';
 import { parseVisibility } from './user.service';
@@ -142,9 +144,12 @@ export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserMo
     return tokens;
   });
   for (const h of hashes) revokeCachedToken(h);
+  // why: git data goes after the rows are committed; a crash in between leaves only an unregistered directory,
+  // which repository creation already knows to reuse.
+  if (purge) await removeRepoDir(ownerPath(target.name));
 }
 
-/** Rename an individual user (204 in the API); repositories follow the new owner name. */
+/** Rename an individual user (204 in the API); repositories (rows and directories) follow the new owner name. */
 export async function renameUser(ctx: DbContext, target: UserModel, newName: string): Promise<void> {
   if (target.type !== UserType.Individual) throw notAnIndividual(target);
   if (typeof newName !== 'string' || newName === '') throw new Validation('[NewName]: Required');
@@ -157,6 +162,10 @@ export async function renameUser(ctx: DbContext, target: UserModel, newName: str
       const other = await findUserByName(tx, newName);
       if (other && other.id !== target.id) throw taken;
       await renameOwner(tx, target.id, newName);
+      // why: repositories live under the owner's name; move them with the row so git URLs follow the rename.
+      const from = ownerPath(target.name);
+      const to = ownerPath(newName);
+      if (from !== to && (await dirExists(from))) await moveRepoDir(from, to);
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw taken;
