@@ -33,7 +33,7 @@ npm run -s lint
 stats=$(mktemp)
 status=0
 echo "== SQLite, one worker =="
-FORGE_TEST_STATS="$stats" npx mocha 'dist/test/**/*.test.js' || status=1
+FORGE_TEST_STATS="$stats" FORGE_TEST_PG_PORT="$PG_PORT" FORGE_TEST_REDIS_PORT="$REDIS_PORT" npx mocha 'dist/test/**/*.test.js' || status=1
 echo "== PostgreSQL + Redis, two workers =="
 FORGE_TEST_STATS="$stats" FORGE_TEST_DB=postgres FORGE_TEST_PG_PORT="$PG_PORT" FORGE_TEST_REDIS="redis://127.0.0.1:$REDIS_PORT" FORGE_TEST_WORKERS=2 \
   npx mocha 'dist/test/integration/**/*.test.js' || status=1

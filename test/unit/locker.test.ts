@@ -10,7 +10,7 @@ import { MemoryLocker, RedlockLocker, type Locker } from '../../src/lock';
 import { RepoBusy } from '../../src/errors';
 import { mapError } from '../../src/errors/mapper';
 
-const REDIS_URL = process.env.FORGE_TEST_REDIS || 'redis://127.0.0.1:56379';
+const REDIS_URL = process.env.FORGE_TEST_REDIS || `redis://127.0.0.1:${process.env.FORGE_TEST_REDIS_PORT || 56379}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
