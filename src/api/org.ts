@@ -68,20 +68,6 @@ export interface Team {
   can_create_org_repo: boolean;
 }
 
-/** Options to create a team. */
-export interface CreateTeamOption {
-  /** @maxLength 255 */
-  name: string;
-  /** @maxLength 255 */
-  description?: string;
-  includes_all_repositories?: boolean;
-  permission?: 'read' | 'write' | 'admin';
-  /** deprecated, use units_map */
-  units?: string[];
-  units_map?: Record<string, string>;
-  can_create_org_repo?: boolean;
-}
-
 /** Options to edit a team; omitted fields keep their value. */
 export interface EditTeamOption {
   /** @maxLength 255 */
@@ -94,6 +80,12 @@ export interface EditTeamOption {
   units?: string[];
   units_map?: Record<string, string>;
   can_create_org_repo?: boolean;
+}
+
+/** Options to create a team: the editable fields, with the name required. */
+export interface CreateTeamOption extends EditTeamOption {
+  /** @maxLength 255 */
+  name: string;
 }
 
 /** The answer of a team search. */
