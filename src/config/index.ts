@@ -14,6 +14,8 @@ interface KeySpec {
   oneOf?: string[];
   min?: number;
   max?: number;
+  /** Keep the case of list items (paths); other lists are lower-cased. */
+  keepCase?: boolean;
 }
 
 // why: one table of every key we read, so an unknown value fails start-up with the key's name.
@@ -29,7 +31,14 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     START_SSH_SERVER: { kind: 'bool', def: 'true' },
     APP_DATA_PATH: { kind: 'string', def: 'data' },
     LFS_START_SERVER: { kind: 'bool', def: 'true' },
+    LFS_MAX_FILE_SIZE: { kind: 'int', def: '0', min: 0, max: 1e15 },
+    LOCAL_ROOT_URL: { kind: 'url', def: '' },
+    SSH_DOMAIN: { kind: 'string', def: '' },
+    SSH_LISTEN_HOST: { kind: 'string', def: '0.0.0.0' },
+    SSH_USER: { kind: 'string', def: 'git' },
+    SSH_SERVER_HOST_KEYS: { kind: 'list', def: 'ssh/forge.ed25519,ssh/forge.rsa', keepCase: true },
   },
+  lfs: { PATH: { kind: 'string', def: '' } },
   database: {
     DB_TYPE: { kind: 'string', def: 'sqlite3', oneOf: ['sqlite3', 'postgres'] },
     PATH: { kind: 'string', def: '' },
@@ -107,7 +116,7 @@ function convert(section: string, key: string, spec: KeySpec, raw: string): unkn
       throw new ConfigError(`${where}: "${raw}" is not a boolean (true/false)`);
     }
     case 'list':
-      return value === '' ? [] : value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      return value === '' ? [] : value.split(',').map((s) => (spec.keepCase ? s.trim() : s.trim().toLowerCase())).filter(Boolean);
     case 'url':
       if (value !== '') {
         try {
@@ -134,7 +143,14 @@ export interface Settings {
   server: {
     rootUrl: string; httpAddr: string; httpPort: number; sshPort: number; sshListenPort: number;
     disableSsh: boolean; startSshServer: boolean; appDataPath: string; lfsStartServer: boolean;
+    lfsMaxFileSize: number;
+    /** Where this node's own hooks reach its HTTP server (loopback by default). */
+    localRootUrl: string;
+    sshDomain: string; sshListenHost: string; sshUser: string;
+    /** Host key files, relative to APP_DATA_PATH unless absolute; generated on first start when missing. */
+    sshServerHostKeys: string[];
   };
+  lfs: { path: string };
   database: {
     dbType: 'sqlite3' | 'postgres'; path: string; host: string; name: string; user: string; passwd: string;
     sslMode: string; maxOpenConns: number; logSql: boolean;
@@ -192,6 +208,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     redis: out.redis,
     security: out.security,
     service: out.service,
+    lfs: out.lfs,
     api: out.api,
     repository: out.repository,
     sshMinimumKeySizes: out['ssh.minimum_key_sizes'],
@@ -206,6 +223,12 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     s.server.rootUrl = `http://${host}:${s.server.httpPort}/`;
   }
   if (!s.server.rootUrl.endsWith('/')) s.server.rootUrl += '/';
+  if (!s.server.localRootUrl) s.server.localRootUrl = `http://127.0.0.1:${s.server.httpPort}/`;
+  if (!s.server.localRootUrl.endsWith('/')) s.server.localRootUrl += '/';
+  if (!s.server.sshDomain) s.server.sshDomain = new URL(s.server.rootUrl).hostname;
+  s.server.sshServerHostKeys = s.server.sshServerHostKeys.map((k) => path.resolve(s.server.appDataPath, k));
+  if (!s.lfs.path) s.lfs.path = path.join(s.server.appDataPath, 'lfs');
+  s.lfs.path = path.resolve(s.lfs.path);
   if (!s.database.path) s.database.path = path.join(s.server.appDataPath, 'forge.db');
   if (!s.repository.root) s.repository.root = path.join(s.server.appDataPath, 'repositories');
   if (s.api.defaultPagingNum > s.api.maxResponseItems) {

@@ -9,10 +9,11 @@ import { pipeline } from 'node:stream';
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
 import { systemCtx } from '../db';
 import { HttpError, NotFound } from '../errors';
-import { spawnGit, safeGitProtocol } from '../git/run';
-import { repoPath } from '../git/paths';
+import { safeGitProtocol } from '../git/run';
 import { authenticate } from '../middleware/auth';
-import { authorizeGitService, GIT_AUTH_HEADERS, type GitService } from '../services/repo/git-access';
+import { authorizeGitService, GIT_AUTH_HEADERS } from '../services/repo/git-access';
+import { spawnGitService, type GitService } from '../services/repo/git-serve';
+import type { RepoContext } from '../services/repo/context';
 
 const SERVICES: Record<string, GitService> = { 'git-upload-pack': 'upload-pack', 'git-receive-pack': 'receive-pack' };
 const NAME = /^[A-Za-z0-9_.-]+$/;
@@ -33,14 +34,13 @@ function clientProtocol(req: Request): string | undefined {
   return safeGitProtocol(typeof h === 'string' ? h : undefined);
 }
 
-/** Check names and permission; returns the bare repository path. */
-async function prepare(req: Request, service: GitService): Promise<string> {
+/** Check names and permission. */
+async function prepare(req: Request, service: GitService): Promise<RepoContext> {
   const owner = req.params.owner;
   const repo = req.params.repo.replace(/\.git$/i, '');
   // why: names that cannot exist answer like a missing repository, not 422.
   if (!NAME.test(owner) || !NAME.test(repo)) throw new NotFound();
-  const rc = await authorizeGitService(systemCtx, req.principal, owner, repo, service);
-  return repoPath(rc.owner.name, rc.repo.name);
+  return authorizeGitService(systemCtx, req.principal, owner, repo, service);
 }
 
 /** Kill git when the client disconnects before the answer is complete. */
@@ -52,15 +52,13 @@ function abortOnDisconnect(res: Response): AbortController {
 }
 
 /** Run git and stream its stdout into the response; stderr is drained (and kept short for the log). */
-function streamGit(req: Request, res: Response, args: string[], gitDir: string, input: NodeJS.ReadableStream | null, prefix?: string): void {
+function streamGit(req: Request, res: Response, rc: RepoContext, service: GitService, flags: string[], input: NodeJS.ReadableStream | null, prefix?: string): void {
   const ac = abortOnDisconnect(res);
-  const gitProtocol = clientProtocol(req);
-  // why: the repository is the positional directory argument (git resolves `.` against the server's cwd, not --git-dir).
-  const child = spawnGit([...args, gitDir], { cwd: gitDir, signal: ac.signal, gitProtocol });
+  const child = spawnGitService(rc, req.principal, service, { transport: 'http', gitProtocol: clientProtocol(req), signal: ac.signal, flags });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString(); });
   child.once('close', (code) => {
-    if (code !== 0 && !ac.signal.aborted) console.error(`[${req.requestId}] git ${args[0]} exited ${code}: ${stderr.trim()}`);
+    if (code !== 0 && !ac.signal.aborted) console.error(`[${req.requestId}] git ${service} exited ${code}: ${stderr.trim()}`);
   });
   res.status(200);
   if (prefix) res.write(prefix);
@@ -81,13 +79,13 @@ function infoRefs(req: Request, res: Response, next: NextFunction): void {
     next(new NotFound());
     return;
   }
-  prepare(req, service).then((gitDir) => {
+  prepare(req, service).then((rc) => {
     noCache(res);
     res.setHeader('Content-Type', `application/x-${name}-advertisement`);
     const v2 = /^version=2(:|$)/.test(clientProtocol(req) ?? '');
     // why: protocol v2 answers start with the capability list; v0 needs the service header first.
     const prefix = v2 ? undefined : `${pktLine(`# service=${name}\n`)}0000`;
-    streamGit(req, res, [service, '--stateless-rpc', '--advertise-refs'], gitDir, null, prefix);
+    streamGit(req, res, rc, service, ['--stateless-rpc', '--advertise-refs'], null, prefix);
   }).catch(next);
 }
 
@@ -98,7 +96,7 @@ function rpc(name: string) {
       res.status(415).type('text/plain').send('unsupported content type');
       return;
     }
-    prepare(req, service).then((gitDir) => {
+    prepare(req, service).then((rc) => {
       noCache(res);
       res.setHeader('Content-Type', `application/x-${name}-result`);
       const enc = String(req.headers['content-encoding'] ?? '').toLowerCase();
@@ -108,7 +106,7 @@ function rpc(name: string) {
         pipeline(req, gunzip, () => undefined);
         input = gunzip;
       }
-      streamGit(req, res, [service, '--stateless-rpc'], gitDir, input);
+      streamGit(req, res, rc, service, ['--stateless-rpc'], input);
     }).catch(next);
   };
 }

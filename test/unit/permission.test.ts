@@ -232,7 +232,7 @@ describe('permission function', () => {
     });
 
     it('a deploy key opens only code of its repository, at most write', async () => {
-      const key = (repoId: number, mode: AccessMode): Principal => ({ user: null, scopes: null, tokenId: null, method: 'deploy-key', deployKey: { repoId, mode } });
+      const key = (repoId: number, mode: AccessMode): Principal => ({ user: null, scopes: null, tokenId: null, method: 'deploy-key', deployKey: { id: 1, repoId, mode } });
       expect(await modes(key(priv.id, Read), priv, o)).to.deep.equal({ code: Read, issues: None, pulls: None, releases: None });
       expect(await modes(key(priv.id, Admin), priv, o)).to.deep.equal({ code: Write, issues: None, pulls: None, releases: None });
       expect(await modes(key(priv.id, Write), pub, o)).to.deep.equal({ code: None, issues: None, pulls: None, releases: None });

@@ -11,7 +11,7 @@ export interface Principal {
   tokenId: number | null;
   method: 'anonymous' | 'token' | 'basic-password' | 'basic-token' | 'ssh-key' | 'deploy-key';
   /** For a deploy key: the one repository it opens and its mode. */
-  deployKey?: { repoId: number; mode: number };
+  deployKey?: { id: number; repoId: number; mode: number };
 }
 
 /** The anonymous caller. */

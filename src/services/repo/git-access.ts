@@ -8,9 +8,9 @@ import { Forbidden, NotFound, Unauthorized } from '../../errors';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { Principal } from '../auth/principal';
 import { repoAssignment, type RepoContext } from './context';
+import type { GitService } from './git-serve';
 
-/** The two smart-protocol services. */
-export type GitService = 'upload-pack' | 'receive-pack';
+export type { GitService } from './git-serve';
 
 /** Gitea's Basic realm, so git prompts for (or retries with) credentials. */
 export const GIT_AUTH_HEADERS = { 'WWW-Authenticate': 'Basic realm="Gitea"' };

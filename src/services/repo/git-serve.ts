@@ -1,0 +1,59 @@
+/**
+ * Starting a git service (upload-pack, receive-pack, upload-archive) for an authorized caller. HTTP
+ * and SSH both come through here, so the server-owned hooks always learn who pushes to which
+ * repository and how to reach this node's internal API.
+ */
+import path from 'node:path';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { settings } from '../../config';
+import { spawnGit } from '../../git/run';
+import { repoPath } from '../../git/paths';
+import type { Principal } from '../auth/principal';
+import type { RepoContext } from './context';
+
+/** The git services a client may run. */
+export type GitService = 'upload-pack' | 'receive-pack' | 'upload-archive';
+
+/** How the client reached us (recorded with the push). */
+export type GitTransport = 'http' | 'ssh';
+
+/** The compiled hook program (src/hook.ts) the repository hooks exec. */
+const HOOK_SCRIPT = path.resolve(__dirname, '../../hook.js');
+
+/**
+ * The environment git hands to the repository hooks. why: the hook scripts in the repositories are
+ * static and contain no paths or secrets; a push that does not come through the server has none of
+ * these variables and the hooks refuse it (fail closed).
+ */
+export function hookEnv(rc: RepoContext, p: Principal, transport: GitTransport): Record<string, string> {
+  const s = settings();
+  return {
+    FORGE_HOOK_NODE: process.execPath,
+    FORGE_HOOK_SCRIPT: HOOK_SCRIPT,
+    FORGE_INTERNAL_URL: s.server.localRootUrl,
+    FORGE_INTERNAL_TOKEN: s.security.internalToken,
+    FORGE_REPO_ID: String(rc.repo.id),
+    FORGE_PUSHER_ID: String(p.user?.id ?? 0),
+    FORGE_DEPLOY_KEY_ID: String(p.deployKey?.id ?? 0),
+    FORGE_PUSH_TRANSPORT: transport,
+  };
+}
+
+/** Options of one service run. */
+export interface ServeOptions {
+  transport: GitTransport;
+  /** The client's protocol request (Git-Protocol header or GIT_PROTOCOL env); validated by the git helper. */
+  gitProtocol?: string;
+  /** Aborts (kills git) when the client goes away. */
+  signal?: AbortSignal;
+  /** Extra flags before the repository argument, e.g. --stateless-rpc. */
+  flags?: string[];
+}
+
+/** Spawn `git <service> [flags] <repo dir>` for an already authorized caller. */
+export function spawnGitService(rc: RepoContext, p: Principal, service: GitService, opts: ServeOptions): ChildProcessWithoutNullStreams {
+  const dir = repoPath(rc.owner.name, rc.repo.name);
+  const env = service === 'receive-pack' ? hookEnv(rc, p, opts.transport) : {};
+  // why: the repository is the positional directory argument (git resolves `.` against cwd, not --git-dir).
+  return spawnGit([service, ...(opts.flags ?? []), dir], { cwd: dir, signal: opts.signal, gitProtocol: opts.gitProtocol, env });
+}
