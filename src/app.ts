@@ -11,6 +11,7 @@ import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
 import { gitHttpRouter } from './web/git-http';
+import { internalRouter } from './web/internal';
 
 /** Build the Express application of one worker process. */
 export function buildApp(): Express {
@@ -25,6 +26,8 @@ export function buildApp(): Express {
     res.setHeader('X-Request-Id', req.requestId);
     next();
   });
+
+  app.use(internalRouter());
 
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {
