@@ -1,5 +1,5 @@
 /**
- * bench/git: clones of a large repository (20,000 commits, about 100 MB packed) through the forge
+ * bench/git: clones of a large repository (20,000 commits, about 105 MB packed) through the forge
  * over HTTP and SSH, each against `git clone --no-local` of the same bare repository on disk (the
  * raw-git baseline), measured in the same run; then 32 concurrent bare clones with the peak
  * resident memory of the forge's own processes. The source repository is generated once with
@@ -14,7 +14,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { newServer, type TestServer } from '../test/helpers/server';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? '20000');
-const BYTES_PER_COMMIT = Number(process.env.BENCH_COMMIT_BYTES ?? '5000');
+const BYTES_PER_COMMIT = Number(process.env.BENCH_COMMIT_BYTES ?? '6500');
 const RUNS = Number(process.env.BENCH_RUNS ?? '3');
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? '32');
 const ROOT = path.resolve(__dirname, '../../.bench');
