@@ -11,6 +11,7 @@ import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
 import { gitHttpRouter } from './web/git-http';
+import { lfsRouter } from './web/lfs';
 
 /** Build the Express application of one worker process. */
 export function buildApp(): Express {
@@ -46,6 +47,7 @@ export function buildApp(): Express {
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
   app.use('/api/v1', api);
 
+  app.use(lfsRouter());
   app.use(gitHttpRouter());
   app.use(webRouter());
 
