@@ -12,6 +12,7 @@ import { NotFound } from './errors';
 import { webRouter } from './web';
 import { gitHttpRouter } from './web/git-http';
 import { internalRouter } from './web/internal';
+import { lfsRouter } from './web/lfs';
 
 /** Build the Express application of one worker process. */
 export function buildApp(): Express {
@@ -49,6 +50,7 @@ export function buildApp(): Express {
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
   app.use('/api/v1', api);
 
+  app.use(lfsRouter());
   app.use(gitHttpRouter());
   app.use(webRouter());
 
