@@ -34,7 +34,7 @@ export function buildApp(): Express {
   api.use((req: Request, res: Response, next: NextFunction) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', 'Link, X-Total-Count, X-PageCount, X-HasMore, X-Gitea-Warning, X-Forge-Warning');
+    res.setHeader('Access-Control-Expose-Headers', 'Link, X-Total-Count, X-Page, X-PerPage, X-Total, X-PageCount, X-HasMore, X-Gitea-Warning, X-Forge-Warning');
     if (req.method === 'OPTIONS') {
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS');
       res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Sudo, X-Gitea-OTP');
