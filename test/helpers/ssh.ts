@@ -33,11 +33,12 @@ export function gitSshCommand(port: number, key: SshKeyFile): string {
 export interface SshResult { code: number; stdout: string; stderr: string }
 
 /**
- * Run `ssh [extra] git@127.0.0.1 [remote...]` (stdin closed unless `input` is given) and collect
+ * Run `ssh [extra] [options] git@127.0.0.1 [remote...]` (stdin closed unless `input` is given) and collect
  * its output; killed after `timeoutMs`.
  */
 export function runSsh(port: number, key: SshKeyFile, remote: string[], opts: { extra?: string[]; user?: string; input?: string; timeoutMs?: number } = {}): Promise<SshResult> {
-  const args = [...sshOptions(port, key), ...(opts.extra ?? []), `${opts.user ?? 'git'}@127.0.0.1`, ...remote];
+  // why: ssh keeps the first value of each option, so `extra` comes first and may override the defaults.
+  const args = [...(opts.extra ?? []), ...sshOptions(port, key), `${opts.user ?? 'git'}@127.0.0.1`, ...remote];
   return new Promise((resolve) => {
     const child = spawn('ssh', args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, LANG: 'C' } });
     let stdout = '';
