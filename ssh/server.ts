@@ -30,7 +30,8 @@ async function verifyPublicKey(ctx: PublicKeyAuthContext): Promise<SshIdentity |
   const identity = await identifySshKey(systemCtx, ctx.key.data);
   if (!identity) return null;
   // Without a signature the client only asks whether the key would do (RFC 4252 7); with one it proves possession.
-  if (!ctx.signature || !ctx.blob) return identity;
+  if (!ctx.signature) return identity;
+  if (!ctx.blob) return null;
   const parsed = utils.parseKey(ctx.key.data);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (!key || key instanceof Error) return null;

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
+import { Client, utils, type AnyAuthMethod, type ParsedKey } from 'ssh2';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { freePort } from '../helpers/server';
 import { git, gitHome, serverRepoDir, type GitResult } from '../helpers/repo-fixture';
@@ -166,23 +167,22 @@ describe('SSH hostile input', () => {
     let fwdErr = '';
     fwd.stderr.on('data', (d: Buffer) => { fwdErr += d.toString(); });
     try {
-      let received = '';
-      for (let i = 0; i < 100; i++) {
-        const got = await new Promise<string | null>((resolve) => {
+      // Poll until ssh listens locally; a connection that gets through must be closed without data.
+      let received: { connected: boolean; data: string } = { connected: false, data: '' };
+      for (let i = 0; i < 300 && !received.connected; i++) {
+        received = await new Promise((resolve) => {
           const sock = net.connect(localPort, '127.0.0.1');
           let data = '';
-          sock.on('connect', () => sock.write('GET /api/v1/version HTTP/1.0\r\n\r\n'));
+          let connected = false;
+          sock.on('connect', () => { connected = true; sock.write('GET /api/v1/version HTTP/1.0\r\n\r\n'); });
           sock.on('data', (d) => { data += d.toString(); });
-          sock.on('close', () => resolve(data));
-          sock.on('error', () => resolve(null));
+          sock.on('close', () => resolve({ connected, data }));
+          sock.on('error', () => undefined);
         });
-        if (got !== null) {
-          received = got;
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 100));
+        if (!received.connected) await new Promise((r) => setTimeout(r, 100));
       }
-      expect(received).to.equal('');
+      expect(received.connected).to.equal(true);
+      expect(received.data).to.equal('');
       for (let i = 0; i < 50 && !fwdErr.includes('administratively prohibited'); i++) await new Promise((r) => setTimeout(r, 100));
       expect(fwdErr).to.contain('administratively prohibited');
     } finally {
@@ -198,6 +198,28 @@ describe('SSH hostile input', () => {
     const r = await runSsh(port(), key, [], { extra: ['-o', 'ForwardX11=yes', '-o', 'ForwardAgent=yes'] });
     expect(r.code).to.equal(0);
     expect(r.stderr).to.contain('Forge does not provide shell access');
+  });
+
+  it('checks possession: a registered public key offered with a forged signature is refused', async () => {
+    const login = (forge: boolean) => new Promise<string>((resolve) => {
+      const parsed = utils.parseKey(fs.readFileSync(key.file)) as ParsedKey;
+      // why: the key is accepted as "known" (PK_OK) first; only the signature proves the private half.
+      if (forge) parsed.sign = () => Buffer.alloc(64, 7);
+      let tried = false;
+      const c = new Client();
+      c.on('ready', () => { c.end(); resolve('ready'); });
+      c.on('error', (err) => resolve(err.message));
+      c.connect({
+        host: '127.0.0.1', port: port(), username: 'git', readyTimeout: 20_000,
+        authHandler: (_methods, _partial, next) => {
+          if (tried) return next(false as unknown as AnyAuthMethod);
+          tried = true;
+          next({ type: 'publickey', username: 'git', key: parsed });
+        },
+      });
+    });
+    expect(await login(true)).to.equal('All configured authentication methods failed');
+    expect(await login(false)).to.equal('ready');
   });
 
   it('refuses a repository path that names another user\'s private repository like a missing one', async () => {
