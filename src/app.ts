@@ -11,6 +11,8 @@ import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
 import { gitHttpRouter } from './web/git-http';
+import { internalRouter } from './web/internal';
+import { lfsRouter } from './web/lfs';
 
 /** Build the Express application of one worker process. */
 export function buildApp(): Express {
@@ -25,6 +27,8 @@ export function buildApp(): Express {
     res.setHeader('X-Request-Id', req.requestId);
     next();
   });
+
+  app.use(internalRouter());
 
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {
@@ -46,6 +50,7 @@ export function buildApp(): Express {
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
   app.use('/api/v1', api);
 
+  app.use(lfsRouter());
   app.use(gitHttpRouter());
   app.use(webRouter());
 

@@ -11,6 +11,7 @@ import { ConfigError } from './config';
 import { closeDatabase, openDatabase } from './db';
 import { closeRedis } from './lock/redis';
 import { relayInPrimary, startBus } from './queue/bus';
+import { startPushProcessing, type PushProcessing } from './services/git-push/push.worker';
 import type { SshServerHandle } from '../ssh/server';
 
 const DRAIN_MS = 25_000;
@@ -28,13 +29,19 @@ async function runPrimary(workers: number): Promise<void> {
   // why: a larger young generation means fewer scavenges per request burst, which keeps the latency tail short.
   cluster.setupPrimary({ execArgv: [...process.execArgv, '--max-semi-space-size=32'] });
   let stopping = false;
-  const fork = (): Worker => cluster.fork({ FORGE_WORKER: '1' });
+  // why: each worker keeps an index across restarts; worker 0 runs the once-per-node start-up jobs (the reconciler).
+  const indexOf = new Map<Worker, number>();
+  const fork = (index: number): void => {
+    indexOf.set(cluster.fork({ FORGE_WORKER: '1', FORGE_WORKER_INDEX: String(index) }), index);
+  };
   cluster.on('exit', (w, code, signal) => {
     if (stopping) return;
     console.error(`worker ${w.process.pid} died (${signal ?? code}); starting another`);
-    setTimeout(fork, 200);
+    const index = indexOf.get(w) ?? 0;
+    indexOf.delete(w);
+    setTimeout(() => fork(index), 200);
   });
-  for (let i = 0; i < workers; i++) fork();
+  for (let i = 0; i < workers; i++) fork(i);
   let ready = 0;
   cluster.on('message', (_w, m: { forgeReady?: boolean }) => {
     if (m?.forgeReady && ++ready === workers) console.log(`forge is listening on ${s.server.rootUrl} (${workers} worker${workers > 1 ? 's' : ''}, ${clusterConfig.mode})`);
@@ -59,6 +66,7 @@ async function runPrimary(workers: number): Promise<void> {
 
 async function runWorker(): Promise<void> {
   let server: http.Server | null = null;
+  let pushes: PushProcessing | null = null;
   let ssh: SshServerHandle | null = null;
   let stopping = false;
   const stop = () => {
@@ -72,7 +80,9 @@ async function runWorker(): Promise<void> {
       // why: close() stops accepting and waits for in-flight requests; keep-alive sockets that finish a
       // request while draining would otherwise hold it open, so idle ones are closed as they appear.
       server!.close(() => {
-        void Promise.all([closeDatabase(), closeRedis()]).finally(() => process.exit(0));
+        void (pushes?.stop() ?? Promise.resolve())
+          .then(() => Promise.all([closeDatabase(), closeRedis()]))
+          .finally(() => process.exit(0));
       });
       server!.closeIdleConnections();
       setInterval(() => server!.closeIdleConnections(), 100).unref();
@@ -101,6 +111,7 @@ async function runWorker(): Promise<void> {
   }
   if (stopping) process.exit(0);
   server = srv;
+  pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0' });
   process.send?.({ forgeReady: true });
 }
 

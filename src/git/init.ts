@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './run';
+import { installHooks } from './hooks';
 
 /** Make a bare repository at `dir` with the server's configuration and no sample hooks. */
 export async function initBare(dir: string, defaultBranch: string): Promise<void> {
@@ -14,9 +15,9 @@ export async function initBare(dir: string, defaultBranch: string): Promise<void
   await set('receive.fsckObjects', 'true');
   await set('core.fsync', 'objects,derived-metadata,reference');
   await set('core.fsyncMethod', 'fsync');
-  // why: the server owns hooks (installed later by the hook code); git's samples are never wanted.
+  // why: the server owns hooks; git's samples are never wanted.
   await fs.rm(path.join(dir, 'hooks'), { recursive: true, force: true });
-  await fs.mkdir(path.join(dir, 'hooks'));
+  await installHooks(dir);
 }
 
 /** A file of the first commit. */

@@ -55,6 +55,20 @@ export function findRepoById(ctx: DbContext, id: number): Promise<RepositoryMode
   return RepositoryModel.findByPk(id, { transaction: ctx.tx });
 }
 
+/** What push processing learns from git about a repository. */
+export interface RepoGitState { isEmpty: boolean; defaultBranch: string; size: number }
+
+/** Store the git-derived fields of a repository (a targeted UPDATE; other columns are left alone). */
+export async function updateRepoGitState(ctx: DbContext, repoId: number, state: RepoGitState): Promise<void> {
+  await RepositoryModel.update(state, { where: { id: repoId }, transaction: ctx.tx });
+}
+
+/** Up to `limit` repository ids greater than `afterId`, ascending (for walking every repository in batches). */
+export async function listRepoIdsAfter(ctx: DbContext, afterId: number, limit: number): Promise<number[]> {
+  const rows = await RepositoryModel.findAll({ where: { id: { [Op.gt]: afterId } }, attributes: ['id'], order: [['id', 'ASC']], limit, transaction: ctx.tx });
+  return rows.map((r) => r.id);
+}
+
 /** Fields of a new repository row. */
 export interface NewRepoRow {
   ownerId: number; ownerName: string; name: string; description: string; defaultBranch: string;
@@ -87,7 +101,11 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   const exec = (sql: string) => db().query(sql, { replacements: { repoId }, transaction: ctx.tx });
   await exec('UPDATE users SET num_stars = num_stars - 1 WHERE id IN (SELECT uid FROM star WHERE repo_id = :repoId)');
   await exec('UPDATE topic SET repo_count = repo_count - 1 WHERE id IN (SELECT topic_id FROM repo_topic WHERE repo_id = :repoId)');
-  for (const table of ['star', 'watch', 'repo_topic']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
+  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
+  // why: LFS links and locks go with the repository; the content files stay on disk (other repositories may link
+  // the same oid) until a later garbage collection removes unreferenced ones.
+  await exec('DELETE FROM lfs_meta_object WHERE repository_id = :repoId');
+  await exec('DELETE FROM lfs_lock WHERE repo_id = :repoId');
   await RepoUnitModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await CollaborationModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await TeamRepoModel.destroy({ where: { repoId }, transaction: ctx.tx });

@@ -2,6 +2,7 @@
  * The durable outbox (DESIGN.md: "Postgres is the queue"): services enqueue side effects inside
  * their own transaction; workers claim them with a lease, then complete or fail them.
  */
+import { EventEmitter } from 'node:events';
 import type { DbContext } from '../db';
 import {
   enqueueOutbox, claimOutbox, completeOutbox, failOutbox, outboxBackoffMs, type OutboxJob,
@@ -29,4 +30,20 @@ export function complete(ctx: DbContext, id: number, workerId: string): Promise<
 export function fail(ctx: DbContext, id: number, workerId: string, error: unknown): Promise<boolean> {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return failOutbox(ctx, id, workerId, text);
+}
+
+const signals = new EventEmitter();
+
+/**
+ * Tell this process's outbox runners that jobs were committed, so they claim them now instead of
+ * at their next poll. Call after the enqueuing transaction commits.
+ */
+export function notifyEnqueued(): void {
+  signals.emit('enqueued');
+}
+
+/** Subscribe to notifyEnqueued; returns the unsubscribe function. */
+export function onEnqueued(fn: () => void): () => void {
+  signals.on('enqueued', fn);
+  return () => signals.off('enqueued', fn);
 }

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { systemCtx } from '../db';
-import { claim, complete, fail } from './outbox';
+import { claim, complete, fail, onEnqueued } from './outbox';
 
 /** A job handler; it must be idempotent (a job can run again after a crash mid-way). */
 export type OutboxHandler = (payload: unknown, job: { id: number; attempts: number }) => Promise<void>;
@@ -57,6 +57,11 @@ export function startOutboxWorker(handlers: Record<string, OutboxHandler>, optio
   const pollMs = options.pollMs ?? 1000;
   let stopped = false;
   let wake: (() => void) | null = null;
+  let kicked = false;
+  const unsubscribe = onEnqueued(() => {
+    kicked = true;
+    wake?.();
+  });
   const loop = (async () => {
     while (!stopped) {
       let claimed = 0;
@@ -66,16 +71,19 @@ export function startOutboxWorker(handlers: Record<string, OutboxHandler>, optio
         // why: a database hiccup must not kill the runner; the next poll retries.
         console.error(`outbox worker ${opts.workerId}:`, err);
       }
-      if (claimed === 0 && !stopped) {
+      // why: a notification that arrived while this batch ran must not wait for the next poll.
+      if (claimed === 0 && !stopped && !kicked) {
         await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, pollMs); });
         wake = null;
       }
+      kicked = false;
     }
   })();
   return {
     workerId: opts.workerId,
     stop: async () => {
       stopped = true;
+      unsubscribe();
       wake?.();
       await loop;
     },

@@ -37,7 +37,7 @@ describe('repositories', () => {
   after(async () => { await w?.stop(); });
 
   describe('create', () => {
-    it('creates an empty repository: bare, configured, no sample hooks, default units, counter', async () => {
+    it('creates an empty repository: bare, configured, only the server hooks, default units, counter', async () => {
       const res = await alice.api.user.createCurrentUserRepo({ name: 'empty-one', description: 'nothing yet' });
       expect(res.status).to.equal(201);
       const r = res.data as unknown as Record<string, unknown>;
@@ -53,7 +53,8 @@ describe('repositories', () => {
       expect(git(['--git-dir', dir, 'config', 'core.fsync']).trim()).to.equal('objects,derived-metadata,reference');
       expect(git(['--git-dir', dir, 'config', 'core.fsyncMethod']).trim()).to.equal('fsync');
       expect(git(['--git-dir', dir, 'symbolic-ref', 'HEAD']).trim()).to.equal('refs/heads/main');
-      expect(fs.readdirSync(path.join(dir, 'hooks'))).to.deep.equal([]);
+      expect(fs.readdirSync(path.join(dir, 'hooks')).sort()).to.deep.equal(['post-receive', 'pre-receive']);
+      expect(fs.readFileSync(path.join(dir, 'hooks', 'pre-receive'), 'utf8')).to.contain('exec "$FORGE_HOOK_NODE" "$FORGE_HOOK_SCRIPT" pre-receive');
       expect(await numRepos('alice')).to.equal(1);
       expect(await count(w.server, 'SELECT COUNT(*) AS n FROM repo_unit WHERE repo_id = $1', [r.id])).to.equal(8);
     });

@@ -7,9 +7,11 @@ import { Conflict, Forbidden, Validation } from '../../errors';
 import { settings } from '../../config';
 import { repoPath, assertStorageName } from '../../git/paths';
 import { initBare, commitInitialFiles, dirExists, removeRepoDir, validBranchName } from '../../git/init';
+import { ZERO_ID } from '../../git/refs';
+import { syncRepoRefs } from '../git-push/sync.service';
 import { UserType, type UserModel } from '../../models/user.model';
 import {
-  findRepoByOwnerAndName, insertRepoWithUnits, deleteRepoRows, adjustNumRepos, saveRepo, type RepositoryModel,
+  findRepoById, findRepoByOwnerAndName, insertRepoWithUnits, deleteRepoRows, adjustNumRepos, type RepositoryModel,
 } from '../../models/repository.model';
 import { teamsOfUserInOrg } from '../../models/team.model';
 import { insertTeamRepo } from '../../models/team-repo.model';
@@ -88,8 +90,8 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
     await initBare(dir, branch);
     if (files) {
       await commitInitialFiles(dir, branch, files, { name: doer.name, email: doer.email || `${doer.name}@noreply.localhost` }, 'Initial commit');
-      repo.isEmpty = false;
-      await saveRepo(ctx, repo);
+      // why: the first commit is written by the server without hooks; the sync records its branch like a push.
+      await syncRepoRefs(repo.id, { pusherId: doer.id, transport: '', updates: [{ old: ZERO_ID, new: ZERO_ID, ref: `refs/heads/${branch}` }] }, ctx);
     }
   } catch (err) {
     await removeRepoDir(dir).catch(() => undefined);
@@ -99,5 +101,5 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
     });
     throw err;
   }
-  return repo;
+  return (await findRepoById(ctx, repo.id)) ?? repo;
 }

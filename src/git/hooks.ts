@@ -1,0 +1,36 @@
+/**
+ * Server-owned repository hooks. The scripts are static and hold no paths or secrets: the server
+ * passes the hook program and how to reach its internal API in the environment of each
+ * receive-pack it starts (src/services/repo/git-serve.ts). A push that does not come through the
+ * server has none of it, and the hooks refuse it.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/** The hooks every repository gets. */
+export const HOOK_NAMES = ['pre-receive', 'post-receive'] as const;
+
+function script(name: string): string {
+  return [
+    '#!/bin/sh',
+    '# Installed by the forge; the server rewrites this file, do not edit.',
+    'if [ -z "$FORGE_HOOK_NODE" ] || [ -z "$FORGE_HOOK_SCRIPT" ]; then',
+    '  echo "forge: pushes must go through the forge server" >&2',
+    '  exit 1',
+    'fi',
+    `exec "$FORGE_HOOK_NODE" "$FORGE_HOOK_SCRIPT" ${name}`,
+    '',
+  ].join('\n');
+}
+
+/** Write the hook scripts into `<gitDir>/hooks` (replacing whatever is there). */
+export async function installHooks(gitDir: string): Promise<void> {
+  const dir = path.join(gitDir, 'hooks');
+  await fs.mkdir(dir, { recursive: true });
+  for (const name of HOOK_NAMES) {
+    const file = path.join(dir, name);
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fs.writeFile(tmp, script(name), { mode: 0o755 });
+    await fs.rename(tmp, file);
+  }
+}

@@ -1,0 +1,50 @@
+/** Reading refs and commit summaries of a bare repository for push processing. */
+import { runGit } from './run';
+
+/** The all-zero object id git uses for "no ref" in hook input. */
+export const ZERO_ID = '0000000000000000000000000000000000000000';
+
+/**
+ * Every branch and tag with the commit it points at (annotated tags peeled to their commit), in
+ * `for-each-ref` order (by ref name).
+ */
+export async function listBranchAndTagRefs(gitDir: string): Promise<Map<string, string>> {
+  const out = (await runGit(['for-each-ref', '--format=%(objectname) %(*objectname) %(refname)', 'refs/heads', 'refs/tags'], { gitDir })).stdout.toString();
+  const refs = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    if (!line) continue;
+    const [id, peeled, ...rest] = line.split(' ');
+    refs.set(rest.join(' '), peeled || id);
+  }
+  return refs;
+}
+
+/** Subject and committer time of a commit. */
+export interface CommitSummary { subject: string; committedAt: Date }
+
+/** Summaries of the given commits (unknown or non-commit ids are left out). */
+export async function commitSummaries(gitDir: string, ids: string[]): Promise<Map<string, CommitSummary>> {
+  const out = new Map<string, CommitSummary>();
+  if (ids.length === 0) return out;
+  // why: --stdin takes the ids without putting them on the command line (thousands of branches in one push).
+  const text = (await runGit(['log', '--no-walk=unsorted', '--format=%H%x00%ct%x00%s%x00', '--stdin'], { gitDir, input: `${[...new Set(ids)].join('\n')}\n` })).stdout.toString();
+  for (const rec of text.split('\0\n')) {
+    const [id, ct, subject] = rec.split('\0');
+    if (id && ct) out.set(id.trim(), { subject: subject ?? '', committedAt: new Date(Number(ct) * 1000) });
+  }
+  return out;
+}
+
+/** On-disk size of the repository's objects in bytes (loose + packed, as `git count-objects -v`). */
+export async function repoSizeBytes(gitDir: string): Promise<number> {
+  const out = (await runGit(['count-objects', '-v'], { gitDir })).stdout.toString();
+  const kib = (key: string) => Number(out.match(new RegExp(`^${key}: (\\d+)$`, 'm'))?.[1] ?? 0);
+  return (kib('size') + kib('size-pack')) * 1024;
+}
+
+/** The branch HEAD points at, or null when HEAD is detached or not a branch. */
+export async function headBranch(gitDir: string): Promise<string | null> {
+  const r = await runGit(['symbolic-ref', '--quiet', 'HEAD'], { gitDir }).catch(() => null);
+  const ref = r?.stdout.toString().trim() ?? '';
+  return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
+}

@@ -1,0 +1,39 @@
+/** The branch table: each branch's last processed commit, and deleted branches with who deleted them. */
+import type { DbContext } from '../db';
+import { Table, Column, Model, DataType } from 'sequelize-typescript';
+
+@Table({ tableName: 'branch', underscored: true, timestamps: true })
+export class BranchModel extends Model {
+  @Column({ type: DataType.INTEGER, primaryKey: true, autoIncrement: true }) declare id: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare repoId: number;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare name: string;
+  @Column({ type: DataType.STRING(64), allowNull: false }) declare commitId: string;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare commitMessage: string;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare pusherId: number;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isDeleted: boolean;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare deletedById: number;
+  @Column({ type: DataType.DATE, allowNull: true }) declare deletedAt: Date | null;
+  @Column({ type: DataType.DATE, allowNull: true }) declare commitTime: Date | null;
+  declare createdAt: Date;
+  declare updatedAt: Date;
+}
+
+/** Every branch row of a repository, deleted ones included. */
+export function listBranchRows(ctx: DbContext, repoId: number): Promise<BranchModel[]> {
+  return BranchModel.findAll({ where: { repoId }, order: [['id', 'ASC']], transaction: ctx.tx });
+}
+
+/** A branch's new head as processed from a push. */
+export interface BranchHead { name: string; commitId: string; commitMessage: string; commitTime: Date | null; pusherId: number }
+
+/** Insert or revive-and-update the row of `head.name`. */
+export async function upsertBranch(ctx: DbContext, repoId: number, head: BranchHead): Promise<void> {
+  const values = { ...head, isDeleted: false, deletedById: 0, deletedAt: null };
+  const [n] = await BranchModel.update(values, { where: { repoId, name: head.name }, transaction: ctx.tx });
+  if (n === 0) await BranchModel.create({ repoId, ...values }, { transaction: ctx.tx });
+}
+
+/** Mark a branch deleted (kept for "restore branch" and the deleted-branch list). */
+export async function markBranchDeleted(ctx: DbContext, repoId: number, name: string, deletedById: number, at: Date): Promise<void> {
+  await BranchModel.update({ isDeleted: true, deletedById, deletedAt: at }, { where: { repoId, name }, transaction: ctx.tx });
+}

@@ -1,0 +1,62 @@
+/**
+ * What the server-owned hooks ask of the server (through the internal API): pre-receive decides
+ * whether a push may update its refs; post-receive records the push in the durable outbox, where
+ * a worker processes it (push.worker.ts).
+ */
+import { systemCtx, withTx, type DbContext } from '../../db';
+import { Forbidden, NotFound, Validation } from '../../errors';
+import { ZERO_ID } from '../../git/refs';
+import { findRepoById } from '../../models/repository.model';
+import { findUserById } from '../../models/user.model';
+import { enqueue, notifyEnqueued } from '../../queue/outbox';
+import type { RefUpdate } from './sync.service';
+
+/** The outbox topic of a recorded push. */
+export const PUSH_TOPIC = 'repo.push';
+
+/** What a hook sends. */
+export interface HookRequest {
+  repo_id: number;
+  pusher_id: number;
+  deploy_key_id: number;
+  transport: string;
+  updates: RefUpdate[];
+}
+
+/** The payload of a PUSH_TOPIC job. */
+export interface PushJob { repoId: number; pusherId: number; transport: string; updates: RefUpdate[] }
+
+const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** Check the shape of a hook request (it comes from our own hook program, but never trust a body). */
+function assertHookRequest(r: HookRequest): void {
+  const ok = Number.isInteger(r.repo_id) && r.repo_id > 0 && Number.isInteger(r.pusher_id) && Number.isInteger(r.deploy_key_id)
+    && Array.isArray(r.updates) && r.updates.every((u) => OBJECT_ID.test(u.old) && OBJECT_ID.test(u.new) && typeof u.ref === 'string' && u.ref.startsWith('refs/'));
+  if (!ok) throw new Validation('malformed hook request');
+}
+
+/**
+ * Decide a push before git moves any ref; throws Forbidden with the message the pusher sees.
+ * why: everything is decided in one call per push, so a push is accepted or refused as a whole.
+ */
+export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Promise<void> {
+  assertHookRequest(r);
+  const repo = await findRepoById(ctx, r.repo_id);
+  const owner = repo && (await findUserById(ctx, repo.ownerId));
+  if (!repo || !owner) throw new NotFound('repository does not exist');
+  if (repo.isArchived) throw new Forbidden(`repository ${owner.name}/${repo.name} is archived and cannot be pushed to`);
+  for (const u of r.updates) {
+    if (u.ref.startsWith('refs/pull/')) throw new Forbidden(`${u.ref}: refs/pull/* is maintained by the server and cannot be pushed`);
+    if (u.new === ZERO_ID && u.ref === `refs/heads/${repo.defaultBranch}` && !repo.isEmpty) {
+      throw new Forbidden(`branch ${repo.defaultBranch} is the default branch and cannot be deleted`);
+    }
+  }
+}
+
+/** Record a completed push in the outbox; the processing happens in a worker. */
+export async function postReceive(r: HookRequest, ctx: DbContext = systemCtx): Promise<void> {
+  assertHookRequest(r);
+  const job: PushJob = { repoId: r.repo_id, pusherId: r.pusher_id, transport: r.transport.slice(0, 16), updates: r.updates };
+  await withTx(ctx, (tx) => enqueue(tx, PUSH_TOPIC, job));
+  notifyEnqueued();
+}

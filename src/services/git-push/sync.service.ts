@@ -1,0 +1,120 @@
+/**
+ * Bringing the database in line with a repository's refs. Git owns refs and the database is a
+ * cache (DESIGN.md 4.8): the branch table, tag rows, the empty flag, the default branch and the
+ * size are derived by comparing `git for-each-ref` with what was last recorded. A push job and the
+ * reconciler both call `syncRepoRefs`; each observed change is recorded once as a push event,
+ * however often the sync runs, because a second run finds nothing left to record.
+ */
+import { systemCtx, withTx, type DbContext } from '../../db';
+import { repoPath } from '../../git/paths';
+import { dirExists, setHeadBranch } from '../../git/init';
+import { listBranchAndTagRefs, commitSummaries, repoSizeBytes, headBranch, ZERO_ID } from '../../git/refs';
+import { withRepoLock } from '../../lock';
+import { findRepoById, updateRepoGitState, type RepositoryModel } from '../../models/repository.model';
+import { findUserById } from '../../models/user.model';
+import { listBranchRows, upsertBranch, markBranchDeleted } from '../../models/branch.model';
+import { listTaggedReleases, upsertTagRelease, removeTagRelease } from '../../models/release.model';
+import { insertPushEvents, type RefChange } from '../../models/push-event.model';
+
+/** One `<old> <new> <ref>` update as reported by the hooks. */
+export interface RefUpdate { old: string; new: string; ref: string }
+
+/** Who caused the changes, when known. */
+export interface SyncHint {
+  /** The pusher of `updates` (0 when unknown). */
+  pusherId: number;
+  transport: string;
+  /** The refs the push reported, in push order; other changed refs are recorded without a pusher. */
+  updates: RefUpdate[];
+}
+
+const HEADS = 'refs/heads/';
+const TAGS = 'refs/tags/';
+
+/** What the database last recorded: ref name -> commit id. */
+async function recordedRefs(ctx: DbContext, repoId: number): Promise<Map<string, string>> {
+  const known = new Map<string, string>();
+  for (const b of await listBranchRows(ctx, repoId)) if (!b.isDeleted) known.set(HEADS + b.name, b.commitId);
+  for (const r of await listTaggedReleases(ctx, repoId)) if (r.sha1) known.set(TAGS + r.tagName, r.sha1);
+  return known;
+}
+
+/** Changed refs, those of the push first and in push order. */
+function diffRefs(known: Map<string, string>, actual: Map<string, string>, pushOrder: string[]): RefChange[] {
+  const names = [...new Set([...pushOrder, ...[...known.keys(), ...actual.keys()].sort()])];
+  const changes: RefChange[] = [];
+  for (const refName of names) {
+    const oldCommitId = known.get(refName) ?? ZERO_ID;
+    const newCommitId = actual.get(refName) ?? ZERO_ID;
+    if (oldCommitId !== newCommitId) changes.push({ refName, oldCommitId, newCommitId });
+  }
+  return changes;
+}
+
+/**
+ * The default branch after this sync: unchanged while it exists; for a repository that had no
+ * branch, the configured default if it was pushed, else the first pushed branch.
+ */
+function chooseDefaultBranch(repo: RepositoryModel, branches: string[], changes: RefChange[]): string {
+  if (branches.length === 0 || branches.includes(repo.defaultBranch)) return repo.defaultBranch;
+  const created = changes.find((c) => c.refName.startsWith(HEADS) && c.newCommitId !== ZERO_ID);
+  return created ? created.refName.slice(HEADS.length) : branches[0];
+}
+
+const NO_HINT: SyncHint = { pusherId: 0, transport: '', updates: [] };
+
+/** Compare a repository's refs with the database and record every difference. No-op for a missing repository. */
+export async function syncRepoRefs(repoId: number, hint: SyncHint = NO_HINT, ctx: DbContext = systemCtx): Promise<RefChange[]> {
+  // why: the repository lock serializes this with every other server-side write, so two syncs never record one change twice.
+  return withRepoLock(repoId, () => syncRepoRefsLocked(repoId, hint, ctx));
+}
+
+/**
+ * syncRepoRefs for a caller that already holds the repository's lock: server-side writes (file
+ * commits, branch and tag operations) call it right after moving a ref, inside their withRepoLock.
+ */
+export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HINT, ctx: DbContext = systemCtx): Promise<RefChange[]> {
+  const repo = await findRepoById(ctx, repoId);
+  const owner = repo && (await findUserById(ctx, repo.ownerId));
+  if (!repo || !owner) return [];
+  const dir = repoPath(owner.name, repo.name);
+  if (!(await dirExists(dir))) return [];
+  const actual = await listBranchAndTagRefs(dir);
+  const changes = diffRefs(await recordedRefs(ctx, repoId), actual, hint.updates.map((u) => u.ref));
+  const branches = [...actual.keys()].filter((r) => r.startsWith(HEADS)).map((r) => r.slice(HEADS.length));
+  const defaultBranch = chooseDefaultBranch(repo, branches, changes);
+  if (branches.includes(defaultBranch) && (await headBranch(dir)) !== defaultBranch) await setHeadBranch(dir, defaultBranch);
+  const state = { isEmpty: branches.length === 0, defaultBranch, size: await repoSizeBytes(dir) };
+  const stateChanged = state.isEmpty !== repo.isEmpty || state.defaultBranch !== repo.defaultBranch || state.size !== Number(repo.size);
+  if (changes.length === 0 && !stateChanged) return [];
+
+  const newBranchIds = changes.filter((c) => c.refName.startsWith(HEADS) && c.newCommitId !== ZERO_ID).map((c) => c.newCommitId);
+  const summaries = await commitSummaries(dir, newBranchIds);
+  const pushed = new Set(hint.updates.map((u) => u.ref));
+  const pusherOf = (ref: string) => (pushed.has(ref) ? hint.pusherId : 0);
+  const now = new Date();
+  await withTx(ctx, async (tx) => {
+    for (const c of changes) {
+      const pusherId = pusherOf(c.refName);
+      if (c.refName.startsWith(HEADS)) {
+        const name = c.refName.slice(HEADS.length);
+        if (c.newCommitId === ZERO_ID) {
+          await markBranchDeleted(tx, repoId, name, pusherId, now);
+        } else {
+          const s = summaries.get(c.newCommitId);
+          await upsertBranch(tx, repoId, { name, commitId: c.newCommitId, commitMessage: s?.subject ?? '', commitTime: s?.committedAt ?? null, pusherId });
+        }
+      } else {
+        const tag = c.refName.slice(TAGS.length);
+        if (c.newCommitId === ZERO_ID) await removeTagRelease(tx, repoId, tag);
+        else await upsertTagRelease(tx, repoId, tag, c.newCommitId, pusherId);
+      }
+    }
+    const fromPush = changes.filter((c) => pushed.has(c.refName));
+    const found = changes.filter((c) => !pushed.has(c.refName));
+    await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
+    await insertPushEvents(tx, repoId, 0, '', found);
+    await updateRepoGitState(tx, repoId, state);
+  });
+  return changes;
+}
