@@ -4,6 +4,7 @@
  * removal with the repository) and their use over SSH (read-only clones but cannot push, another
  * repository's key finds nothing, private organizations, LFS tokens, the greeting, deletion).
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { startWorld, type World, type TestUser } from '../helpers/world';
 import { count, sql } from '../helpers/db';
 import { git, gitHome, serverRepoDir, type GitResult } from '../helpers/repo-fixture';
 import { gitSshCommand, runSsh, sshKeyFile, type SshKeyFile } from '../helpers/ssh';
+import { LfsClient, oidOf, storedPath } from '../helpers/lfs';
 
 describe('deploy keys', () => {
   let w: World;
@@ -293,9 +295,35 @@ describe('deploy keys', () => {
       expect(payload(rwUp.stdout)).to.deep.include({ userId: 0, op: 'upload' });
     });
 
-    it('a deleted deploy key stops working at once', async () => {
+    it('LFS over SSH: a write key pushes LFS content, a read-only key fetches it, neither opens another repository', async () => {
+      const content = crypto.randomBytes(20_000);
+      const a = dir();
+      ok(await g(['clone', '-q', sshUrl('alice', 'app'), a], undefined, rw));
+      ok(await g(['lfs', 'install', '--local'], a, rw));
+      ok(await g(['lfs', 'track', '*.bin'], a, rw));
+      fs.writeFileSync(path.join(a, 'deploy.bin'), content);
+      ok(await g(['add', '.gitattributes', 'deploy.bin'], a, rw));
+      ok(await g(['commit', '-q', '-m', 'lfs by deploy key'], a, rw));
+      ok(await g(['push', '-q', 'origin', 'HEAD:refs/heads/lfs'], a, rw));
+      expect(fs.readFileSync(storedPath(w.server, oidOf(content))).equals(content)).to.equal(true);
+      const b = dir();
+      ok(await g(['clone', '-q', '--no-checkout', '--branch', 'lfs', sshUrl('alice', 'app'), b], undefined, ro));
+      ok(await g(['lfs', 'install', '--local'], b, ro));
+      ok(await g(['checkout', '-q', 'lfs'], b, ro));
+      expect(fs.readFileSync(path.join(b, 'deploy.bin')).equals(content)).to.equal(true);
+      const client = new LfsClient(w.server);
+      const token = JSON.parse((await runSsh(port(), ro, ["git-lfs-authenticate 'alice/app' download"])).stdout).header.Authorization.replace(/^Bearer /, '');
+      expect((await client.get('alice/app', oidOf(content), { bearer: token })).status).to.equal(200);
+      expect((await client.batch('alice/lib', 'download', [], { bearer: token })).status).to.equal(401);
+    });
+
+    it('a deleted deploy key stops working at once, and so do its LFS tokens', async () => {
+      const token = JSON.parse((await runSsh(port(), ro, ["git-lfs-authenticate 'alice/app' download"])).stdout).header.Authorization.replace(/^Bearer /, '');
+      const client = new LfsClient(w.server);
+      expect((await client.batch('alice/app', 'download', [], { bearer: token })).status).to.equal(200);
       const list = await alice.api.repos.repoListKeys('alice', 'app', { fingerprint: ro.fingerprint });
       expect((await alice.api.repos.repoDeleteKey('alice', 'app', list.data[0].id!)).status).to.equal(204);
+      expect((await client.batch('alice/app', 'download', [], { bearer: token })).status).to.equal(401);
       const r = await runSsh(port(), ro, []);
       expect(r.code).to.equal(255);
       expect(r.stderr).to.contain('Permission denied (publickey)');

@@ -2,9 +2,10 @@
  * Git over SSH with the stock OpenSSH client and git: clone, fetch and every kind of push over
  * protocol v0 and v2, archives, the greeting, key checks (prohibited users, removed or unknown
  * keys, last_used_at), the permission matrix (private, read-only collaborator, archived), and
- * git-lfs-authenticate. Deploy keys over SSH and the hostile-input matrix are in ssh-deploy.test.ts
+ * git-lfs-authenticate with its tokens used by the LFS HTTP API and the git-lfs client. Deploy keys over SSH and the hostile-input matrix are in ssh-deploy.test.ts
  * and ssh-hostile.test.ts.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { git, gitHome, serverRepoDir, type GitResult } from '../helpers/repo-fixture';
 import { gitSshCommand, runSsh, sshKeyFile, type SshKeyFile } from '../helpers/ssh';
+import { LfsClient, oidOf, storedPath } from '../helpers/lfs';
 
 describe('git over SSH', () => {
   let w: World;
@@ -342,6 +344,46 @@ describe('git over SSH', () => {
       expect([stranger.code, stranger.stdout, stranger.stderr]).to.deep.equal([1, '', 'Forge: repository does not exist [owner: alice, name: priv]\n']);
       const archived = await lfs(aliceKey, 'alice/arch', 'upload');
       expect([archived.code, archived.stderr]).to.deep.equal([1, 'Forge: repo is archived\n']);
+    });
+
+    it('its tokens open the LFS HTTP API for that repository and operation only', async () => {
+      const data = crypto.randomBytes(2048);
+      const obj = [{ oid: oidOf(data), size: data.length }];
+      const bearer = async (key: SshKeyFile, repo: string, op: string) => {
+        const r = await lfs(key, repo, op);
+        expect(r.code, r.stderr).to.equal(0);
+        return { bearer: JSON.parse(r.stdout).header.Authorization.replace(/^Bearer /, '') as string };
+      };
+      const client = new LfsClient(w.server);
+      const up = await bearer(aliceKey, 'alice/priv', 'upload');
+      expect((await client.batch('alice/priv', 'upload', obj, up)).status).to.equal(200);
+      expect((await client.put('alice/priv', obj[0].oid, data.length, data, up)).status).to.equal(200);
+      const down = await bearer(carolKey, 'alice/priv', 'download');
+      expect((await client.get('alice/priv', obj[0].oid, down)).bytes.equals(data)).to.equal(true);
+      const other = crypto.randomBytes(100);
+      expect((await client.batch('alice/priv', 'upload', [{ oid: oidOf(other), size: 100 }], down)).status).to.equal(401);
+      expect((await client.batch('alice/arch', 'download', obj, up)).status).to.equal(401);
+      expect(fs.existsSync(storedPath(w.server, oidOf(other)))).to.equal(false);
+    });
+
+    it('the git-lfs client pushes and fetches LFS content over an SSH remote', async () => {
+      await newRepo(alice, 'lfs-ssh');
+      const content = crypto.randomBytes(50_000);
+      const a = dir();
+      ok(await g(['init', '-q', a]));
+      ok(await g(['lfs', 'install', '--local'], a));
+      ok(await g(['lfs', 'track', '*.bin'], a));
+      fs.writeFileSync(path.join(a, 'big.bin'), content);
+      ok(await g(['add', '.gitattributes', 'big.bin'], a));
+      ok(await g(['commit', '-q', '-m', 'lfs over ssh'], a));
+      ok(await g(['remote', 'add', 'origin', sshUrl('alice', 'lfs-ssh')], a));
+      ok(await g(['push', '-q', 'origin', 'main'], a));
+      expect(fs.readFileSync(storedPath(w.server, oidOf(content))).equals(content)).to.equal(true);
+      const b = dir();
+      ok(await g(['clone', '-q', '--no-checkout', sshUrl('alice', 'lfs-ssh'), b]));
+      ok(await g(['lfs', 'install', '--local'], b));
+      ok(await g(['checkout', '-q', 'main'], b));
+      expect(fs.readFileSync(path.join(b, 'big.bin')).equals(content)).to.equal(true);
     });
 
     it('refuses unknown or missing operations', async () => {
