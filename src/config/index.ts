@@ -79,6 +79,12 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     ROOT: { kind: 'string', def: '' },
     MAX_CREATION_LIMIT: { kind: 'int', def: '-1', min: -1, max: 1e9 },
   },
+  'repository.signing': {
+    SIGNING_NAME: { kind: 'string', def: '' },
+    SIGNING_EMAIL: { kind: 'string', def: '' },
+    SIGNING_FORMAT: { kind: 'string', def: 'openpgp', oneOf: ['openpgp', 'ssh'] },
+    TRUSTED_SSH_KEYS: { kind: 'list', def: '', keepCase: true },
+  },
   'ssh.minimum_key_sizes': {
     ED25519: { kind: 'int', def: '256', min: -1, max: 65536 },
     ECDSA: { kind: 'int', def: '256', min: -1, max: 65536 },
@@ -167,6 +173,8 @@ export interface Settings {
   };
   api: { enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number };
   repository: { root: string; maxCreationLimit: number };
+  /** Commit signing: the instance signer's name and email, its key format, and SSH keys trusted for every user. */
+  signing: { signingName: string; signingEmail: string; signingFormat: 'openpgp' | 'ssh'; trustedSshKeys: string[] };
   sshMinimumKeySizes: { ed25519: number; ecdsa: number; rsa: number };
   user: { enableSshKeys: boolean; enableGpgKeys: boolean };
   log: { level: string };
@@ -211,6 +219,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     lfs: out.lfs,
     api: out.api,
     repository: out.repository,
+    signing: out['repository.signing'],
     sshMinimumKeySizes: out['ssh.minimum_key_sizes'],
     user: out.user,
     log: out.log,

@@ -8,6 +8,7 @@
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { repoPath } from '../../git/paths';
 import { dirExists, setHeadBranch } from '../../git/init';
+import { updateCommitGraph } from '../../git/log';
 import { listBranchAndTagRefs, commitSummaries, repoSizeBytes, headBranch, ZERO_ID } from '../../git/refs';
 import { withRepoLock } from '../../lock';
 import { findRepoById, updateRepoGitState, type RepositoryModel } from '../../models/repository.model';
@@ -117,4 +118,15 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
     await updateRepoGitState(tx, repoId, state);
   });
   return changes;
+}
+
+/**
+ * Bring the repository's commit-graph up to date after a push (outside the repository lock: git
+ * takes its own lock on the graph files, and a concurrent writer simply finds the work done).
+ */
+export async function refreshCommitGraph(repoId: number, ctx: DbContext = systemCtx): Promise<void> {
+  const repo = await findRepoById(ctx, repoId);
+  const owner = repo && (await findUserById(ctx, repo.ownerId));
+  if (!repo || !owner) return;
+  await updateCommitGraph(repoPath(owner.name, repo.name)).catch((err: unknown) => console.error(`commit-graph of repository ${repoId}:`, (err as Error).message));
 }
