@@ -35,7 +35,7 @@ export class DeployKeyController extends Controller {
     const s = settings().server;
     const view = await viewOf(ctxOf(req), req.principal, rc.repo, rc.owner, rc.perm);
     const repository: Repository = toRepository(rc.repo, rc.owner, viewerOf(req), s.rootUrl, {
-      units: view.units, sshPort: s.sshPort,
+      units: view.units,
       permissions: { admin: false, push: v.dk.mode >= AccessMode.Write, pull: true },
     });
     return toDeployKey(v.dk, v.content, this.link(rc), repository);

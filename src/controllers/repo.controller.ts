@@ -27,7 +27,7 @@ const SORTS: Sort[] = ['alpha', 'created', 'updated', 'size', 'id'];
 export class RepoController extends Controller {
   private out(req: ExRequest, v: RepoView): Repository {
     const s = settings().server;
-    return toRepository(v.repo, v.owner, viewerOf(req), s.rootUrl, { units: v.units, permissions: v.permissions, sshPort: s.sshPort });
+    return toRepository(v.repo, v.owner, viewerOf(req), s.rootUrl, { units: v.units, permissions: v.permissions });
   }
 
   private async created(req: ExRequest, repo: RepositoryModel, owner: UserModel): Promise<Repository> {

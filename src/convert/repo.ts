@@ -5,15 +5,17 @@ import { Visibility, type UserModel } from '../models/user.model';
 import { UnitType } from '../models/perm';
 import { toUser, type Viewer } from './user';
 import { isoTime } from './time';
+import { settings } from '../config';
 
 /** What the converter needs besides the row: the owner, enabled units and the caller's permission. */
-export interface RepoExtras { units?: UnitType[]; permissions?: RepoPermissions; sshPort?: number; sshHost?: string }
+export interface RepoExtras { units?: UnitType[]; permissions?: RepoPermissions }
 
 const EPOCH = '1970-01-01T00:00:00Z';
 
-/** The ssh clone address as Gitea composes it: scp form on port 22, ssh:// URL otherwise. */
-export function sshCloneUrl(host: string, port: number, full: string): string {
-  return port === 22 ? `git@${host}:${full}.git` : `ssh://git@${host}:${port}/${full}.git`;
+/** The ssh clone address as Gitea composes it from SSH_USER, SSH_DOMAIN and SSH_PORT: scp form on port 22, ssh:// URL otherwise. */
+export function sshCloneUrl(full: string): string {
+  const { sshUser, sshDomain, sshPort } = settings().server;
+  return sshPort === 22 ? `${sshUser}@${sshDomain}:${full}.git` : `ssh://${sshUser}@${sshDomain}:${sshPort}/${full}.git`;
 }
 
 /** Convert a repository owned by `owner`. */
@@ -21,7 +23,6 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
   const full = `${owner.name}/${r.name}`;
   const units = new Set(x.units ?? []);
   const pulls = units.has(UnitType.PullRequests);
-  const host = x.sshHost ?? new URL(rootUrl).hostname;
   return {
     id: r.id,
     owner: toUser(owner, viewer, rootUrl),
@@ -39,7 +40,7 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     html_url: `${rootUrl}${full}`,
     url: `${rootUrl}api/v1/repos/${full}`,
     link: '',
-    ssh_url: sshCloneUrl(host, x.sshPort ?? 22, full),
+    ssh_url: sshCloneUrl(full),
     clone_url: `${rootUrl}${full}.git`,
     original_url: '',
     website: r.website,

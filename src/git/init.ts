@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './run';
 import { installHooks } from './hooks';
+import { closeObjectReader } from './cat-file';
 
 /** Make a bare repository at `dir` with the server's configuration and no sample hooks. */
 export async function initBare(dir: string, defaultBranch: string): Promise<void> {
@@ -51,11 +52,13 @@ export async function dirExists(dir: string): Promise<boolean> {
 
 /** Remove a repository directory (no error when absent). */
 export async function removeRepoDir(dir: string): Promise<void> {
+  closeObjectReader(dir);
   await fs.rm(dir, { recursive: true, force: true });
 }
 
 /** Move a repository directory (rename). */
 export async function moveRepoDir(from: string, to: string): Promise<void> {
+  closeObjectReader(from);
   await fs.rename(from, to);
 }
 

@@ -55,5 +55,6 @@ export function spawnGitService(rc: RepoContext, p: Principal, service: GitServi
   const dir = repoPath(rc.owner.name, rc.repo.name);
   const env = service === 'receive-pack' ? hookEnv(rc, p, opts.transport) : {};
   // why: the repository is the positional directory argument (git resolves `.` against cwd, not --git-dir).
-  return spawnGit([service, ...(opts.flags ?? []), dir], { cwd: dir, signal: opts.signal, gitProtocol: opts.gitProtocol, env });
+  // why: a clone of a large repository over a slow link may take hours; git dies with its client (signal), not on a clock.
+  return spawnGit([service, ...(opts.flags ?? []), dir], { cwd: dir, signal: opts.signal, gitProtocol: opts.gitProtocol, env, timeoutMs: 24 * 3600_000 });
 }
