@@ -39,6 +39,10 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     SSH_SERVER_HOST_KEYS: { kind: 'list', def: 'ssh/forge.ed25519,ssh/forge.rsa', keepCase: true },
   },
   lfs: { PATH: { kind: 'string', def: '' } },
+  'repo-archive': {
+    PATH: { kind: 'string', def: '' },
+    MAX_SIZE: { kind: 'int', def: '2048', min: 1, max: 1e9 },
+  },
   database: {
     DB_TYPE: { kind: 'string', def: 'sqlite3', oneOf: ['sqlite3', 'postgres'] },
     PATH: { kind: 'string', def: '' },
@@ -157,6 +161,8 @@ export interface Settings {
     sshServerHostKeys: string[];
   };
   lfs: { path: string };
+  /** Where built archives are cached, and the cache's bound in MB (least recently served are evicted). */
+  repoArchive: { path: string; maxSize: number };
   database: {
     dbType: 'sqlite3' | 'postgres'; path: string; host: string; name: string; user: string; passwd: string;
     sslMode: string; maxOpenConns: number; logSql: boolean;
@@ -217,6 +223,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     security: out.security,
     service: out.service,
     lfs: out.lfs,
+    repoArchive: out['repo-archive'],
     api: out.api,
     repository: out.repository,
     signing: out['repository.signing'],
@@ -238,6 +245,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   s.server.sshServerHostKeys = s.server.sshServerHostKeys.map((k) => path.resolve(s.server.appDataPath, k));
   if (!s.lfs.path) s.lfs.path = path.join(s.server.appDataPath, 'lfs');
   s.lfs.path = path.resolve(s.lfs.path);
+  s.repoArchive.path = path.resolve(s.repoArchive.path || path.join(s.server.appDataPath, 'repo-archive'));
   if (!s.database.path) s.database.path = path.join(s.server.appDataPath, 'forge.db');
   if (!s.repository.root) s.repository.root = path.join(s.server.appDataPath, 'repositories');
   if (s.api.defaultPagingNum > s.api.maxResponseItems) {

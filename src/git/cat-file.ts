@@ -110,7 +110,7 @@ export function readObjects(gitDir: string, ids: string[]): Promise<Map<string, 
   return r.read(ids);
 }
 
-/** Stop the reader of a repository (before it is moved or deleted). */
-export function closeObjectReader(gitDir: string): void {
-  readers.get(gitDir)?.close();
+/** Stop the readers of a repository, or of every repository under a directory (before it is moved or deleted). */
+export function closeObjectReader(dir: string): void {
+  for (const [gitDir, r] of readers) if (gitDir === dir || gitDir.startsWith(`${dir}/`)) r.close();
 }

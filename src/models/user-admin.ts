@@ -122,9 +122,10 @@ async function exec(ctx: DbContext, sql: string, replacements: Record<string, un
 }
 
 /** Delete every repository row of an owner, with what each carries (see deleteRepoRows). */
-export async function deleteRepoRowsOwnedBy(ctx: DbContext, ownerId: number): Promise<void> {
+export async function deleteRepoRowsOwnedBy(ctx: DbContext, ownerId: number): Promise<number[]> {
   const repos = await RepositoryModel.findAll({ where: { ownerId }, attributes: ['id'], transaction: ctx.tx });
   for (const r of repos) await deleteRepoRows(ctx, r.id);
+  return repos.map((r) => r.id);
 }
 
 /** Remove every follow from and to a user, fixing the counters of the users on the other side. */

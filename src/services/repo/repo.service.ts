@@ -18,6 +18,7 @@ import type { EditRepoOption, RepoPermissions } from '../../api/repo';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
 import type { Principal } from '../auth/principal';
 import { assertRepoName } from './repo-create.service';
+import { removeArchives } from '../archive/archive.service';
 import type { RepoContext } from './context';
 
 /** A repository ready to convert: owner, enabled units and the caller's permissions. */
@@ -134,6 +135,7 @@ export async function deleteRepo(ctx: DbContext, rc: RepoContext): Promise<void>
       await adjustNumRepos(tx, rc.owner.id, -1);
     });
     await removeRepoDir(repoPath(rc.owner.name, rc.repo.name));
+    await removeArchives(rc.repo.id);
   });
 }
 

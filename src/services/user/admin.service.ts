@@ -11,6 +11,7 @@ import {
   findUserForUpdate, makePrimaryEmail, orgIdsOfMember, orgsWhereSoleOwner, renameOwner, tokenHashesOf, updateUserColumns,
 } from '../../models/user-admin';
 import { ownerPath } from '../../git/paths';
+import { removeArchives } from '../archive/archive.service';
 import { dirExists, moveRepoDir, removeRepoDir } from '../../git/init';
 import { hashPassword } from '../auth/password';
 import { revokeCachedToken } from '../auth/token-cache';
@@ -127,6 +128,7 @@ export async function editUser(ctx: DbContext, target: UserModel, e: UserEdit): 
 export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserModel, purge: boolean): Promise<void> {
   if (target.type !== UserType.Individual) throw notAnIndividual(target);
   if (target.id === doer.id) throw new Validation('you cannot delete yourself');
+  let purgedRepos: number[] = [];
   const hashes = await withTx(ctx, async (tx) => {
     const fresh = await findUserForUpdate(tx, target.id);
     if (!fresh) throw new NotFound(`user redirect does not exist [name: ${target.name}]`);
@@ -136,7 +138,7 @@ export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserMo
     if (purge) {
       // why: Gitea would delete such an organization; we refuse rather than leave one nobody can administer.
       if ((await orgsWhereSoleOwner(tx, fresh.id)).length > 0) throw new Validation(`user is the last member of owner team [uid: ${fresh.id}]`);
-      await deleteRepoRowsOwnedBy(tx, fresh.id);
+      purgedRepos = await deleteRepoRowsOwnedBy(tx, fresh.id);
     }
     const tokens = await tokenHashesOf(tx, fresh.id);
     await deleteFollowsOf(tx, fresh.id);
@@ -146,7 +148,10 @@ export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserMo
   for (const h of hashes) revokeCachedToken(h);
   // why: git data goes after the rows are committed; a crash in between leaves only an unregistered directory,
   // which repository creation already knows to reuse.
-  if (purge) await removeRepoDir(ownerPath(target.name));
+  if (purge) {
+    await removeRepoDir(ownerPath(target.name));
+    for (const id of purgedRepos) await removeArchives(id);
+  }
 }
 
 /** Rename an individual user (204 in the API); repositories (rows and directories) follow the new owner name. */

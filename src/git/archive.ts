@@ -1,0 +1,37 @@
+/** Producing repository archives with git: zip and tar.gz through `git archive`, bundles through `git bundle`. */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { runGit, spawnGit } from './run';
+
+/** The archive formats served. */
+export type ArchiveFormat = 'zip' | 'tar.gz' | 'bundle';
+
+/** A running archive build: git's stdout is the archive; `cleanup` removes scratch files afterwards. */
+export interface ArchiveProcess { child: ChildProcessWithoutNullStreams; cleanup: () => Promise<void> }
+
+/**
+ * Start writing the archive of `commit` (a full id) to stdout. zip and tar.gz put every file under
+ * `prefix/`; a bundle holds the history of the commit as branch `main` of a scratch repository.
+ */
+export async function spawnArchive(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, signal?: AbortSignal): Promise<ArchiveProcess> {
+  if (format !== 'bundle') {
+    const child = spawnGit(['archive', `--format=${format}`, `--prefix=${prefix}/`, '--end-of-options', commit], { gitDir, signal, timeoutMs: 3600_000 });
+    return { child, cleanup: async () => undefined };
+  }
+  // why: `git bundle` needs a ref to name the history; a scratch repository borrowing the objects
+  // (alternates) gets one, so the served repository's refs are never touched.
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-bundle-'));
+  const cleanup = () => fs.rm(scratch, { recursive: true, force: true });
+  try {
+    await runGit(['init', '--bare', '--quiet', scratch]);
+    await fs.writeFile(path.join(scratch, 'objects', 'info', 'alternates'), `${path.join(gitDir, 'objects')}\n`);
+    await runGit(['update-ref', 'refs/heads/main', commit], { gitDir: scratch });
+    const child = spawnGit(['bundle', 'create', '--quiet', '-', 'refs/heads/main'], { gitDir: scratch, signal, timeoutMs: 3600_000 });
+    return { child, cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
