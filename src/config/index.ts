@@ -78,6 +78,9 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
   repository: {
     ROOT: { kind: 'string', def: '' },
     MAX_CREATION_LIMIT: { kind: 'int', def: '-1', min: -1, max: 1e9 },
+    FORCE_PRIVATE: { kind: 'bool', def: 'false' },
+    DISABLE_FORKS: { kind: 'bool', def: 'false' },
+    ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT: { kind: 'bool', def: 'true' },
   },
   'ssh.minimum_key_sizes': {
     ED25519: { kind: 'int', def: '256', min: -1, max: 65536 },
@@ -166,7 +169,11 @@ export interface Settings {
     defaultUserVisibility: string; defaultOrgVisibility: string; requireSigninView: boolean;
   };
   api: { enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number };
-  repository: { root: string; maxCreationLimit: number };
+  repository: {
+    root: string; maxCreationLimit: number; forcePrivate: boolean; disableForks: boolean;
+    /** Gitea's default: forks do not count against MAX_CREATION_LIMIT / max_repo_creation. */
+    allowForkWithoutMaximumLimit: boolean;
+  };
   sshMinimumKeySizes: { ed25519: number; ecdsa: number; rsa: number };
   user: { enableSshKeys: boolean; enableGpgKeys: boolean };
   log: { level: string };
