@@ -12,6 +12,7 @@ import { NotFound } from './errors';
 import { webRouter } from './web';
 import { gitHttpRouter } from './web/git-http';
 import { internalRouter } from './web/internal';
+import { lfsRouter } from './web/lfs';
 
 /** Build the Express application of one worker process. */
 export function buildApp(): Express {
@@ -33,7 +34,7 @@ export function buildApp(): Express {
   api.use((req: Request, res: Response, next: NextFunction) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', 'Link, X-Total-Count, X-PageCount, X-HasMore, X-Gitea-Warning, X-Forge-Warning');
+    res.setHeader('Access-Control-Expose-Headers', 'Link, X-Total-Count, X-Page, X-PerPage, X-Total, X-PageCount, X-HasMore, X-Gitea-Warning, X-Forge-Warning');
     if (req.method === 'OPTIONS') {
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS');
       res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Sudo, X-Gitea-OTP');
@@ -49,6 +50,7 @@ export function buildApp(): Express {
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
   app.use('/api/v1', api);
 
+  app.use(lfsRouter());
   app.use(gitHttpRouter());
   app.use(webRouter());
 

@@ -82,6 +82,12 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     DISABLE_FORKS: { kind: 'bool', def: 'false' },
     ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT: { kind: 'bool', def: 'true' },
   },
+  'repository.signing': {
+    SIGNING_NAME: { kind: 'string', def: '' },
+    SIGNING_EMAIL: { kind: 'string', def: '' },
+    SIGNING_FORMAT: { kind: 'string', def: 'openpgp', oneOf: ['openpgp', 'ssh'] },
+    TRUSTED_SSH_KEYS: { kind: 'list', def: '', keepCase: true },
+  },
   'ssh.minimum_key_sizes': {
     ED25519: { kind: 'int', def: '256', min: -1, max: 65536 },
     ECDSA: { kind: 'int', def: '256', min: -1, max: 65536 },
@@ -174,6 +180,8 @@ export interface Settings {
     /** Gitea's default: forks do not count against MAX_CREATION_LIMIT / max_repo_creation. */
     allowForkWithoutMaximumLimit: boolean;
   };
+  /** Commit signing: the instance signer's name and email, its key format, and SSH keys trusted for every user. */
+  signing: { signingName: string; signingEmail: string; signingFormat: 'openpgp' | 'ssh'; trustedSshKeys: string[] };
   sshMinimumKeySizes: { ed25519: number; ecdsa: number; rsa: number };
   user: { enableSshKeys: boolean; enableGpgKeys: boolean };
   log: { level: string };
@@ -218,6 +226,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     lfs: out.lfs,
     api: out.api,
     repository: out.repository,
+    signing: out['repository.signing'],
     sshMinimumKeySizes: out['ssh.minimum_key_sizes'],
     user: out.user,
     log: out.log,

@@ -41,3 +41,18 @@ export function setPaging(req: Request, opts: ListOptions, total: number): void 
   if (opts.page > 1) links.push(link(1, 'first'), link(Math.min(opts.page - 1, last), 'prev'));
   if (links.length) res.setHeader('Link', links.join(','));
 }
+
+/**
+ * setPaging plus the older page headers Gitea still sends on commit lists: X-Page, X-PerPage,
+ * X-Total, X-PageCount and X-HasMore.
+ */
+export function setPagingWithPageCount(req: Request, opts: ListOptions, total: number): void {
+  setPaging(req, opts, total);
+  const res = req.res!;
+  const pageCount = Math.ceil(total / opts.limit);
+  res.setHeader('X-Page', String(opts.page));
+  res.setHeader('X-PerPage', String(opts.limit));
+  res.setHeader('X-Total', String(total));
+  res.setHeader('X-PageCount', String(pageCount));
+  res.setHeader('X-HasMore', String(opts.page < pageCount));
+}

@@ -1,6 +1,7 @@
 /** An email address of a user; the primary one mirrors users.email. */
 import type { DbContext } from '../db';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import { UserModel, UserType } from './user.model';
 
 @Table({ tableName: 'email_address', underscored: true, timestamps: true })
 export class EmailAddressModel extends Model {
@@ -35,4 +36,22 @@ export function findEmailOf(ctx: DbContext, uid: number, email: string): Promise
 /** Remove an address row. */
 export async function deleteEmailById(ctx: DbContext, id: number): Promise<void> {
   await EmailAddressModel.destroy({ where: { id }, transaction: ctx.tx });
+}
+
+/**
+ * The active individual users behind the given emails (primary or activated secondary addresses),
+ * keyed by lower-cased email; emails nobody owns are absent.
+ */
+export async function findUsersByEmails(ctx: DbContext, emails: string[]): Promise<Map<string, UserModel>> {
+  const lower = [...new Set(emails.map((e) => e.toLowerCase()))];
+  const out = new Map<string, UserModel>();
+  if (lower.length === 0) return out;
+  const rows = await EmailAddressModel.findAll({ where: { lowerEmail: lower, isActivated: true }, transaction: ctx.tx });
+  const users = await UserModel.findAll({ where: { id: [...new Set(rows.map((r) => r.uid))], type: UserType.Individual, isActive: true }, transaction: ctx.tx });
+  const byId = new Map(users.map((u) => [u.id, u]));
+  for (const r of rows) {
+    const u = byId.get(r.uid);
+    if (u) out.set(r.lowerEmail, u);
+  }
+  return out;
 }

@@ -24,3 +24,10 @@ export function findGpgKeyImport(ctx: DbContext, keyId: string): Promise<GpgKeyI
 export async function deleteGpgKeyImport(ctx: DbContext, keyId: string): Promise<void> {
   await GpgKeyImportModel.destroy({ where: { keyId }, transaction: ctx.tx });
 }
+
+/** The armored uploads of these primary key ids, by key id. */
+export async function findGpgKeyImports(ctx: DbContext, keyIds: string[]): Promise<Map<string, string>> {
+  if (!keyIds.length) return new Map();
+  const rows = await GpgKeyImportModel.findAll({ where: { keyId: keyIds }, transaction: ctx.tx });
+  return new Map(rows.map((r) => [r.keyId, r.content]));
+}

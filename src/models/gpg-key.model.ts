@@ -66,3 +66,9 @@ export async function markGpgKeyVerified(ctx: DbContext, keyId: string): Promise
 export async function deleteGpgKeyWithSubkeys(ctx: DbContext, keyId: string): Promise<void> {
   await GpgKeyModel.destroy({ where: { [Op.or]: [{ keyId }, { primaryKeyId: keyId }] }, transaction: ctx.tx });
 }
+
+/** Every key and subkey row of these owners (for signature verification). */
+export function listGpgKeysOfOwners(ctx: DbContext, ownerIds: number[]): Promise<GpgKeyModel[]> {
+  if (!ownerIds.length) return Promise.resolve([]);
+  return GpgKeyModel.findAll({ where: { ownerId: { [Op.in]: ownerIds } }, order: [['id', 'ASC']], transaction: ctx.tx });
+}

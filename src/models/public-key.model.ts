@@ -69,3 +69,9 @@ export async function touchPublicKey(ctx: DbContext, id: number, now: Date): Pro
 export function findPublicKeyById(ctx: DbContext, id: number): Promise<PublicKeyModel | null> {
   return PublicKeyModel.findByPk(id, { transaction: ctx.tx });
 }
+
+/** User keys (not deploy or principal keys) with one of these fingerprints. */
+export function listUserKeysByFingerprints(ctx: DbContext, fingerprints: string[]): Promise<PublicKeyModel[]> {
+  if (!fingerprints.length) return Promise.resolve([]);
+  return PublicKeyModel.findAll({ where: { fingerprint: { [Op.in]: fingerprints }, type: PublicKeyType.User }, transaction: ctx.tx });
+}

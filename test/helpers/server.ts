@@ -94,6 +94,25 @@ export class TestServer {
     return done;
   }
 
+  /** SIGKILL the primary and its worker processes at once (a crash, not a stop); git children are left alone. */
+  async kill9(): Promise<void> {
+    const p = this.proc;
+    if (!p || p.exitCode !== null || !p.pid) return;
+    const children = (() => {
+      try { return fs.readFileSync(`/proc/${p.pid}/task/${p.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { return []; }
+    })();
+    const done = new Promise<void>((resolve) => p.once('exit', () => resolve()));
+    for (const pid of [p.pid, ...children]) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    await done;
+    // why: the next start must not find the killed workers still holding the ports.
+    for (const pid of children) {
+      for (let i = 0; i < 100; i++) {
+        try { process.kill(pid, 0); } catch { break; }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  }
+
   /** Stop the server and drop its PostgreSQL database, if it has one. */
   async destroy(): Promise<void> {
     await this.stop();

@@ -37,7 +37,7 @@ describe('repositories', () => {
   after(async () => { await w?.stop(); });
 
   describe('create', () => {
-    it("creates an empty repository: bare, configured, only the server's hooks, default units, counter", async () => {
+    it('creates an empty repository: bare, configured, only the server hooks, default units, counter', async () => {
       const res = await alice.api.user.createCurrentUserRepo({ name: 'empty-one', description: 'nothing yet' });
       expect(res.status).to.equal(201);
       const r = res.data as unknown as Record<string, unknown>;

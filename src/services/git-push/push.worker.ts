@@ -7,12 +7,13 @@ import { systemCtx } from '../../db';
 import { listRepoIdsAfter } from '../../models/repository.model';
 import { startOutboxWorker, type OutboxWorker } from '../../queue/worker';
 import { PUSH_TOPIC, type PushJob } from './hook.service';
-import { syncRepoRefs } from './sync.service';
+import { refreshCommitGraph, syncRepoRefs } from './sync.service';
 
 /** Process one recorded push (idempotent: a replay finds nothing left to record). */
 export async function processPush(payload: unknown): Promise<void> {
   const job = payload as PushJob;
-  await syncRepoRefs(job.repoId, { pusherId: job.pusherId, transport: job.transport, updates: job.updates });
+  const changes = await syncRepoRefs(job.repoId, { pusherId: job.pusherId, transport: job.transport, updates: job.updates });
+  if (changes.length) await refreshCommitGraph(job.repoId);
 }
 
 /** Sync every repository, in id order, one at a time; returns how many had unrecorded changes. */

@@ -8,6 +8,7 @@
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { repoPath } from '../../git/paths';
 import { dirExists, setHeadBranch } from '../../git/init';
+import { updateCommitGraph } from '../../git/log';
 import { listBranchAndTagRefs, commitSummaries, repoSizeBytes, headBranch, ZERO_ID } from '../../git/refs';
 import { withRepoLock } from '../../lock';
 import { findRepoById, updateRepoGitState, type RepositoryModel } from '../../models/repository.model';
@@ -61,52 +62,71 @@ function chooseDefaultBranch(repo: RepositoryModel, branches: string[], changes:
   return created ? created.refName.slice(HEADS.length) : branches[0];
 }
 
-/** Compare a repository's refs with the database and record every difference. No-op for a missing repository. */
-export async function syncRepoRefs(repoId: number, hint: SyncHint = { pusherId: 0, transport: '', updates: [] }, ctx: DbContext = systemCtx): Promise<RefChange[]> {
-  // why: the repository lock serializes this with every other server-side write, so two syncs never record one change twice.
-  return withRepoLock(repoId, async () => {
-    const repo = await findRepoById(ctx, repoId);
-    const owner = repo && (await findUserById(ctx, repo.ownerId));
-    if (!repo || !owner) return [];
-    const dir = repoPath(owner.name, repo.name);
-    if (!(await dirExists(dir))) return [];
-    const actual = await listBranchAndTagRefs(dir);
-    const changes = diffRefs(await recordedRefs(ctx, repoId), actual, hint.updates.map((u) => u.ref));
-    const branches = [...actual.keys()].filter((r) => r.startsWith(HEADS)).map((r) => r.slice(HEADS.length));
-    const defaultBranch = chooseDefaultBranch(repo, branches, changes);
-    if (branches.includes(defaultBranch) && (await headBranch(dir)) !== defaultBranch) await setHeadBranch(dir, defaultBranch);
-    const state = { isEmpty: branches.length === 0, defaultBranch, size: await repoSizeBytes(dir) };
-    const stateChanged = state.isEmpty !== repo.isEmpty || state.defaultBranch !== repo.defaultBranch || state.size !== Number(repo.size);
-    if (changes.length === 0 && !stateChanged) return [];
+const NO_HINT: SyncHint = { pusherId: 0, transport: '', updates: [] };
 
-    const newBranchIds = changes.filter((c) => c.refName.startsWith(HEADS) && c.newCommitId !== ZERO_ID).map((c) => c.newCommitId);
-    const summaries = await commitSummaries(dir, newBranchIds);
-    const pushed = new Set(hint.updates.map((u) => u.ref));
-    const pusherOf = (ref: string) => (pushed.has(ref) ? hint.pusherId : 0);
-    const now = new Date();
-    await withTx(ctx, async (tx) => {
-      for (const c of changes) {
-        const pusherId = pusherOf(c.refName);
-        if (c.refName.startsWith(HEADS)) {
-          const name = c.refName.slice(HEADS.length);
-          if (c.newCommitId === ZERO_ID) {
-            await markBranchDeleted(tx, repoId, name, pusherId, now);
-          } else {
-            const s = summaries.get(c.newCommitId);
-            await upsertBranch(tx, repoId, { name, commitId: c.newCommitId, commitMessage: s?.subject ?? '', commitTime: s?.committedAt ?? null, pusherId });
-          }
+/** Compare a repository's refs with the database and record every difference. No-op for a missing repository. */
+export async function syncRepoRefs(repoId: number, hint: SyncHint = NO_HINT, ctx: DbContext = systemCtx): Promise<RefChange[]> {
+  // why: the repository lock serializes this with every other server-side write, so two syncs never record one change twice.
+  return withRepoLock(repoId, () => syncRepoRefsLocked(repoId, hint, ctx));
+}
+
+/**
+ * syncRepoRefs for a caller that already holds the repository's lock: server-side writes (file
+ * commits, branch and tag operations) call it right after moving a ref, inside their withRepoLock.
+ */
+export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HINT, ctx: DbContext = systemCtx): Promise<RefChange[]> {
+  const repo = await findRepoById(ctx, repoId);
+  const owner = repo && (await findUserById(ctx, repo.ownerId));
+  if (!repo || !owner) return [];
+  const dir = repoPath(owner.name, repo.name);
+  if (!(await dirExists(dir))) return [];
+  const actual = await listBranchAndTagRefs(dir);
+  const changes = diffRefs(await recordedRefs(ctx, repoId), actual, hint.updates.map((u) => u.ref));
+  const branches = [...actual.keys()].filter((r) => r.startsWith(HEADS)).map((r) => r.slice(HEADS.length));
+  const defaultBranch = chooseDefaultBranch(repo, branches, changes);
+  if (branches.includes(defaultBranch) && (await headBranch(dir)) !== defaultBranch) await setHeadBranch(dir, defaultBranch);
+  const state = { isEmpty: branches.length === 0, defaultBranch, size: await repoSizeBytes(dir) };
+  const stateChanged = state.isEmpty !== repo.isEmpty || state.defaultBranch !== repo.defaultBranch || state.size !== Number(repo.size);
+  if (changes.length === 0 && !stateChanged) return [];
+
+  const newBranchIds = changes.filter((c) => c.refName.startsWith(HEADS) && c.newCommitId !== ZERO_ID).map((c) => c.newCommitId);
+  const summaries = await commitSummaries(dir, newBranchIds);
+  const pushed = new Set(hint.updates.map((u) => u.ref));
+  const pusherOf = (ref: string) => (pushed.has(ref) ? hint.pusherId : 0);
+  const now = new Date();
+  await withTx(ctx, async (tx) => {
+    for (const c of changes) {
+      const pusherId = pusherOf(c.refName);
+      if (c.refName.startsWith(HEADS)) {
+        const name = c.refName.slice(HEADS.length);
+        if (c.newCommitId === ZERO_ID) {
+          await markBranchDeleted(tx, repoId, name, pusherId, now);
         } else {
-          const tag = c.refName.slice(TAGS.length);
-          if (c.newCommitId === ZERO_ID) await removeTagRelease(tx, repoId, tag);
-          else await upsertTagRelease(tx, repoId, tag, c.newCommitId, pusherId);
+          const s = summaries.get(c.newCommitId);
+          await upsertBranch(tx, repoId, { name, commitId: c.newCommitId, commitMessage: s?.subject ?? '', commitTime: s?.committedAt ?? null, pusherId });
         }
+      } else {
+        const tag = c.refName.slice(TAGS.length);
+        if (c.newCommitId === ZERO_ID) await removeTagRelease(tx, repoId, tag);
+        else await upsertTagRelease(tx, repoId, tag, c.newCommitId, pusherId);
       }
-      const fromPush = changes.filter((c) => pushed.has(c.refName));
-      const found = changes.filter((c) => !pushed.has(c.refName));
-      await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
-      await insertPushEvents(tx, repoId, 0, '', found);
-      await updateRepoGitState(tx, repoId, state);
-    });
-    return changes;
+    }
+    const fromPush = changes.filter((c) => pushed.has(c.refName));
+    const found = changes.filter((c) => !pushed.has(c.refName));
+    await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
+    await insertPushEvents(tx, repoId, 0, '', found);
+    await updateRepoGitState(tx, repoId, state);
   });
+  return changes;
+}
+
+/**
+ * Bring the repository's commit-graph up to date after a push (outside the repository lock: git
+ * takes its own lock on the graph files, and a concurrent writer simply finds the work done).
+ */
+export async function refreshCommitGraph(repoId: number, ctx: DbContext = systemCtx): Promise<void> {
+  const repo = await findRepoById(ctx, repoId);
+  const owner = repo && (await findUserById(ctx, repo.ownerId));
+  if (!repo || !owner) return;
+  await updateCommitGraph(repoPath(owner.name, repo.name)).catch((err: unknown) => console.error(`commit-graph of repository ${repoId}:`, (err as Error).message));
 }

@@ -1,0 +1,50 @@
+/** Commit shapes of Gitea's API (modules/structs/repo_commit.go). */
+import type { User } from './user';
+
+/** A git object reference with its API url. */
+export interface CommitMeta { url: string; sha: string; created: string }
+
+/** Author or committer of a commit as git records it. */
+export interface CommitUser { name: string; email: string; date: string }
+
+/** A commit signer or a push author. */
+export interface PayloadUser { name: string; email: string; username: string }
+
+/** Whether a commit's signature was verified, and against whom. */
+export interface PayloadCommitVerification {
+  verified: boolean;
+  reason: string;
+  signature: string;
+  signer: PayloadUser | null;
+  payload: string;
+}
+
+/** The git data of a commit. */
+export interface RepoCommit {
+  url: string;
+  author: CommitUser;
+  committer: CommitUser;
+  message: string;
+  tree: CommitMeta;
+  verification?: PayloadCommitVerification;
+}
+
+/** A file a commit touched: "added", "removed" or "modified". */
+export interface CommitAffectedFiles { filename: string; status: string }
+
+/** Line totals of a commit's diff. */
+export interface CommitStats { total: number; additions: number; deletions: number }
+
+/** A commit with the forge users behind its author and committer emails. */
+export interface Commit {
+  url: string;
+  sha: string;
+  created: string;
+  html_url: string;
+  commit: RepoCommit;
+  author: User | null;
+  committer: User | null;
+  parents: CommitMeta[];
+  files?: CommitAffectedFiles[];
+  stats?: CommitStats;
+}

@@ -1,0 +1,67 @@
+/** git commit records -> Gitea's Commit objects. */
+import type { Commit, CommitAffectedFiles, PayloadCommitVerification } from '../api/commit';
+import type { User } from '../api/user';
+
+/** The git facts of a commit this converter needs (the shape of src/git/log.ts CommitRecord). */
+export interface CommitFacts {
+  id: string;
+  tree: string;
+  parents: string[];
+  author: { name: string; email: string; date: string };
+  committer: { name: string; email: string; date: string };
+  message: string;
+  files?: { status: string; path: string }[];
+  additions?: number;
+  deletions?: number;
+}
+
+/** Where a repository's API and web pages are. */
+export interface RepoUrls { api: string; html: string }
+
+/** The repository's API and web base URLs. */
+export function repoUrls(rootUrl: string, owner: string, repo: string): RepoUrls {
+  const path = `${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+  return { api: `${rootUrl}api/v1/repos/${path}`, html: `${rootUrl}${path}` };
+}
+
+const STATUS: Record<string, string> = { A: 'added', D: 'removed' };
+
+/** Gitea lists added, then removed, then modified files. */
+function affectedFiles(c: CommitFacts): CommitAffectedFiles[] {
+  const files = (c.files ?? []).map((f) => ({ filename: f.path, status: STATUS[f.status[0]] ?? 'modified' }));
+  const rank = (s: string) => (s === 'added' ? 0 : s === 'removed' ? 1 : 2);
+  return files.sort((a, b) => rank(a.status) - rank(b.status));
+}
+
+/** Gitea's date form: RFC 3339 in the commit's own offset (git's strict ISO form, "Z" for UTC). */
+function rfc3339(iso: string): string {
+  return iso.replace(/\+00:00$/, 'Z');
+}
+
+/** Convert one commit; `users` maps lower-cased emails to the API users shown for them. */
+export function toCommit(c: CommitFacts, urls: RepoUrls, users: Map<string, User>, verification?: PayloadCommitVerification): Commit {
+  const created = rfc3339(c.committer.date);
+  const url = `${urls.api}/git/commits/${c.id}`;
+  const out: Commit = {
+    url,
+    sha: c.id,
+    created,
+    html_url: `${urls.html}/commit/${c.id}`,
+    commit: {
+      url,
+      author: { ...c.author, date: rfc3339(c.author.date) },
+      committer: { ...c.committer, date: created },
+      message: c.message,
+      // why: the real tree id (Gitea puts the commit id here; both resolve through /git/trees/{sha}).
+      tree: { url: `${urls.api}/git/trees/${c.tree}`, sha: c.tree, created },
+      ...(verification ? { verification } : {}),
+    },
+    author: users.get(c.author.email.toLowerCase()) ?? null,
+    committer: users.get(c.committer.email.toLowerCase()) ?? null,
+    // why: Gitea leaves a parent's time unset, which Go writes as its zero time.
+    parents: c.parents.map((p) => ({ url: `${urls.api}/git/commits/${p}`, sha: p, created: '0001-01-01T00:00:00Z' })),
+  };
+  if (c.files) out.files = affectedFiles(c);
+  if (c.additions !== undefined) out.stats = { total: c.additions + c.deletions!, additions: c.additions, deletions: c.deletions! };
+  return out;
+}

@@ -1,0 +1,42 @@
+/**
+ * Links between LFS objects and repositories. The content lives once on disk (content-addressed by
+ * oid); a repository may only serve the objects linked to it here.
+ */
+import type { DbContext } from '../db';
+import { isUniqueViolation } from '../db';
+import { Table, Column, Model, DataType } from 'sequelize-typescript';
+
+@Table({ tableName: 'lfs_meta_object', underscored: true, timestamps: false })
+export class LfsMetaObjectModel extends Model {
+  @Column({ type: DataType.INTEGER, primaryKey: true, autoIncrement: true }) declare id: number;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare oid: string;
+  @Column({ type: DataType.BIGINT, allowNull: false }) declare size: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare repositoryId: number;
+  @Column({ type: DataType.BIGINT, allowNull: false }) declare createdUnix: number;
+  @Column({ type: DataType.BIGINT, allowNull: false }) declare updatedUnix: number;
+}
+
+/** The link of `oid` to a repository, or null. */
+export async function findLfsMeta(ctx: DbContext, repoId: number, oid: string): Promise<{ oid: string; size: number } | null> {
+  const row = await LfsMetaObjectModel.findOne({ where: { repositoryId: repoId, oid }, transaction: ctx.tx });
+  return row ? { oid: row.oid, size: Number(row.size) } : null;
+}
+
+/**
+ * Link `oid` to a repository. why: an existing link (also one a racing request just made) is success,
+ * so two uploads of the same object both succeed.
+ */
+export async function linkLfsMeta(ctx: DbContext, repoId: number, oid: string, size: number): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  try {
+    await LfsMetaObjectModel.create({ repositoryId: repoId, oid, size, createdUnix: now, updatedUnix: now }, { transaction: ctx.tx });
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+  }
+}
+
+/** Ids of (at most `limit`) repositories `oid` is linked to, oldest link first. */
+export async function repoIdsLinkingLfsObject(ctx: DbContext, oid: string, limit: number): Promise<number[]> {
+  const rows = await LfsMetaObjectModel.findAll({ where: { oid }, attributes: ['repositoryId'], order: [['id', 'ASC']], limit, transaction: ctx.tx });
+  return rows.map((r) => r.repositoryId);
+}

@@ -1,0 +1,6 @@
+/**
+ * The Piscina task file: every CPU-heavy or blocking git read the server hands to worker threads.
+ * Each export is one task, called by name through src/pool. Tasks never touch the database.
+ */
+export { resolveCommit } from './tasks/refs';
+export { inspectSignatures, checkSignature } from './tasks/signatures';
