@@ -214,6 +214,27 @@ describe('forks', () => {
       expect(await forksCount('alice/proj')).to.equal(before);
     });
 
+    it('the fork serves the parent’s LFS objects (checked with git-lfs)', async () => {
+      expect((await alice.api.user.createCurrentUserRepo({ name: 'media' })).status).to.equal(201);
+      const a = dir();
+      const content = Buffer.alloc(3000, 7);
+      ok(await g(['init', '-q', a]));
+      ok(await g(['lfs', 'install', '--local'], a));
+      ok(await g(['lfs', 'track', '*.bin'], a));
+      fs.writeFileSync(path.join(a, 'big.bin'), content);
+      ok(await g(['add', '.gitattributes', 'big.bin'], a));
+      ok(await g(['commit', '-q', '-m', 'lfs'], a));
+      ok(await g(['push', '-q', url(alice, 'alice/media'), 'main'], a));
+      expect((await carol.api.repos.createFork('alice', 'media', {})).status).to.equal(202);
+      const forkId = (await carol.api.repos.repoGet('carol', 'media')).data.id;
+      expect(await count(w.server, 'SELECT COUNT(*) AS n FROM lfs_meta_object WHERE repository_id = $1', [forkId])).to.equal(1);
+      const b = dir();
+      ok(await g(['clone', '-q', '--no-checkout', url(carol, 'carol/media'), b]));
+      ok(await g(['lfs', 'install', '--local'], b));
+      ok(await g(['checkout', '-q', 'main'], b));
+      expect(fs.readFileSync(path.join(b, 'big.bin')).equals(content)).to.equal(true);
+    });
+
     it('forks an empty repository into an empty fork', async () => {
       expect((await alice.api.user.createCurrentUserRepo({ name: 'blank', default_branch: 'trunk' })).status).to.equal(201);
       const res = await dave.api.repos.createFork('alice', 'blank', {});

@@ -171,6 +171,27 @@ describe('generate from a template', () => {
     expect((await w.raw('PATCH', '/repos/alice/tpl', { has_code: true }, { token: alice.token })).status).to.equal(200);
   });
 
+  it('the generated repository serves the template’s LFS objects (checked with git-lfs)', async () => {
+    expect((await alice.api.user.createCurrentUserRepo({ name: 'ltpl', template: true })).status).to.equal(201);
+    const a = dir();
+    const content = Buffer.alloc(2500, 9);
+    ok(await g(['init', '-q', a]));
+    ok(await g(['lfs', 'install', '--local'], a));
+    ok(await g(['lfs', 'track', '*.bin'], a));
+    fs.writeFileSync(path.join(a, 'asset.bin'), content);
+    ok(await g(['add', '.gitattributes', 'asset.bin'], a));
+    ok(await g(['commit', '-q', '-m', 'lfs'], a));
+    ok(await g(['push', '-q', url(alice, 'alice/ltpl'), 'main'], a));
+    const res = await bob.api.repos.generateRepo('alice', 'ltpl', { owner: 'bob', name: 'with-lfs', git_content: true });
+    expect(res.status).to.equal(201);
+    expect(await count(w.server, 'SELECT COUNT(*) AS n FROM lfs_meta_object WHERE repository_id = $1', [res.data.id])).to.equal(1);
+    const b = dir();
+    ok(await g(['clone', '-q', '--no-checkout', url(bob, 'bob/with-lfs'), b]));
+    ok(await g(['lfs', 'install', '--local'], b));
+    ok(await g(['checkout', '-q', 'main'], b));
+    expect(fs.readFileSync(path.join(b, 'asset.bin')).equals(content)).to.equal(true);
+  });
+
   it('an empty template with git_content gives an empty repository', async () => {
     expect((await alice.api.user.createCurrentUserRepo({ name: 'etpl', template: true })).status).to.equal(201);
     const res = await bob.api.repos.generateRepo('alice', 'etpl', { owner: 'bob', name: 'from-empty', git_content: true });

@@ -2,7 +2,7 @@
  * Forks: a bare copy of a repository owned by the caller or one of its organizations, linked to
  * its parent (is_fork, fork_id, the parent's num_forks), with Gitea's rules and answers.
  */
-import type { DbContext } from '../../db';
+import { withTx, type DbContext } from '../../db';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
 import { repoPath } from '../../git/paths';
@@ -12,6 +12,7 @@ import { withRepoLock } from '../../lock';
 import { findUserByName, UserType, Visibility, type UserModel } from '../../models/user.model';
 import { findRepoById, findForkOf, forkIdsOf, adjustNumForks, type RepositoryModel } from '../../models/repository.model';
 import { isBlocked } from '../../models/user-blocking.model';
+import { copyLfsLinks } from '../../models/lfs-meta-object.model';
 import { orgMembership } from '../../models/access';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { CreateForkOption } from '../../api/repo';
@@ -88,6 +89,7 @@ export async function forkRepo(ctx: DbContext, p: Principal, doer: UserModel, rc
         throw new Conflict(`repository files already exist [uname: ${owner.name}, name: ${name}]`);
       }
       try {
+        await withTx(ctx, (tx) => copyLfsLinks(tx, parent.id, row.id));
         await cloneBare(parentDir, dir, parent.defaultBranch);
       } catch (err) {
         await discardNewRepo(ctx, row, dir);

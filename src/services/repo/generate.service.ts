@@ -17,6 +17,7 @@ import { withRepoLock } from '../../lock';
 import { findUserByName, UserType, type UserModel } from '../../models/user.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { topicIdsOfRepo, insertRepoTopic } from '../../models/repo-topic.model';
+import { copyLfsLinks } from '../../models/lfs-meta-object.model';
 import { adjustTopicRepoCount } from '../../models/topic.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { GenerateRepoOption } from '../../api/repo';
@@ -142,7 +143,10 @@ export async function generateRepo(ctx: DbContext, doer: UserModel, rc: RepoCont
     }
     try {
       await initBare(dir, branch);
-      if (withContent) await generateContent(from, dir, template, branch, templateVariables(info), owner);
+      if (withContent && (await generateContent(from, dir, template, branch, templateVariables(info), owner))) {
+        // why: the copied tree may hold LFS pointers; the new repository must serve their objects (Gitea's CopyLFS).
+        await withTx(ctx, (tx) => copyLfsLinks(tx, template.id, repo.id));
+      }
       if (opt.topics) await copyTopics(ctx, template.id, repo.id);
     } catch (err) {
       await discardNewRepo(ctx, repo, dir);
