@@ -1,4 +1,5 @@
 /** A pending repository transfer (Gitea's repo_transfer): waiting for the recipient to accept or reject. */
+import { Op } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
 
@@ -35,4 +36,9 @@ export async function insertTransfer(ctx: DbContext, row: { doerId: number; reci
 /** Drop the pending transfer of a repository; false when there was none. */
 export async function deleteTransferOfRepo(ctx: DbContext, repoId: number): Promise<boolean> {
   return (await RepoTransferModel.destroy({ where: { repoId }, transaction: ctx.tx })) > 0;
+}
+
+/** Drop the pending transfers between two users, in both directions (when one blocks the other, as Gitea). */
+export async function deleteTransfersBetween(ctx: DbContext, a: number, b: number): Promise<void> {
+  await RepoTransferModel.destroy({ where: { [Op.or]: [{ doerId: a, recipientId: b }, { doerId: b, recipientId: a }] }, transaction: ctx.tx });
 }

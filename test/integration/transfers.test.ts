@@ -179,6 +179,15 @@ describe('repository transfers', () => {
       expect(await transfers(rid)).to.equal(1);
     });
 
+    it('blocking cancels pending transfers between the two, both ways', async () => {
+      const rid = await make(alice, 'to-block');
+      expect((await transfer(alice, 'alice/to-block', { new_owner: 'erin' })).status).to.equal(201);
+      expect((await w.raw('PUT', '/user/blocks/alice', undefined, { token: erin.token })).status).to.equal(204);
+      expect(await transfers(rid)).to.equal(0);
+      expect((await alice.api.repos.repoGet('alice', 'to-block')).data.repo_transfer).to.equal(null);
+      expect((await w.raw('DELETE', '/user/blocks/alice', undefined, { token: erin.token })).status).to.equal(204);
+    });
+
     it('deleting a repository drops its pending transfer', async () => {
       const rid = await make(alice, 'doomed');
       expect((await transfer(alice, 'alice/doomed', { new_owner: 'carol' })).status).to.equal(201);
