@@ -23,6 +23,7 @@ export default tseslint.config(
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-unused-expressions': 'off' } },
   { files: ['src/**/*.ts', 'workers/**/*.ts', 'ssh/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'], rules: deny('controllers') },
   { files: ['src/services/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'convert', 'ssh') },
+  { files: ['ssh/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'convert', 'models') },
   { files: ['src/convert/**/*.ts'], rules: deny('controllers', 'web', 'services', 'db', 'git', 'lock', 'pool', 'queue') },
   {
     files: ['src/models/**/*.ts', 'src/db/**/*.ts', 'src/git/**/*.ts', 'src/lock/**/*.ts', 'src/pool/**/*.ts', 'src/queue/**/*.ts'],

@@ -7,6 +7,7 @@ import express, { type Request, type Response, type NextFunction, type Express }
 import { RegisterRoutes } from './generated/routes';
 import { settings } from './config';
 import { authenticate } from './middleware/auth';
+import { greedyParams } from './middleware/greedy-params';
 import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
@@ -46,6 +47,7 @@ export function buildApp(): Express {
   api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.text({ limit: '10mb', type: 'text/plain' }));
   api.use(authenticate());
+  api.use(greedyParams);
   RegisterRoutes(api);
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
   app.use('/api/v1', api);

@@ -1,6 +1,6 @@
 /**
  * `forge web`: the primary loads config, migrates once under the lock, forks the workers named by
- * cluster.config.ts and restarts any that die; each worker serves HTTP (and SSH, later) on the
+ * cluster.config.ts and restarts any that die; each worker serves HTTP and SSH on the
  * shared ports. SIGTERM stops accepting, drains in-flight requests and exits 0.
  */
 import cluster, { type Worker } from 'node:cluster';
@@ -12,6 +12,7 @@ import { closeDatabase, openDatabase } from './db';
 import { closeRedis } from './lock/redis';
 import { relayInPrimary, startBus } from './queue/bus';
 import { startPushProcessing, type PushProcessing } from './services/git-push/push.worker';
+import type { SshServerHandle } from '../ssh/server';
 
 const DRAIN_MS = 25_000;
 
@@ -66,21 +67,26 @@ async function runPrimary(workers: number): Promise<void> {
 async function runWorker(): Promise<void> {
   let server: http.Server | null = null;
   let pushes: PushProcessing | null = null;
+  let ssh: SshServerHandle | null = null;
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
     setTimeout(() => process.exit(0), DRAIN_MS).unref();
     if (!server) process.exit(0);
-    // why: close() stops accepting and waits for in-flight requests; keep-alive sockets that finish a
-    // request while draining would otherwise hold it open, so idle ones are closed as they appear.
-    server.close(() => {
-      void (pushes?.stop() ?? Promise.resolve())
-        .then(() => Promise.all([closeDatabase(), closeRedis()]))
-        .finally(() => process.exit(0));
+    // why: SSH stops accepting at once, but HTTP keeps serving until running SSH git commands are
+    // done, because a push's hooks call this node's internal HTTP API.
+    void (ssh?.stop() ?? Promise.resolve()).then(() => {
+      // why: close() stops accepting and waits for in-flight requests; keep-alive sockets that finish a
+      // request while draining would otherwise hold it open, so idle ones are closed as they appear.
+      server!.close(() => {
+        void (pushes?.stop() ?? Promise.resolve())
+          .then(() => Promise.all([closeDatabase(), closeRedis()]))
+          .finally(() => process.exit(0));
+      });
+      server!.closeIdleConnections();
+      setInterval(() => server!.closeIdleConnections(), 100).unref();
     });
-    server.closeIdleConnections();
-    setInterval(() => server!.closeIdleConnections(), 100).unref();
   };
   // why: listen for the primary's stop before booting, so a worker told to stop while starting does not linger.
   process.on('message', (m: { forgeStop?: boolean }) => {
@@ -99,6 +105,10 @@ async function runWorker(): Promise<void> {
     srv.once('error', reject);
     srv.listen(s.server.httpPort, s.server.httpAddr, resolve);
   });
+  if (s.server.startSshServer && !s.server.disableSsh) {
+    const { startSshServer } = await import('../ssh/server');
+    ssh = await startSshServer();
+  }
   if (stopping) process.exit(0);
   server = srv;
   pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0' });

@@ -5,6 +5,7 @@ import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { RepoUnitModel } from './repo-unit.model';
 import { CollaborationModel } from './collaboration.model';
 import { TeamRepoModel } from './team-repo.model';
+import { deleteDeployKeysOfRepo } from './deploy-key.model';
 import { UserModel } from './user.model';
 import { OrgUserModel } from './org-user.model';
 import type { UnitType } from './perm';
@@ -123,7 +124,7 @@ export async function setRepoUnits(ctx: DbContext, repoId: number, units: UnitTy
   if (add.length) await RepoUnitModel.bulkCreate(add.map((type) => ({ repoId, type })), { transaction: ctx.tx });
 }
 
-/** Delete a repository row with its units, collaborations and team links. */
+/** Delete a repository row with its units, collaborations, team links and deploy keys. */
 export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<void> {
   // why: stars and topic links carry counters on other rows; lower them before the links go.
   const exec = (sql: string) => db().query(sql, { replacements: { repoId, no: false }, transaction: ctx.tx });
@@ -140,6 +141,7 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   await RepoUnitModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await CollaborationModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await TeamRepoModel.destroy({ where: { repoId }, transaction: ctx.tx });
+  await deleteDeployKeysOfRepo(ctx, repoId);
   await RepositoryModel.destroy({ where: { id: repoId }, transaction: ctx.tx });
 }
 

@@ -26,6 +26,9 @@ describe('import direction lint rule', () => {
     ['src/controllers/x.controller.ts', "import { createUser } from '../services/user/user.service';", true],
     ['src/services/user/x.ts', "import { findUserById } from '../../models/user.model';", true],
     ['src/models/x.model.ts', "import { settings } from '../config';", true],
+    ['ssh/x.ts', "import { findUserById } from '../src/models/user.model';", false],
+    ['ssh/x.ts', "import { authenticate } from '../src/middleware/auth';", false],
+    ['ssh/x.ts', "import { authorizeGitService } from '../src/services/repo/git-access';", true],
   ];
   for (const [file, code, allowed] of cases) {
     it(`${allowed ? 'allows' : 'refuses'} in ${file}: ${code}`, async function () {

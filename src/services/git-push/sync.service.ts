@@ -8,7 +8,7 @@
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { repoPath } from '../../git/paths';
 import { dirExists, setHeadBranch } from '../../git/init';
-import { updateCommitGraph } from '../../git/log';
+import { updateCommitGraph } from '../../git/history';
 import { listBranchAndTagRefs, commitSummaries, repoSizeBytes, headBranch, ZERO_ID } from '../../git/refs';
 import { withRepoLock } from '../../lock';
 import { findRepoById, updateRepoGitState, type RepositoryModel } from '../../models/repository.model';

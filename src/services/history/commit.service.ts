@@ -7,7 +7,7 @@ import type { DbContext } from '../../db';
 import { Conflict, NotFound } from '../../errors';
 import { assertSafeGitArg } from '../../git/run';
 import { repoPath } from '../../git/paths';
-import { logPage, countCommits, type CommitRecord, type HistoryRange } from '../../git/log';
+import { listCommitIds, readCommits, diffCommits, type CommitRecord, type HistoryRange } from '../../git/history';
 import { findUsersByEmails } from '../../models/email-address.model';
 import type { UserModel } from '../../models/user.model';
 import { AccessMode, UnitType } from '../../models/perm';
@@ -53,29 +53,52 @@ export async function resolveCommitId(gitDir: string, rev: string, what = 'sha')
   return runTask('resolveCommit', { gitDir, rev });
 }
 
-// why: a count only depends on immutable commit ids and the filters, so it is cached without expiry
-// (bounded, least recently used first) and a deep page does not recount the whole history.
-const counts = new Map<string, number>();
-const MAX_COUNTS = 2000;
+// why: a history's id list depends only on immutable commit ids and the filters, so it is cached
+// without expiry (bounded by the number of ids held, least recently used first): the count is its
+// length and any page is a slice, so a deep page does not walk the history again.
+const histories = new Map<string, string[]>();
+const MAX_CACHED_IDS = 2_000_000;
+let cachedIds = 0;
 
-async function cachedCount(gitDir: string, range: HistoryRange): Promise<number> {
+async function historyIds(gitDir: string, range: HistoryRange): Promise<string[]> {
   const key = JSON.stringify([gitDir, range.rev, range.not, range.path, range.since?.getTime(), range.until?.getTime()]);
-  const hit = counts.get(key);
-  if (hit !== undefined) {
-    counts.delete(key);
-    counts.set(key, hit);
+  const hit = histories.get(key);
+  if (hit) {
+    histories.delete(key);
+    histories.set(key, hit);
     return hit;
   }
-  const n = await countCommits(gitDir, range);
-  counts.set(key, n);
-  if (counts.size > MAX_COUNTS) counts.delete(counts.keys().next().value as string);
-  return n;
+  const ids = await listCommitIds(gitDir, range);
+  histories.set(key, ids);
+  cachedIds += ids.length;
+  for (const [k, v] of histories) {
+    if (cachedIds <= MAX_CACHED_IDS || k === key) break;
+    histories.delete(k);
+    cachedIds -= v.length;
+  }
+  return ids;
+}
+
+/** Read commits and, when asked, their changed files and line stats. */
+async function loadCommits(gitDir: string, ids: string[], detail: CommitDetail): Promise<CommitRecord[]> {
+  const [commits, diffs] = await Promise.all([
+    readCommits(gitDir, ids),
+    detail.files || detail.stat ? diffCommits(gitDir, ids) : Promise.resolve(null),
+  ]);
+  if (diffs) {
+    for (const c of commits) {
+      const d = diffs.get(c.id) ?? { files: [], additions: 0, deletions: 0 };
+      if (detail.files) c.files = d.files;
+      if (detail.stat) { c.additions = d.additions; c.deletions = d.deletions; }
+    }
+  }
+  return commits;
 }
 
 /** Users and verifications for a set of commits. */
-async function decorate(ctx: DbContext, gitDir: string, commits: CommitRecord[], verification: boolean): Promise<CommitsResult> {
+async function decorate(ctx: DbContext, commits: CommitRecord[], verification: boolean): Promise<CommitsResult> {
   const users = await findUsersByEmails(ctx, commits.flatMap((c) => [c.author.email, c.committer.email]));
-  const verifications = verification ? await verifyCommits(ctx, gitDir, commits, users) : new Map<string, Verification>();
+  const verifications = verification ? await verifyCommits(ctx, commits, users) : new Map<string, Verification>();
   return { commits, users, verifications };
 }
 
@@ -88,13 +111,11 @@ export async function listCommits(ctx: DbContext, rc: RepoContext, q: CommitList
   const range: HistoryRange = { rev, since: q.since, until: q.until };
   if (q.not) range.not = [await resolveCommitId(gitDir, q.not, 'not')];
   if (q.path) range.path = assertSafeGitArg(q.path, 'path');
-  const [total, commits] = await Promise.all([
-    cachedCount(gitDir, range),
-    logPage(gitDir, range, { skip: q.skip, limit: q.limit, files: q.files, stats: q.stat }),
-  ]);
+  const ids = await historyIds(gitDir, range);
   // why: Gitea answers 404 when a path has no history at all.
-  if (q.path && total === 0) throw new NotFound(`path does not exist [path: ${q.path}]`);
-  return { ...(await decorate(ctx, gitDir, commits, q.verification)), total };
+  if (q.path && ids.length === 0) throw new NotFound(`path does not exist [path: ${q.path}]`);
+  const commits = await loadCommits(gitDir, ids.slice(q.skip, q.skip + q.limit), q);
+  return { ...(await decorate(ctx, commits, q.verification)), total: ids.length };
 }
 
 /** One commit by id or ref name. */
@@ -103,6 +124,5 @@ export async function getCommit(ctx: DbContext, rc: RepoContext, sha: string, de
   assertNotEmpty(rc);
   const gitDir = repoPath(rc.owner.name, rc.repo.name);
   const id = await resolveCommitId(gitDir, sha);
-  const commits = await logPage(gitDir, { rev: id }, { skip: 0, limit: 1, files: detail.files, stats: detail.stat });
-  return decorate(ctx, gitDir, commits, detail.verification);
+  return decorate(ctx, await loadCommits(gitDir, [id], detail), detail.verification);
 }

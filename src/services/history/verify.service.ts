@@ -2,17 +2,17 @@
  * Commit signature verification with the trust model "committer": a signature counts as verified
  * when it checks out against a key of the user who owns the commit's committer email (GPG keys and
  * SSH keys of that user), or against an instance-wide trusted SSH key (`[repository.signing]
- * TRUSTED_SSH_KEYS`, trusted for every user). Extraction and the cryptography run in the pool.
+ * TRUSTED_SSH_KEYS`, trusted for every user). The cryptography runs in the pool.
  */
 import type { DbContext } from '../../db';
 import { settings } from '../../config';
-import type { CommitRecord } from '../../git/log';
+import type { CommitRecord } from '../../git/history';
 import type { UserModel } from '../../models/user.model';
 import { listGpgKeysOfOwners, type GpgKeyModel } from '../../models/gpg-key.model';
 import { findGpgKeyImports } from '../../models/gpg-key-import.model';
 import { listUserKeysByFingerprints } from '../../models/public-key.model';
 import { runTask } from '../../pool';
-import type { CommitSignature } from '../../../workers/tasks/signatures';
+import { parseSshSig, sshFingerprint } from '../../../workers/sshsig';
 import { parseSshPublicKey } from '../keys/ssh-parse';
 
 /** Gitea's verification reasons. */
@@ -57,26 +57,29 @@ function instanceSigner(): { name: string; email: string } {
   return { name: s.signing.signingName || s.appName, email: s.signing.signingEmail || `noreply@${new URL(s.server.rootUrl).hostname}` };
 }
 
-/** Verify the signatures of `commits`; `committers` maps lower-cased emails to users (findUsersByEmails). */
-export async function verifyCommits(ctx: DbContext, gitDir: string, commits: CommitRecord[], committers: Map<string, UserModel>): Promise<Map<string, Verification>> {
-  const out = new Map<string, Verification>();
-  if (commits.length === 0) return out;
-  const sigs = await runTask('inspectSignatures', { gitDir, ids: commits.map((c) => c.id) });
-  const signed = commits.map((c, i) => ({ c, sig: sigs[i], committer: committers.get(c.committer.email.toLowerCase()) ?? null }));
-  const owners = [...new Set(signed.filter((s) => s.sig?.kind === 'gpg' && s.committer).map((s) => s.committer!.id))];
-  const gpgKeys = await listGpgKeysOfOwners(ctx, owners);
-  const armored = await findGpgKeyImports(ctx, gpgKeys.filter((k) => k.primaryKeyId === '').map((k) => k.keyId));
-  const fingerprints = [...new Set(signed.filter((s) => s.sig?.kind === 'ssh').map((s) => s.sig!.fingerprint))];
-  const sshKeys = await listUserKeysByFingerprints(ctx, fingerprints);
-  const trusted = trustedSshKeys();
+/** The fingerprint of the key an SSH signature names, or '' when the signature is malformed. */
+function sshSigner(signature: string): string {
+  try { return sshFingerprint(parseSshSig(signature).publicKey); } catch { return ''; }
+}
 
-  for (const { c, sig, committer } of signed) {
-    if (!sig) {
-      out.set(c.id, unsigned());
-      continue;
-    }
-    out.set(c.id, await verifyOne(sig, c, committer, { gpgKeys, armored, sshKeys, trusted }));
-  }
+/** Verify the signatures of `commits`; `committers` maps lower-cased emails to users (findUsersByEmails). */
+export async function verifyCommits(ctx: DbContext, commits: CommitRecord[], committers: Map<string, UserModel>): Promise<Map<string, Verification>> {
+  const out = new Map<string, Verification>();
+  const signed = commits.filter((c) => c.signature).map((c) => {
+    const ssh = c.signature!.signature.startsWith('-----BEGIN SSH SIGNATURE-----');
+    return { c, ssh, fingerprint: ssh ? sshSigner(c.signature!.signature) : '', committer: committers.get(c.committer.email.toLowerCase()) ?? null };
+  });
+  for (const c of commits) if (!c.signature) out.set(c.id, unsigned());
+  if (signed.length === 0) return out;
+  const owners = [...new Set(signed.filter((s) => !s.ssh && s.committer).map((s) => s.committer!.id))];
+  const gpgKeys = await listGpgKeysOfOwners(ctx, owners);
+  const keys: KeySets = {
+    gpgKeys,
+    armored: await findGpgKeyImports(ctx, gpgKeys.filter((k) => k.primaryKeyId === '').map((k) => k.keyId)),
+    sshKeys: await listUserKeysByFingerprints(ctx, [...new Set(signed.filter((s) => s.ssh && s.fingerprint).map((s) => s.fingerprint))]),
+    trusted: trustedSshKeys(),
+  };
+  for (const s of signed) out.set(s.c.id, await verifyOne(s.c, s.ssh, s.fingerprint, s.committer, keys));
   return out;
 }
 
@@ -87,27 +90,25 @@ interface KeySets {
   trusted: { line: string; fingerprint: string }[];
 }
 
-async function verifyOne(sig: CommitSignature, c: CommitRecord, committer: UserModel | null, keys: KeySets): Promise<Verification> {
-  const base = { signature: sig.signature, payload: sig.payload };
+async function verifyOne(c: CommitRecord, ssh: boolean, fingerprint: string, committer: UserModel | null, keys: KeySets): Promise<Verification> {
+  const { signature, payload } = c.signature!;
+  const base = { signature, payload };
   const fail = (reason: string): Verification => ({ verified: false, reason, signer: null, ...base });
   const ok = (signer: { name: string; email: string }, keyName: string): Verification => ({ verified: true, reason: `${signer.name} / ${keyName}`, signer, ...base });
-  if (sig.kind === 'ssh') {
-    if (!sig.fingerprint) return fail(EXTRACT_FAILED);
-    const trusted = keys.trusted.filter((t) => t.fingerprint === sig.fingerprint);
-    if (trusted.length && (await runTask('checkSignature', { kind: 'ssh', signature: sig.signature, payload: sig.payload, keys: trusted.map((t) => t.line) })) >= 0) {
-      return ok(instanceSigner(), sig.fingerprint);
-    }
-    const own = committer ? keys.sshKeys.filter((k) => k.ownerId === committer.id && k.fingerprint === sig.fingerprint) : [];
+  const check = (kind: 'gpg' | 'ssh', candidates: string[]) => runTask('checkSignature', { kind, signature, payload, keys: candidates });
+  if (ssh) {
+    if (!fingerprint) return fail(EXTRACT_FAILED);
+    const trusted = keys.trusted.filter((t) => t.fingerprint === fingerprint);
+    if (trusted.length && (await check('ssh', trusted.map((t) => t.line))).index >= 0) return ok(instanceSigner(), fingerprint);
+    const own = committer ? keys.sshKeys.filter((k) => k.ownerId === committer.id) : [];
     if (!own.length) return fail(NO_KEY_FOUND);
-    const hit = await runTask('checkSignature', { kind: 'ssh', signature: sig.signature, payload: sig.payload, keys: own.map((k) => k.content) });
-    return hit >= 0 ? ok({ name: committer!.name, email: c.committer.email }, sig.fingerprint) : fail(BAD_SIGNATURE);
+    return (await check('ssh', own.map((k) => k.content))).index >= 0 ? ok({ name: committer!.name, email: c.committer.email }, fingerprint) : fail(BAD_SIGNATURE);
   }
   if (!committer) return fail(NO_KEY_FOUND);
-  const candidates = gpgCandidates(keys.gpgKeys, committer, c.committer.email)
-    .filter((k) => keys.armored.has(k.primary.keyId) && (sig.keyIds.length === 0 || k.ids.some((id) => sig.keyIds.includes(id))));
+  const candidates = gpgCandidates(keys.gpgKeys, committer, c.committer.email).filter((k) => keys.armored.has(k.primary.keyId));
   if (!candidates.length) return fail(NO_KEY_FOUND);
-  const hit = await runTask('checkSignature', { kind: 'gpg', signature: sig.signature, payload: sig.payload, keys: candidates.map((k) => keys.armored.get(k.primary.keyId)!) });
-  if (hit < 0) return fail(BAD_SIGNATURE);
-  const keyId = sig.keyIds.find((id) => candidates[hit].ids.includes(id)) ?? candidates[hit].primary.keyId;
-  return ok({ name: committer.name, email: c.committer.email }, keyId);
+  const hit = await check('gpg', candidates.map((k) => keys.armored.get(k.primary.keyId)!));
+  // why: a signature that names none of the committer's keys was made by someone else's key.
+  if (hit.index < 0) return fail(candidates.some((k) => k.ids.some((id) => hit.issuers.includes(id))) ? BAD_SIGNATURE : NO_KEY_FOUND);
+  return ok({ name: committer.name, email: c.committer.email }, hit.keyId);
 }

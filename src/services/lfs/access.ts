@@ -9,7 +9,7 @@ import type { DbContext } from '../../db';
 import { Forbidden, NotFound, Unauthorized } from '../../errors';
 import { AccessMode, UnitType } from '../../models/perm';
 import { findUserById, UserType } from '../../models/user.model';
-import { findPublicKeyById, PublicKeyMode, PublicKeyType } from '../../models/public-key.model';
+import { findDeployKeyById } from '../../models/deploy-key.model';
 import type { Principal } from '../auth/principal';
 import { repoAssignment, type RepoContext } from '../repo/context';
 import type { LfsGrant } from './token';
@@ -37,10 +37,12 @@ export function askCredentials(message = 'Unauthorized'): Unauthorized {
  */
 export async function principalForLfsToken(ctx: DbContext, g: LfsGrant): Promise<Principal | null> {
   if (g.deployKeyId > 0) {
-    const key = await findPublicKeyById(ctx, g.deployKeyId);
-    if (!key || key.type !== PublicKeyType.Deploy) return null;
-    const mode = g.op === 'upload' && key.mode >= PublicKeyMode.Write ? AccessMode.Write : AccessMode.Read;
-    return { user: null, scopes: null, tokenId: null, method: 'lfs-token', deployKey: { id: key.id, repoId: g.repoId, mode } };
+    // why: deployKeyId is the deploy_key row (one repository's use of a key, with its own mode); the key
+    // must still be linked to the token's repository, and that link's mode caps what the token may do.
+    const dk = await findDeployKeyById(ctx, g.deployKeyId);
+    if (!dk || dk.repoId !== g.repoId) return null;
+    const mode = g.op === 'upload' && dk.mode >= AccessMode.Write ? AccessMode.Write : AccessMode.Read;
+    return { user: null, scopes: null, tokenId: null, method: 'lfs-token', deployKey: { id: dk.id, repoId: dk.repoId, mode } };
   }
   const user = await findUserById(ctx, g.userId);
   if (!user || user.type !== UserType.Individual || !user.isActive || user.prohibitLogin) return null;

@@ -18,9 +18,12 @@ export interface RepoContext { owner: UserModel; repo: RepositoryModel; perm: Re
 export async function repoAssignment(ctx: DbContext, p: Principal, ownerName: string, repoName: string): Promise<RepoContext> {
   const notFound = () => new NotFound(`repository does not exist [owner: ${ownerName}, name: ${repoName}]`);
   const owner = await findUserByName(ctx, ownerName);
-  if (!owner || !(await canSeeOwner(ctx, p, owner))) throw notFound();
+  if (!owner) throw notFound();
   const repo = await findRepoByOwnerAndName(ctx, owner.id, repoName.replace(/\.git$/i, ''));
   if (!repo) throw notFound();
+  // why: a deploy key has no user, yet opens its own repository whatever the owner's visibility.
+  const ownKey = p.deployKey?.repoId === repo.id;
+  if (!ownKey && !(await canSeeOwner(ctx, p, owner))) throw notFound();
   const perm = await repoPermission(ctx, p, repo, owner);
   if (perm.mode < AccessMode.Read) throw notFound();
   return { owner, repo, perm };

@@ -1,0 +1,157 @@
+/**
+ * Commit history reads: the ordered ids of a history (`git rev-list`), commit objects parsed from a
+ * long-running cat-file reader, and changed files and line stats of a set of commits
+ * (`git diff-tree --stdin`). Revisions reaching these functions are full object ids or values
+ * already checked with assertSafeGitArg.
+ */
+import { readObjects } from './cat-file';
+import { runGit } from './run';
+
+/** Name, email and ISO 8601 date (with the commit's own offset) of an author or committer. */
+export interface GitIdentity { name: string; email: string; date: string }
+
+/** A file a commit changed: git's status letter and its path. */
+export interface ChangedFile { status: string; path: string }
+
+/** A commit's signature header and the bytes it signs (the object without that header). */
+export interface RawSignature { signature: string; payload: string }
+
+/** One parsed commit. */
+export interface CommitRecord {
+  id: string;
+  tree: string;
+  parents: string[];
+  author: GitIdentity;
+  committer: GitIdentity;
+  message: string;
+  signature: RawSignature | null;
+  /** Present when files were asked for. */
+  files?: ChangedFile[];
+  /** Present when stats were asked for. */
+  additions?: number;
+  deletions?: number;
+}
+
+/** Which commits a listing covers. */
+export interface HistoryRange {
+  /** Full commit id to start from. */
+  rev: string;
+  /** Full commit ids whose history is excluded. */
+  not?: string[];
+  /** Only commits touching this path. */
+  path?: string;
+  /** Committed at or after / before these times. */
+  since?: Date;
+  until?: Date;
+}
+
+function rangeArgs(r: HistoryRange): string[] {
+  const args: string[] = [];
+  if (r.since) args.push(`--since=${Math.floor(r.since.getTime() / 1000)}`);
+  if (r.until) args.push(`--until=${Math.floor(r.until.getTime() / 1000)}`);
+  args.push('--end-of-options', r.rev, ...(r.not ?? []).map((n) => `^${n}`));
+  if (r.path !== undefined) args.push('--', r.path);
+  return args;
+}
+
+/** Every commit id of the range, newest first, in `git log`'s order. */
+export async function listCommitIds(gitDir: string, range: HistoryRange, signal?: AbortSignal): Promise<string[]> {
+  const out = (await runGit(['rev-list', ...rangeArgs(range)], { gitDir, signal })).stdout.toString();
+  return out.split('\n').filter(Boolean);
+}
+
+/** "Name <email> 1700000000 +0130" -> identity with an ISO date in that offset. */
+function parseIdentity(line: string): GitIdentity {
+  const m = /^(.*?) ?<([^>]*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(line);
+  if (!m) return { name: line, email: '', date: new Date(0).toISOString().replace('.000Z', '+00:00') };
+  const offsetMin = (m[4] === '-' ? -1 : 1) * (Number(m[5]) * 60 + Number(m[6]));
+  const local = new Date((Number(m[3]) + offsetMin * 60) * 1000).toISOString().slice(0, 19);
+  return { name: m[1], email: m[2], date: `${local}${m[4]}${m[5]}:${m[6]}` };
+}
+
+const SIGNATURE_HEADERS = new Set(['gpgsig', 'gpgsig-sha256']);
+
+/** Parse a raw commit object. */
+export function parseCommit(id: string, raw: Buffer): CommitRecord {
+  const text = raw.toString('utf8');
+  const end = text.indexOf('\n\n');
+  const head = end < 0 ? text : text.slice(0, end);
+  const message = end < 0 ? '' : text.slice(end + 2);
+  const c: CommitRecord = {
+    id, tree: '', parents: [], message, signature: null,
+    author: parseIdentity(''), committer: parseIdentity(''),
+  };
+  const kept: string[] = [];
+  let sig: string[] | null = null;
+  let inSig = false;
+  for (const line of head.split('\n')) {
+    if (line.startsWith(' ')) {
+      if (inSig) sig!.push(line.slice(1));
+      else kept.push(line);
+      continue;
+    }
+    const sp = line.indexOf(' ');
+    const key = line.slice(0, sp);
+    const value = line.slice(sp + 1);
+    inSig = SIGNATURE_HEADERS.has(key) && sig === null;
+    if (inSig) { sig = [value]; continue; }
+    kept.push(line);
+    if (key === 'tree') c.tree = value;
+    else if (key === 'parent') c.parents.push(value);
+    else if (key === 'author') c.author = parseIdentity(value);
+    else if (key === 'committer') c.committer = parseIdentity(value);
+  }
+  if (sig) c.signature = { signature: `${sig.join('\n')}\n`, payload: `${kept.join('\n')}\n\n${message}` };
+  return c;
+}
+
+/** Parsed commits for `ids` (in that order; ids that are not commits are left out). */
+export async function readCommits(gitDir: string, ids: string[]): Promise<CommitRecord[]> {
+  const objects = await readObjects(gitDir, ids);
+  const out: CommitRecord[] = [];
+  for (const id of ids) {
+    const o = objects.get(id);
+    if (o?.type === 'commit') out.push(parseCommit(id, o.data));
+  }
+  return out;
+}
+
+/** Changed files and line totals of one commit. */
+export interface CommitDiff { files: ChangedFile[]; additions: number; deletions: number }
+
+/**
+ * Files and line stats of each commit against its first parent (renames not detected, binary files
+ * count no lines, as Gitea reports them), one `git diff-tree --stdin` for all of them.
+ */
+export async function diffCommits(gitDir: string, ids: string[], signal?: AbortSignal): Promise<Map<string, CommitDiff>> {
+  const out = new Map<string, CommitDiff>();
+  if (ids.length === 0) return out;
+  const args = ['diff-tree', '--stdin', '-z', '-r', '--root', '--no-renames', '--diff-merges=first-parent', '--raw', '--numstat'];
+  const text = (await runGit(args, { gitDir, signal, input: `${ids.join('\n')}\n` })).stdout.toString();
+  const tokens = text.split('\0');
+  let cur: CommitDiff | null = null;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i].replace(/^\n/, '');
+    if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(t)) {
+      cur = { files: [], additions: 0, deletions: 0 };
+      out.set(t, cur);
+    } else if (cur && t.startsWith(':')) {
+      cur.files.push({ status: t.slice(t.lastIndexOf(' ') + 1), path: tokens[++i] });
+    } else if (cur) {
+      const stat = /^(\d+|-)\t(\d+|-)\t/.exec(t);
+      if (stat) {
+        cur.additions += stat[1] === '-' ? 0 : Number(stat[1]);
+        cur.deletions += stat[2] === '-' ? 0 : Number(stat[2]);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Update the repository's commit-graph (with changed-path filters) for commits not yet in it.
+ * why: history walks, counts and path-limited logs read the graph instead of parsing every commit.
+ */
+export async function updateCommitGraph(gitDir: string): Promise<void> {
+  await runGit(['commit-graph', 'write', '--reachable', '--changed-paths', '--split', '--no-progress'], { gitDir });
+}

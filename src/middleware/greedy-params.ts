@@ -1,0 +1,17 @@
+/**
+ * Gitea routes whose last parameter may contain slashes (file paths, branch and tag names, archive
+ * names): `/repos/{owner}/{repo}/contents/docs/a.md`, `/branches/feature/x`. tsoa (like Express)
+ * matches one path segment per parameter, so before routing the slashes inside such a tail are
+ * encoded as %2F; the route then sees the whole tail as one decoded parameter.
+ */
+import type { Request, Response, NextFunction } from 'express';
+
+// why: only the listed route families take a greedy tail; everything else keeps normal segment matching.
+const GREEDY = /^(\/repos\/[^/?]+\/[^/?]+\/(?:contents|contents-ext|raw|media|archive|branches|tags|releases\/tags|git\/refs|tag_protections|branch_protections|wiki\/page|wiki\/revisions)\/)([^?]+)(\?.*)?$/;
+
+/** Rewrite req.url so a greedy tail is one path segment (relative to the mount point of the API router). */
+export function greedyParams(req: Request, _res: Response, next: NextFunction): void {
+  const m = GREEDY.exec(req.url);
+  if (m && m[2].includes('/')) req.url = `${m[1]}${m[2].replace(/\//g, '%2F')}${m[3] ?? ''}`;
+  next();
+}

@@ -1,0 +1,126 @@
+/**
+ * The built-in SSH server (ssh2) every worker runs beside HTTP when [server] START_SSH_SERVER is on
+ * and DISABLE_SSH is off. Public-key authentication only, as [server] SSH_USER (git); the key must
+ * be a registered user key of an active user, or a deploy key. Sessions are served by
+ * ssh/session.ts; TCP/stream-local forwarding and global requests (remote forwarding) are refused
+ * by ssh2 itself because no handler is registered for them ("administratively prohibited").
+ */
+import { Server, utils, type AuthContext, type Connection, type PublicKeyAuthContext } from 'ssh2';
+import { settings } from '../src/config';
+import { systemCtx } from '../src/db';
+import { identifySshKey, markSshKeyUsed, type SshIdentity } from '../src/services/keys/ssh-auth.service';
+import { loadHostKeys, type HostKey } from './host-keys';
+import { handleSession } from './session';
+
+/** A running SSH server. */
+export interface SshServerHandle {
+  /** The port it listens on. */
+  port: number;
+  hostKeys: HostKey[];
+  /** Stop accepting, let running git commands finish, close idle connections; resolves when all are gone. */
+  stop(): Promise<void>;
+}
+
+const AUTH_TIMEOUT_MS = 60_000;
+const MAX_AUTH_FAILURES = 20;
+
+interface Conn { client: Connection; active: number; authed: boolean }
+
+async function verifyPublicKey(ctx: PublicKeyAuthContext): Promise<SshIdentity | null> {
+  const identity = await identifySshKey(systemCtx, ctx.key.data);
+  if (!identity) return null;
+  // Without a signature the client only asks whether the key would do (RFC 4252 7); with one it proves possession.
+  if (!ctx.signature) return identity;
+  if (!ctx.blob) return null;
+  const parsed = utils.parseKey(ctx.key.data);
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (!key || key instanceof Error) return null;
+  return key.verify(ctx.blob, ctx.signature, ctx.hashAlgo) === true ? identity : null;
+}
+
+function onAuthentication(ctx: AuthContext, done: (id: SshIdentity) => void, failed: () => void): void {
+  const refuse = () => {
+    failed();
+    ctx.reject(['publickey']);
+  };
+  if (ctx.method !== 'publickey') {
+    // why: `none` is how every client asks which methods exist; it is not an attempt to count.
+    if (ctx.method !== 'none') failed();
+    ctx.reject(['publickey']);
+    return;
+  }
+  if (ctx.username !== settings().server.sshUser) return refuse();
+  verifyPublicKey(ctx).then((identity) => {
+    if (!identity) return refuse();
+    if (!ctx.signature) return ctx.accept();
+    done(identity);
+    markSshKeyUsed(systemCtx, identity).catch((err: unknown) => console.error('ssh: cannot record key use:', err));
+    ctx.accept();
+  }, (err: unknown) => {
+    console.error('ssh: key lookup failed:', err);
+    refuse();
+  });
+}
+
+/** Start the SSH server on [server] SSH_LISTEN_HOST:SSH_LISTEN_PORT (or the given address). */
+export async function startSshServer(opts: { host?: string; port?: number } = {}): Promise<SshServerHandle> {
+  const s = settings().server;
+  const hostKeys = await loadHostKeys(s.sshServerHostKeys);
+  const conns = new Set<Conn>();
+  let stopping = false;
+
+  const server = new Server({ hostKeys: hostKeys.map((k) => k.pem), ident: 'Forge', keepaliveInterval: 15_000, keepaliveCountMax: 4 }, (client) => {
+    const conn: Conn = { client, active: 0, authed: false };
+    conns.add(conn);
+    if (stopping) client.end();
+    let identity: SshIdentity | null = null;
+    let failures = 0;
+    const timer = setTimeout(() => { if (!conn.authed) client.end(); }, AUTH_TIMEOUT_MS);
+    timer.unref();
+    const idle = () => { if (stopping && conn.active === 0) client.end(); };
+    client.on('authentication', (ctx) => onAuthentication(ctx, (id) => { identity = id; }, () => {
+      if (++failures >= MAX_AUTH_FAILURES) client.end();
+    }));
+    client.on('ready', () => {
+      conn.authed = true;
+      clearTimeout(timer);
+      idle();
+    });
+    client.on('session', (accept) => {
+      const session = accept();
+      if (!session || !identity) return;
+      handleSession(session, identity, {
+        started: () => { conn.active++; },
+        finished: () => { conn.active--; idle(); },
+      });
+    });
+    client.on('error', () => undefined);
+    client.on('close', () => {
+      clearTimeout(timer);
+      conns.delete(conn);
+    });
+  });
+
+  const host = opts.host ?? s.sshListenHost;
+  const port = opts.port ?? s.sshListenPort;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.removeListener('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err: Error) => console.error('ssh: server error:', err));
+  const bound = (server.address() as { port: number } | null)?.port ?? port;
+
+  return {
+    port: bound,
+    hostKeys,
+    stop: () => new Promise<void>((resolve) => {
+      stopping = true;
+      server.close(() => resolve());
+      // why: connections running git finish their command first; idle and unauthenticated ones go now.
+      for (const c of conns) if (c.active === 0) c.client.end();
+    }),
+  };
+}

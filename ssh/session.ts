@@ -1,0 +1,133 @@
+/**
+ * One SSH session channel of an authenticated connection: the requests a session may carry and
+ * what each does. Only an exec of the command grammar (ssh/command.ts) or a shell request (the
+ * greeting) runs anything; pty, x11, agent forwarding and subsystems (sftp) are rejected, and an
+ * `env` other than GIT_PROTOCOL makes the command fail with a message. git runs through the shared
+ * service helpers, so SSH and HTTP authorize and spawn exactly alike.
+ */
+import type { ServerChannel, Session } from 'ssh2';
+import { settings } from '../src/config';
+import { systemCtx } from '../src/db';
+import { HttpError } from '../src/errors';
+import { authorizeGitService } from '../src/services/repo/git-access';
+import { spawnGitService, type GitService } from '../src/services/repo/git-serve';
+import { refreshSshIdentity, sshPrincipal, type SshIdentity } from '../src/services/keys/ssh-auth.service';
+import { signLfsToken } from '../src/services/lfs/token';
+import { CommandRefused, decideEnv, parseCommand, type SshCommand } from './command';
+
+/** Callbacks the server uses to know when a connection is busy (for draining). */
+export interface SessionHooks {
+  started(): void;
+  finished(): void;
+}
+
+function finish(channel: ServerChannel, code: number, stderr?: string): void {
+  if (stderr) channel.stderr.write(stderr);
+  channel.exit(code);
+  channel.end();
+}
+
+/** Refuse with `<APP_NAME>: <reason>` on stderr and exit status 1. */
+function fail(channel: ServerChannel, reason: string): void {
+  finish(channel, 1, `${settings().appName}: ${reason.replace(/[\r\n]+/g, ' ')}\n`);
+}
+
+async function greet(channel: ServerChannel, identity: SshIdentity): Promise<void> {
+  const fresh = await refreshSshIdentity(systemCtx, identity);
+  const app = settings().appName;
+  const first = fresh.kind === 'deploy'
+    ? `Hi there! You've successfully authenticated with the deploy key named ${fresh.keyName}, but ${app} does not provide shell access.`
+    : `Hi there, ${fresh.userName}! You've successfully authenticated with the key named ${fresh.keyName}, but ${app} does not provide shell access.`;
+  // why: Gitea prints these two lines on stderr and exits 0; scripts test keys this way.
+  finish(channel, 0, `${first}\nIf this is unexpected, please log in with password and setup ${app} under another user.\n`);
+}
+
+function serviceOf(cmd: Exclude<SshCommand, { kind: 'greeting' }>): GitService {
+  if (cmd.kind === 'git') return cmd.service;
+  // why: an LFS download needs read access to the code, an upload write access (Gitea's getAccessMode).
+  return cmd.operation === 'upload' ? 'receive-pack' : 'upload-pack';
+}
+
+function pipeGit(channel: ServerChannel, child: ReturnType<typeof spawnGitService>, ac: AbortController, done: () => void): void {
+  child.stdout.pipe(channel, { end: false });
+  child.stderr.pipe(channel.stderr, { end: false });
+  channel.pipe(child.stdin);
+  child.stdin.on('error', () => undefined);
+  // why: a client that goes away must not leave git running (it could hold a pack open for minutes).
+  channel.once('close', () => { if (child.exitCode === null && child.signalCode === null) ac.abort(); });
+  let ended = false;
+  const end = (code: number | null, signal: NodeJS.Signals | null) => {
+    if (ended) return;
+    ended = true;
+    if (code !== null) channel.exit(code);
+    else channel.exit((signal ?? 'KILL').replace(/^SIG/, ''), false, 'git was stopped');
+    channel.end();
+    done();
+  };
+  child.once('close', end);
+  child.once('error', (err) => {
+    if (child.pid !== undefined || ac.signal.aborted) return;
+    console.error(`ssh: cannot start git: ${err.message}`);
+    channel.stderr.write(`${settings().appName}: Failed to execute git command\n`);
+    end(1, null);
+  });
+}
+
+async function run(channel: ServerChannel, identity: SshIdentity, raw: string, gitProtocol: string | undefined, hooks: SessionHooks): Promise<void> {
+  const cmd = parseCommand(raw);
+  if (cmd.kind === 'greeting') return greet(channel, identity);
+  if (cmd.kind === 'lfs-authenticate' && !settings().server.lfsStartServer) throw new CommandRefused('LFS Server is not enabled');
+  const principal = await sshPrincipal(systemCtx, identity, cmd.owner, cmd.repo);
+  const rc = await authorizeGitService(systemCtx, principal, cmd.owner, cmd.repo, serviceOf(cmd));
+  if (cmd.kind === 'lfs-authenticate') {
+    const { token, expiresAt } = signLfsToken({
+      repoId: rc.repo.id, userId: principal.user?.id ?? 0, deployKeyId: principal.deployKey?.id ?? 0, op: cmd.operation,
+    });
+    const href = `${settings().server.rootUrl}${encodeURIComponent(rc.owner.name)}/${encodeURIComponent(rc.repo.name)}.git/info/lfs`;
+    const answer = { header: { Authorization: `Bearer ${token}` }, href, expires_at: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    channel.write(`${JSON.stringify(answer)}\n`);
+    return finish(channel, 0);
+  }
+  const ac = new AbortController();
+  const child = spawnGitService(rc, principal, cmd.service, { transport: 'ssh', gitProtocol, signal: ac.signal });
+  hooks.started();
+  pipeGit(channel, child, ac, () => hooks.finished());
+}
+
+/** Serve one session channel of a connection authenticated as `identity`. */
+export function handleSession(session: Session, identity: SshIdentity, hooks: SessionHooks): void {
+  let gitProtocol: string | undefined;
+  let refusal: string | null = null;
+  session.on('env', (accept, reject, info) => {
+    const d = decideEnv(info.key, info.val);
+    if (d.action === 'use') {
+      gitProtocol = d.gitProtocol;
+      accept?.();
+      return;
+    }
+    if (d.action === 'refuse') refusal ??= d.reason;
+    reject?.();
+  });
+  // why: no terminal, no forwarding of any kind; these requests have no stderr, so they are simply rejected.
+  session.on('pty', (_a, reject) => reject?.());
+  session.on('x11', (_a, reject) => reject?.());
+  session.on('auth-agent', (_a, reject) => reject?.());
+  session.on('window-change', (_a, reject) => reject?.());
+  session.on('signal', (_a, reject) => reject?.());
+  session.on('sftp', (_a, reject) => reject?.());
+  session.on('subsystem', (_a, reject) => reject?.());
+
+  const start = (channel: ServerChannel | undefined, raw: string) => {
+    if (!channel) return;
+    channel.on('error', () => undefined);
+    if (refusal) return fail(channel, refusal);
+    hooks.started();
+    run(channel, identity, raw, gitProtocol, hooks).catch((err: unknown) => {
+      if (err instanceof CommandRefused || err instanceof HttpError) return fail(channel, err.message);
+      console.error('ssh: command failed:', err);
+      fail(channel, 'Internal Server Error');
+    }).finally(() => hooks.finished());
+  };
+  session.on('shell', (accept) => start(accept(), ''));
+  session.on('exec', (accept, _reject, info) => start(accept(), info.command));
+}
