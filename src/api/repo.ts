@@ -3,6 +3,7 @@
  * EditRepoOption, SearchResults).
  */
 import type { User } from './user';
+import type { Team } from './org';
 
 /** The caller's permission on a repository. */
 export interface RepoPermissions { admin: boolean; push: boolean; pull: boolean }
@@ -76,7 +77,7 @@ export interface Repository {
   mirror_interval: string;
   object_format_name: string;
   mirror_updated: string;
-  repo_transfer: null;
+  repo_transfer: RepoTransfer | null;
   topics: string[];
   licenses: string[];
 }
@@ -122,7 +123,7 @@ export interface EditRepoOption {
   mirror_interval?: string;
   enable_prune?: boolean;
   projects_mode?: string;
-  // why: accepted so Gitea clients that send the merge settings are not refused; not stored yet.
+  // Merge settings: stored in the pull-request unit's config; ignored while pull requests are disabled.
   ignore_whitespace_conflicts?: boolean;
   allow_merge_commits?: boolean;
   allow_rebase?: boolean;
@@ -133,8 +134,48 @@ export interface EditRepoOption {
   autodetect_manual_merge?: boolean;
   allow_rebase_update?: boolean;
   default_delete_branch_after_merge?: boolean;
+  /** One of merge, rebase, rebase-merge, squash, fast-forward-only. */
   default_merge_style?: string;
   default_allow_maintainer_edit?: boolean;
+}
+
+/** A pending transfer of a repository. */
+export interface RepoTransfer { doer: User; recipient: User; teams: Team[] }
+
+/** Options to fork a repository; the fork goes to the caller unless an organization is named. */
+export interface CreateForkOption {
+  /** Organization that will own the fork. */
+  organization?: string;
+  /** Name of the fork; the parent's name when omitted. */
+  name?: string;
+}
+
+/** Options to transfer a repository. */
+export interface TransferRepoOption {
+  new_owner: string;
+  /** Teams of a receiving organization that get the repository. */
+  team_ids?: number[] | null;
+}
+
+/** Options to create a repository from a template; at least one of the template items must be chosen. */
+export interface GenerateRepoOption {
+  /** The user or organization that will own the new repository. */
+  owner: string;
+  /** @maxLength 100 */
+  name: string;
+  /** @maxLength 2048 */
+  description?: string;
+  private?: boolean;
+  default_branch?: string;
+  /** Copy the template's files (default branch) as one new commit, with template variables expanded. */
+  git_content?: boolean;
+  /** Copy the template's topics. */
+  topics?: boolean;
+  git_hooks?: boolean;
+  webhooks?: boolean;
+  avatar?: boolean;
+  labels?: boolean;
+  protected_branch?: boolean;
 }
 
 /** The answer of /repos/search. */

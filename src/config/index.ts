@@ -82,6 +82,9 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
   repository: {
     ROOT: { kind: 'string', def: '' },
     MAX_CREATION_LIMIT: { kind: 'int', def: '-1', min: -1, max: 1e9 },
+    FORCE_PRIVATE: { kind: 'bool', def: 'false' },
+    DISABLE_FORKS: { kind: 'bool', def: 'false' },
+    ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT: { kind: 'bool', def: 'true' },
   },
   'repository.signing': {
     SIGNING_NAME: { kind: 'string', def: '' },
@@ -178,7 +181,11 @@ export interface Settings {
     defaultUserVisibility: string; defaultOrgVisibility: string; requireSigninView: boolean;
   };
   api: { enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number };
-  repository: { root: string; maxCreationLimit: number };
+  repository: {
+    root: string; maxCreationLimit: number; forcePrivate: boolean; disableForks: boolean;
+    /** Gitea's default: forks do not count against MAX_CREATION_LIMIT / max_repo_creation. */
+    allowForkWithoutMaximumLimit: boolean;
+  };
   /** Commit signing: the instance signer's name and email, its key format, and SSH keys trusted for every user. */
   signing: { signingName: string; signingEmail: string; signingFormat: 'openpgp' | 'ssh'; trustedSshKeys: string[] };
   sshMinimumKeySizes: { ed25519: number; ecdsa: number; rsa: number };

@@ -9,7 +9,7 @@ import type { CreateRepoOption, EditRepoOption, Repository, SearchResults } from
 import type { ApiErrorBody } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
-import { toRepository } from '../convert/repo';
+import { toRepositoryView } from '../convert/repo';
 import { settings } from '../config';
 import { UserType, type UserModel } from '../models/user.model';
 import { lookupOwner } from '../services/user/lookup';
@@ -27,7 +27,7 @@ const SORTS: Sort[] = ['alpha', 'created', 'updated', 'size', 'id'];
 export class RepoController extends Controller {
   private out(req: ExRequest, v: RepoView): Repository {
     const s = settings().server;
-    return toRepository(v.repo, v.owner, viewerOf(req), s.rootUrl, { units: v.units, permissions: v.permissions });
+    return toRepositoryView(v, viewerOf(req), s.rootUrl);
   }
 
   private async created(req: ExRequest, repo: RepositoryModel, owner: UserModel): Promise<Repository> {

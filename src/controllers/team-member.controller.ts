@@ -10,13 +10,14 @@ import { NotFound } from '../errors';
 import { ctxOf, viewerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
 import { toUser } from '../convert/user';
-import { toRepository } from '../convert/repo';
+import { toRepositoryView } from '../convert/repo';
 import { settings } from '../config';
 import { listTeamMembers, isTeamMember } from '../models/team-user.model';
 import { listTeamRepos } from '../models/team-repo.model';
 import { lookupUser } from '../services/user/lookup';
 import { resolveTeam, assertTeamOwner } from '../services/org/guard';
 import { addTeamMember, removeTeamMember, orgRepoByName, teamHasRepo, addTeamRepo, removeTeamRepo } from '../services/org/team.service';
+import { viewsOf } from '../services/repo/repo.service';
 
 @Route('teams/{id}')
 @Tags('organization')
@@ -85,7 +86,9 @@ export class TeamMemberController extends Controller {
     const opts = listOptions(page, limit);
     const { rows, count } = await listTeamRepos(ctx, t.team, opts.limit, opts.offset);
     setPaging(req, opts, count);
-    return rows.map((r) => toRepository(r, t.org, viewerOf(req), settings().server.rootUrl));
+    const s = settings().server;
+    // why: the views carry each repository's units and the caller's permissions, so has_* and permissions are real.
+    return (await viewsOf(ctx, req.principal, rows.map((repo) => ({ repo, owner: t.org })))).map((v) => toRepositoryView(v, viewerOf(req), s.rootUrl));
   }
 
   /** Get a repository of the team; `{org}` is ignored, the repository is looked up in the team's organization. */
@@ -98,7 +101,8 @@ export class TeamMemberController extends Controller {
     const t = await resolveTeam(ctx, req.principal, id);
     const r = await orgRepoByName(ctx, t.org, repo);
     if (!(await teamHasRepo(ctx, t.team, r))) throw new NotFound(`repository is not in the team [name: ${repo}]`);
-    return toRepository(r, t.org, viewerOf(req), settings().server.rootUrl);
+    const s = settings().server;
+    return toRepositoryView((await viewsOf(ctx, req.principal, [{ repo: r, owner: t.org }]))[0], viewerOf(req), s.rootUrl);
   }
 
   /** Add a repository to a team; needs admin access to the repository. */

@@ -1,14 +1,42 @@
 /** repository rows -> API Repository. */
-import type { Repository, RepoPermissions } from '../api/repo';
+import type { Repository, RepoPermissions, RepoTransfer } from '../api/repo';
 import type { RepositoryModel } from '../models/repository.model';
 import { Visibility, type UserModel } from '../models/user.model';
-import { UnitType } from '../models/perm';
+import type { TeamModel } from '../models/team.model';
+import { NEW_REPO_PULLS_CONFIG, type PullRequestsConfig } from '../models/repo-unit.model';
+import { UnitType, type AccessMode } from '../models/perm';
 import { toUser, type Viewer } from './user';
+import { toTeam } from './org';
 import { isoTime } from './time';
 import { settings } from '../config';
 
-/** What the converter needs besides the row: the owner, enabled units and the caller's permission. */
-export interface RepoExtras { units?: UnitType[]; permissions?: RepoPermissions }
+/**
+ * What the converter needs besides the row: enabled units, the caller's permission, the
+ * pull-request settings (null: pull requests off; omitted: a new repository's), the parent of a
+ * fork already converted, and a pending transfer.
+ */
+export interface RepoExtras {
+  units?: UnitType[]; permissions?: RepoPermissions;
+  pulls?: PullRequestsConfig | null; parent?: Repository; transfer?: RepoTransfer | null;
+}
+
+/** A repository with everything around it, as the repository services hand it over. */
+export interface RepoViewData {
+  repo: RepositoryModel; owner: UserModel; units: UnitType[]; permissions: RepoPermissions;
+  pulls: PullRequestsConfig | null; parent?: RepoViewData | null;
+  transfer?: { doer: UserModel; recipient: UserModel; teams: { team: TeamModel; units: Map<UnitType, AccessMode> }[] } | null;
+}
+
+/** Convert a view (its parent and pending transfer included). */
+export function toRepositoryView(v: RepoViewData, viewer: Viewer | null, rootUrl: string): Repository {
+  const t = v.transfer;
+  return toRepository(v.repo, v.owner, viewer, rootUrl, {
+    units: v.units, permissions: v.permissions, pulls: v.pulls,
+    parent: v.parent ? toRepositoryView(v.parent, viewer, rootUrl) : undefined,
+    // why: Gitea shows the transfer's users as to an anonymous viewer and its teams without their organization.
+    transfer: t ? { doer: toUser(t.doer, null, rootUrl), recipient: toUser(t.recipient, null, rootUrl), teams: t.teams.map((x) => toTeam(x.team, x.units, null)) } : null,
+  });
+}
 
 const EPOCH = '1970-01-01T00:00:00Z';
 
@@ -23,6 +51,8 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
   const full = `${owner.name}/${r.name}`;
   const units = new Set(x.units ?? []);
   const pulls = units.has(UnitType.PullRequests);
+  // why: as Gitea, the merge settings read false (style merge) while pull requests are disabled.
+  const pr: PullRequestsConfig | null = pulls ? (x.pulls ?? NEW_REPO_PULLS_CONFIG) : null;
   return {
     id: r.id,
     owner: toUser(owner, viewer, rootUrl),
@@ -33,6 +63,7 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     private: r.isPrivate,
     fork: r.isFork,
     template: r.isTemplate,
+    ...(x.parent ? { parent: x.parent } : {}),
     mirror: r.isMirror,
     size: Number(r.size),
     language: '',
@@ -68,25 +99,24 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     has_releases: units.has(UnitType.Releases),
     has_packages: units.has(UnitType.Packages),
     has_actions: units.has(UnitType.Actions),
-    // why: as Gitea, the merge settings read false when pull requests are disabled; defaults otherwise.
-    ignore_whitespace_conflicts: false,
-    allow_merge_commits: pulls,
-    allow_rebase: pulls,
-    allow_rebase_explicit: pulls,
-    allow_squash_merge: pulls,
-    allow_fast_forward_only_merge: pulls,
-    allow_rebase_update: pulls,
-    allow_manual_merge: false,
-    autodetect_manual_merge: false,
-    default_delete_branch_after_merge: false,
-    default_merge_style: 'merge',
-    default_allow_maintainer_edit: false,
+    ignore_whitespace_conflicts: pr?.IgnoreWhitespaceConflicts ?? false,
+    allow_merge_commits: pr?.AllowMerge ?? false,
+    allow_rebase: pr?.AllowRebase ?? false,
+    allow_rebase_explicit: pr?.AllowRebaseMerge ?? false,
+    allow_squash_merge: pr?.AllowSquash ?? false,
+    allow_fast_forward_only_merge: pr?.AllowFastForwardOnly ?? false,
+    allow_rebase_update: pr?.AllowRebaseUpdate ?? false,
+    allow_manual_merge: pr?.AllowManualMerge ?? false,
+    autodetect_manual_merge: pr?.AutodetectManualMerge ?? false,
+    default_delete_branch_after_merge: pr?.DefaultDeleteBranchAfterMerge ?? false,
+    default_merge_style: pr?.DefaultMergeStyle ?? 'merge',
+    default_allow_maintainer_edit: pr?.DefaultAllowMaintainerEdit ?? false,
     avatar_url: '',
     internal: !r.isPrivate && owner.visibility === Visibility.Private,
     mirror_interval: r.mirrorInterval,
     object_format_name: r.objectFormatName,
     mirror_updated: '0001-01-01T00:00:00Z',
-    repo_transfer: null,
+    repo_transfer: x.transfer ?? null,
     topics: [],
     licenses: [],
   };

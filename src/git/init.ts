@@ -8,10 +8,11 @@ import { runGit } from './run';
 import { installHooks } from './hooks';
 import { closeObjectReader } from './cat-file';
 
-/** Make a bare repository at `dir` with the server's configuration and no sample hooks. */
-export async function initBare(dir: string, defaultBranch: string): Promise<void> {
-  await fs.mkdir(path.dirname(dir), { recursive: true });
-  await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`, '--', dir]);
+/**
+ * Give the bare repository at `dir` the server's configuration and hooks. Every way a repository
+ * comes to exist (init, fork clone) ends here, so server-wide repository settings live in one place.
+ */
+export async function configureRepo(dir: string): Promise<void> {
   const set = (k: string, v: string) => runGit(['config', k, v], { gitDir: dir });
   await set('receive.fsckObjects', 'true');
   await set('core.fsync', 'objects,derived-metadata,reference');
@@ -19,6 +20,30 @@ export async function initBare(dir: string, defaultBranch: string): Promise<void
   // why: the server owns hooks; git's samples are never wanted.
   await fs.rm(path.join(dir, 'hooks'), { recursive: true, force: true });
   await installHooks(dir);
+}
+
+/** Make a bare repository at `dir` with the server's configuration and hooks. */
+export async function initBare(dir: string, defaultBranch: string): Promise<void> {
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`, '--', dir]);
+  await configureRepo(dir);
+}
+
+/**
+ * Make `to` a bare copy of the bare repository `from` (every branch and tag), configured like
+ * initBare, with HEAD on `defaultBranch`.
+ * why: `--local` hardlinks the object files instead of copying them. That is safe because git
+ * never changes an object or pack file in place (repack and gc write new files and unlink old
+ * ones, which only drops that repository's link), and it makes forking a large repository cost
+ * no time or space. Refs are read before the objects are linked, so every copied ref has its
+ * objects. The clone's remote.origin (the parent's server path) is removed: the server owns config.
+ */
+export async function cloneBare(from: string, to: string, defaultBranch: string): Promise<void> {
+  await fs.mkdir(path.dirname(to), { recursive: true });
+  await runGit(['clone', '--bare', '--local', '--quiet', '--', from, to]);
+  await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: to }).catch(() => undefined);
+  await configureRepo(to);
+  await setHeadBranch(to, defaultBranch);
 }
 
 /** A file of the first commit. */
@@ -56,9 +81,10 @@ export async function removeRepoDir(dir: string): Promise<void> {
   await fs.rm(dir, { recursive: true, force: true });
 }
 
-/** Move a repository directory (rename). */
+/** Move a repository directory (rename), creating the new parent directory when needed. */
 export async function moveRepoDir(from: string, to: string): Promise<void> {
   closeObjectReader(from);
+  await fs.mkdir(path.dirname(to), { recursive: true });
   await fs.rename(from, to);
 }
 

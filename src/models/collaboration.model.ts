@@ -1,5 +1,5 @@
 /** A collaborator of a repository with an access mode. */
-import type { DbContext } from '../db';
+import { db, type DbContext } from '../db';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 
 @Table({ tableName: 'collaboration', underscored: true, timestamps: true })
@@ -27,4 +27,14 @@ export async function upsertCollaboration(ctx: DbContext, repoId: number, userId
 /** Remove a collaborator; false when the user was none. */
 export async function deleteCollaboration(ctx: DbContext, repoId: number, userId: number): Promise<boolean> {
   return (await CollaborationModel.destroy({ where: { repoId, userId }, transaction: ctx.tx })) > 0;
+}
+
+/**
+ * Remove the collaborators of a repository who are `userId` or members of organization `userId`
+ * (when a repository moves to that owner, their own access replaces the collaboration).
+ */
+export async function deleteCollaboratorsCoveredBy(ctx: DbContext, repoId: number, userId: number): Promise<void> {
+  await db().query('DELETE FROM collaboration WHERE repo_id = :repoId AND (user_id = :userId OR user_id IN (SELECT uid FROM org_user WHERE org_id = :userId))', {
+    replacements: { repoId, userId }, transaction: ctx.tx,
+  });
 }

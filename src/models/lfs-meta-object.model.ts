@@ -3,7 +3,7 @@
  * oid); a repository may only serve the objects linked to it here.
  */
 import type { DbContext } from '../db';
-import { isUniqueViolation } from '../db';
+import { db, isUniqueViolation } from '../db';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 
 @Table({ tableName: 'lfs_meta_object', underscored: true, timestamps: false })
@@ -39,4 +39,17 @@ export async function linkLfsMeta(ctx: DbContext, repoId: number, oid: string, s
 export async function repoIdsLinkingLfsObject(ctx: DbContext, oid: string, limit: number): Promise<number[]> {
   const rows = await LfsMetaObjectModel.findAll({ where: { oid }, attributes: ['repositoryId'], order: [['id', 'ASC']], limit, transaction: ctx.tx });
   return rows.map((r) => r.repositoryId);
+}
+
+/**
+ * Link every LFS object of repository `fromId` to repository `toId` as well (forks and generated
+ * repositories serve the objects their copied pointers name, as Gitea's CopyLFS).
+ */
+export async function copyLfsLinks(ctx: DbContext, fromId: number, toId: number): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  await db().query(
+    `INSERT INTO lfs_meta_object (oid, size, repository_id, created_unix, updated_unix)
+     SELECT oid, size, :toId, :now, :now FROM lfs_meta_object WHERE repository_id = :fromId`,
+    { replacements: { fromId, toId, now }, transaction: ctx.tx },
+  );
 }

@@ -1,5 +1,6 @@
 /** An enabled unit of a repository (code, issues, pulls ...), with its JSON config. */
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import type { DbContext } from '../db';
 
 @Table({ tableName: 'repo_unit', underscored: true, timestamps: true })
 export class RepoUnitModel extends Model {
@@ -9,4 +10,58 @@ export class RepoUnitModel extends Model {
   @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '{}' }) declare config: string;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare anonymousAccessMode: number;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare everyoneAccessMode: number;
+}
+
+/**
+ * The pull-request unit's settings, stored in repo_unit.config as JSON with Gitea's field names
+ * (its PullRequestsConfig), so the rows read the same as Gitea's.
+ */
+export interface PullRequestsConfig {
+  IgnoreWhitespaceConflicts: boolean;
+  AllowMerge: boolean;
+  AllowRebase: boolean;
+  AllowRebaseMerge: boolean;
+  AllowSquash: boolean;
+  AllowFastForwardOnly: boolean;
+  AllowManualMerge: boolean;
+  AutodetectManualMerge: boolean;
+  AllowRebaseUpdate: boolean;
+  DefaultDeleteBranchAfterMerge: boolean;
+  DefaultMergeStyle: string;
+  DefaultAllowMaintainerEdit: boolean;
+}
+
+/** What a repository's pull-request unit starts with when the repository is created (as Gitea). */
+export const NEW_REPO_PULLS_CONFIG: PullRequestsConfig = {
+  IgnoreWhitespaceConflicts: false, AllowMerge: true, AllowRebase: true, AllowRebaseMerge: true, AllowSquash: true,
+  AllowFastForwardOnly: true, AllowManualMerge: false, AutodetectManualMerge: false, AllowRebaseUpdate: true,
+  DefaultDeleteBranchAfterMerge: false, DefaultMergeStyle: 'merge', DefaultAllowMaintainerEdit: false,
+};
+
+/**
+ * The settings stored in a config text; keys that are missing (rows written before the settings
+ * were stored hold `{}`) take the values a new repository starts with.
+ */
+export function parsePullsConfig(json: string): PullRequestsConfig {
+  let stored: Record<string, unknown> = {};
+  try {
+    const v: unknown = JSON.parse(json);
+    if (v && typeof v === 'object' && !Array.isArray(v)) stored = v as Record<string, unknown>;
+  } catch { /* unreadable config: defaults */ }
+  const out: Record<string, unknown> = { ...NEW_REPO_PULLS_CONFIG };
+  for (const [k, def] of Object.entries(NEW_REPO_PULLS_CONFIG)) {
+    if (typeof stored[k] === typeof def && !(k === 'DefaultMergeStyle' && stored[k] === '')) out[k] = stored[k];
+  }
+  return out as unknown as PullRequestsConfig;
+}
+
+/** The config text of an enabled unit, or null when the unit is disabled. */
+export async function unitConfigOf(ctx: DbContext, repoId: number, type: number): Promise<string | null> {
+  const row = await RepoUnitModel.findOne({ where: { repoId, type }, attributes: ['config'], transaction: ctx.tx });
+  return row ? row.config : null;
+}
+
+/** Store the config text of an enabled unit. */
+export async function setUnitConfig(ctx: DbContext, repoId: number, type: number, config: string): Promise<void> {
+  await RepoUnitModel.update({ config }, { where: { repoId, type }, transaction: ctx.tx });
 }

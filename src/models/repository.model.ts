@@ -73,13 +73,42 @@ export async function listRepoIdsAfter(ctx: DbContext, afterId: number, limit: n
 export interface NewRepoRow {
   ownerId: number; ownerName: string; name: string; description: string; defaultBranch: string;
   isPrivate: boolean; isTemplate: boolean; objectFormatName: string;
+  /** A fork of repository forkId. */
+  isFork?: boolean; forkId?: number;
+  /** Generated from template repository templateId. */
+  templateId?: number;
+  /** Defaults to true; git content arrives after the row. */
+  isEmpty?: boolean;
 }
 
 /** Insert a repository row with the given units enabled. */
 export async function insertRepoWithUnits(ctx: DbContext, row: NewRepoRow, units: UnitType[]): Promise<RepositoryModel> {
-  const repo = await RepositoryModel.create({ ...row, lowerName: row.name.toLowerCase(), isEmpty: true }, { transaction: ctx.tx });
+  const repo = await RepositoryModel.create({ ...row, lowerName: row.name.toLowerCase(), isEmpty: row.isEmpty ?? true }, { transaction: ctx.tx });
   await RepoUnitModel.bulkCreate(units.map((type) => ({ repoId: repo.id, type })), { transaction: ctx.tx });
   return repo;
+}
+
+/** Add `delta` to a repository's num_forks. */
+export async function adjustNumForks(ctx: DbContext, repoId: number, delta: number): Promise<void> {
+  await RepositoryModel.increment({ numForks: delta }, { where: { id: repoId }, transaction: ctx.tx });
+}
+
+/** The fork of `parentId` that `ownerId` owns, or null. */
+export function findForkOf(ctx: DbContext, parentId: number, ownerId: number): Promise<RepositoryModel | null> {
+  return RepositoryModel.findOne({ where: { forkId: parentId, ownerId, isFork: true }, transaction: ctx.tx });
+}
+
+/** Ids of every fork of `parentId`, oldest first. */
+export async function forkIdsOf(ctx: DbContext, parentId: number): Promise<number[]> {
+  const rows = await RepositoryModel.findAll({ where: { forkId: parentId, isFork: true }, attributes: ['id'], order: [['id', 'ASC']], transaction: ctx.tx });
+  return rows.map((r) => r.id);
+}
+
+/** Give a repository row a new owner (id and cached name). */
+export async function changeRepoOwner(ctx: DbContext, repo: RepositoryModel, owner: { id: number; name: string }): Promise<void> {
+  repo.ownerId = owner.id;
+  repo.ownerName = owner.name;
+  await repo.save({ transaction: ctx.tx });
 }
 
 /** Save changed columns of a repository. */
@@ -98,10 +127,13 @@ export async function setRepoUnits(ctx: DbContext, repoId: number, units: UnitTy
 /** Delete a repository row with its units, collaborations, team links and deploy keys. */
 export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<void> {
   // why: stars and topic links carry counters on other rows; lower them before the links go.
-  const exec = (sql: string) => db().query(sql, { replacements: { repoId }, transaction: ctx.tx });
+  const exec = (sql: string) => db().query(sql, { replacements: { repoId, no: false }, transaction: ctx.tx });
   await exec('UPDATE users SET num_stars = num_stars - 1 WHERE id IN (SELECT uid FROM star WHERE repo_id = :repoId)');
+  // why: as Gitea, a deleted fork lowers its parent's fork count, and the forks of a deleted repository become ordinary repositories.
+  await exec('UPDATE repository SET num_forks = num_forks - 1 WHERE id IN (SELECT fork_id FROM repository WHERE id = :repoId AND fork_id > 0)');
+  await exec('UPDATE repository SET is_fork = :no, fork_id = 0 WHERE fork_id = :repoId');
   await exec('UPDATE topic SET repo_count = repo_count - 1 WHERE id IN (SELECT topic_id FROM repo_topic WHERE repo_id = :repoId)');
-  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
+  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event', 'repo_transfer']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
   // why: LFS links and locks go with the repository; the content files stay on disk (other repositories may link
   // the same oid) until a later garbage collection removes unreferenced ones.
   await exec('DELETE FROM lfs_meta_object WHERE repository_id = :repoId');

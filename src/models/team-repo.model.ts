@@ -28,6 +28,11 @@ export async function deleteTeamRepo(ctx: DbContext, teamId: number, repoId: num
   await TeamRepoModel.destroy({ where: { teamId, repoId }, transaction: ctx.tx });
 }
 
+/** Unlink a repository from every team. */
+export async function deleteTeamReposOfRepo(ctx: DbContext, repoId: number): Promise<void> {
+  await TeamRepoModel.destroy({ where: { repoId }, transaction: ctx.tx });
+}
+
 /** Unlink every repository of a team. */
 export async function deleteTeamReposOfTeam(ctx: DbContext, teamId: number): Promise<void> {
   await TeamRepoModel.destroy({ where: { teamId }, transaction: ctx.tx });

@@ -1,6 +1,6 @@
 /**
- * Direct SQL on a test server's database, for fixtures the API cannot make yet (repositories,
- * organizations with a given owner set) and for checking rows the API does not show. Works on
+ * Direct SQL on a test server's database, for fixtures the API cannot make yet (organizations with
+ * a given owner set) and for checking rows the API does not show; repositories come from the API. Works on
  * SQLite and PostgreSQL; write placeholders as $1, $2... (a placeholder may repeat).
  */
 import path from 'node:path';
@@ -69,8 +69,22 @@ export async function insertOrg(server: TestServer, name: string, ownerIds: numb
   return orgId;
 }
 
-/** A repository row (with its code and issues units) owned by `ownerId`; returns its id. */
+/**
+ * A repository of `ownerName` (user or organization), made through the API as the site
+ * administrator (POST /admin/users/{owner}/repos: row, units, counters and the bare repository);
+ * returns its id. Without an administrator token (a server not started by startWorld) it falls
+ * back to inserting the row with the code and issues units.
+ */
 export async function insertRepo(server: TestServer, ownerId: number, ownerName: string, name: string, isPrivate = false): Promise<number> {
+  if (server.adminToken) {
+    const res = await fetch(`${server.api}/admin/users/${encodeURIComponent(ownerName)}/repos`, {
+      method: 'POST', headers: { Authorization: `token ${server.adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name, private: isPrivate }),
+    });
+    const body = (await res.json()) as { id?: number; message?: string };
+    if (res.status !== 201 || !body.id) throw new Error(`creating repository ${ownerName}/${name}: ${res.status} ${body.message ?? ''}`);
+    return body.id;
+  }
   const id = await insert(server, 'repository', { owner_id: ownerId, owner_name: ownerName, name, lower_name: name.toLowerCase(), is_private: isPrivate });
   for (const type of [1, 2]) await insert(server, 'repo_unit', { repo_id: id, type });
   return id;

@@ -1,7 +1,6 @@
 /**
- * Repositories for tests before the repository API exists: the database row (test/helpers/db.ts)
- * plus a bare repository made by the real git where the server looks for it, and a git CLI runner
- * with an isolated HOME.
+ * Repositories for tests: made through the repository API (test/helpers/db.ts insertRepo), with a
+ * bare repository where the server looks for it, and a git CLI runner with an isolated HOME.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,10 +37,11 @@ export function serverRepoDir(server: TestServer, owner: string, name: string): 
   return path.join(server.dataDir, 'repositories', owner.toLowerCase(), `${name.toLowerCase()}.git`);
 }
 
-/** Insert the row and `git init --bare` the repository; returns the repository id. */
+/** An empty repository (API-made; `git init --bare` only when the server made no directory); returns its id. */
 export async function makeRepo(server: TestServer, ownerId: number, owner: string, name: string, isPrivate = false): Promise<number> {
   const id = await insertRepo(server, ownerId, owner, name, isPrivate);
   const dir = serverRepoDir(server, owner, name);
+  if (fs.existsSync(dir)) return id;
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   const r = await git(['init', '--quiet', '--bare', '--initial-branch=main', dir], { home: gitHome() });
   if (r.code !== 0) throw new Error(`git init failed: ${r.stderr}`);

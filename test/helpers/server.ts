@@ -39,6 +39,8 @@ export interface ServerOptions {
 export class TestServer {
   proc: ChildProcess | null = null;
   output = '';
+  /** The `all` token of the site administrator, once startWorld made it (fixtures use the API with it). */
+  adminToken: string | null = null;
   constructor(
     public readonly dataDir: string,
     public readonly httpPort: number,

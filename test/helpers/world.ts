@@ -87,6 +87,7 @@ export async function startWorld(opts: ServerOptions = {}): Promise<World> {
   if (out.code !== 0) throw new Error(`admin create failed: ${out.stderr}`);
   const token = out.stdout.trim().split('\n').pop()!;
   await server.start();
+  server.adminToken = token;
   w.admin = { name: 'root', password, email: 'root@example.com', token, id: 1, api: w.client(token) };
   return w;
 }

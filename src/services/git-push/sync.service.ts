@@ -27,6 +27,8 @@ export interface SyncHint {
   transport: string;
   /** The refs the push reported, in push order; other changed refs are recorded without a pusher. */
   updates: RefUpdate[];
+  /** false: record the refs as the repository's starting point, without push events (new, forked and generated repositories). */
+  events?: boolean;
 }
 
 const HEADS = 'refs/heads/';
@@ -113,11 +115,21 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
     }
     const fromPush = changes.filter((c) => pushed.has(c.refName));
     const found = changes.filter((c) => !pushed.has(c.refName));
-    await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
-    await insertPushEvents(tx, repoId, 0, '', found);
+    if (hint.events !== false) {
+      await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
+      await insertPushEvents(tx, repoId, 0, '', found);
+    }
     await updateRepoGitState(tx, repoId, state);
   });
   return changes;
+}
+
+/**
+ * Record the refs a new repository starts with (first commit, fork copy, generated commit) without
+ * push events: nothing was pushed. `defaultBranch` is preferred as the default branch.
+ */
+export function recordInitialRefs(repoId: number, doerId: number, defaultBranch: string, ctx: DbContext = systemCtx): Promise<RefChange[]> {
+  return syncRepoRefs(repoId, { pusherId: doerId, transport: '', events: false, updates: [{ old: ZERO_ID, new: ZERO_ID, ref: `refs/heads/${defaultBranch}` }] }, ctx);
 }
 
 /**

@@ -1,17 +1,17 @@
 /**
  * Creating repositories: name rules, creation limits, who may create in an organization, the row
- * with its default units, the bare repository on disk and the optional first commit.
+ * with its default units, the bare repository on disk and the optional first commit. Forks and
+ * generated repositories insert their rows through the same insertOwnedRepo.
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { Conflict, Forbidden, Validation } from '../../errors';
 import { settings } from '../../config';
 import { repoPath, assertStorageName } from '../../git/paths';
 import { initBare, commitInitialFiles, dirExists, removeRepoDir, validBranchName } from '../../git/init';
-import { ZERO_ID } from '../../git/refs';
-import { syncRepoRefs } from '../git-push/sync.service';
-import { UserType, type UserModel } from '../../models/user.model';
+import { recordInitialRefs } from '../git-push/sync.service';
+import { findUserById, UserType, type UserModel } from '../../models/user.model';
 import {
-  findRepoById, findRepoByOwnerAndName, insertRepoWithUnits, deleteRepoRows, adjustNumRepos, type RepositoryModel,
+  findRepoById, findRepoByOwnerAndName, insertRepoWithUnits, deleteRepoRows, adjustNumRepos, type NewRepoRow, type RepositoryModel,
 } from '../../models/repository.model';
 import { teamsOfUserInOrg } from '../../models/team.model';
 import { insertTeamRepo } from '../../models/team-repo.model';
@@ -37,23 +37,89 @@ export function assertRepoName(name: string): void {
   if (suffix) throw new Validation(`name pattern is not allowed [pattern: *${suffix}]`);
 }
 
-/** Throw 403 when `owner` reached its repository limit (site admins are not limited, as in Gitea). */
-export function assertCanCreateIn(doer: UserModel, owner: UserModel): void {
-  if (doer.isAdmin) return;
-  const limit = owner.maxRepoCreation >= 0 ? owner.maxRepoCreation : settings().repository.maxCreationLimit;
-  if (limit >= 0 && owner.numRepos >= limit) {
-    throw new Forbidden(`user has reached maximum limit of repositories [limit: ${limit}]`);
-  }
-}
-
-/** Throw 403 unless `doer` may create repositories in organization `org`: owners, or teams with can_create_org_repo. */
-export async function assertCanCreateInOrg(ctx: DbContext, doer: UserModel, org: UserModel): Promise<void> {
-  if (doer.isAdmin || (await orgMembership(ctx, org.id, doer.id)) === 'owner') return;
-  const teams = await teamsOfUserInOrg(ctx, org.id, doer.id);
-  if (!teams.some((t) => t.canCreateOrgRepo)) throw new Forbidden('Given user is not allowed to create repository in organization.');
-}
-
 const TAKEN = 'The repository with the same name already exists.';
+
+/** How a repository would come to an owner; each way answers a reached limit as Gitea does. */
+export type RepoLimitKind = 'create' | 'fork' | 'transfer';
+
+/** The number of repositories `owner` may have: its own max_repo_creation, else [repository] MAX_CREATION_LIMIT; -1 = no limit. */
+export function repoLimitOf(owner: UserModel): number {
+  return owner.maxRepoCreation >= 0 ? owner.maxRepoCreation : settings().repository.maxCreationLimit;
+}
+
+/**
+ * Throw when one more repository would exceed `owner`'s limit. The one check for creating,
+ * generating, forking and transferring in. Site admins are not limited, whether they act or own
+ * (Gitea exempts the acting admin in CanCreateRepoIn and the owning admin in CanCreateRepo).
+ * Creation and generation answer 403; a fork answers 409 as Gitea's fork API does, and only when
+ * [repository] ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT is false (Gitea's default lets forks through);
+ * a transfer answers 403 with Gitea's transfer message.
+ */
+export function assertRepoLimit(doer: UserModel, owner: UserModel, kind: RepoLimitKind = 'create'): void {
+  if (doer.isAdmin || owner.isAdmin) return;
+  if (kind === 'fork' && settings().repository.allowForkWithoutMaximumLimit) return;
+  const limit = repoLimitOf(owner);
+  if (limit < 0 || owner.numRepos < limit) return;
+  if (kind === 'transfer') throw new Forbidden('Repository limit has been reached');
+  const message = `user has reached maximum limit of repositories [limit: ${limit}]`;
+  throw kind === 'fork' ? new Conflict(message) : new Forbidden(message);
+}
+
+/** May `uid` create repositories in organization `orgId` (owners, or a team with can_create_org_repo)? Site admins are not special here. */
+export async function canCreateOrgRepo(ctx: DbContext, orgId: number, uid: number): Promise<boolean> {
+  if ((await orgMembership(ctx, orgId, uid)) === 'owner') return true;
+  return (await teamsOfUserInOrg(ctx, orgId, uid)).some((t) => t.canCreateOrgRepo);
+}
+
+/** Throw 403 unless `doer` may create repositories in organization `org`: site admins, owners, or teams with can_create_org_repo. */
+export async function assertCanCreateInOrg(ctx: DbContext, doer: UserModel, org: UserModel): Promise<void> {
+  if (doer.isAdmin || (await canCreateOrgRepo(ctx, org.id, doer.id))) return;
+  throw new Forbidden('Given user is not allowed to create repository in organization.');
+}
+
+/** How insertOwnedRepo answers a taken name and a reached limit, and what else belongs in its transaction. */
+export interface InsertRules {
+  kind: RepoLimitKind;
+  taken: (owner: UserModel, name: string) => string;
+  /** More checks and writes that must commit (or fail) with the row, run before it is inserted. */
+  check?: (tx: DbContext) => Promise<void>;
+}
+
+/**
+ * Insert the row of a new repository of `owner` (name unused, limit not reached, re-checked inside
+ * the transaction on a fresh owner row), count it, and give a creator who is not an organization
+ * owner access through its can_create_org_repo teams. Nothing is on disk yet.
+ */
+export async function insertOwnedRepo(
+  ctx: DbContext, doer: UserModel, owner: UserModel, row: Omit<NewRepoRow, 'ownerId' | 'ownerName'>, units: UnitType[], rules: InsertRules,
+): Promise<RepositoryModel> {
+  const taken = () => new Conflict(rules.taken(owner, row.name));
+  return withTx(ctx, async (tx) => {
+    if (await findRepoByOwnerAndName(tx, owner.id, row.name)) throw taken();
+    // why: read the owner inside the transaction (not the request's cached copy) so the count is current.
+    assertRepoLimit(doer, (await findUserById(tx, owner.id)) ?? owner, rules.kind);
+    if (rules.check) await rules.check(tx);
+    const created = await insertRepoWithUnits(tx, { ...row, ownerId: owner.id, ownerName: owner.name }, units);
+    await adjustNumRepos(tx, owner.id, 1);
+    if (owner.type === UserType.Organization && !doer.isAdmin && (await orgMembership(tx, owner.id, doer.id)) !== 'owner') {
+      // why: a member who creates through a team's can_create_org_repo must be able to reach the new repository.
+      for (const t of await teamsOfUserInOrg(tx, owner.id, doer.id)) if (t.canCreateOrgRepo) await insertTeamRepo(tx, owner.id, t.id, created.id);
+    }
+    return created;
+  }).catch((err: unknown) => {
+    if (isUniqueViolation(err)) throw taken();
+    throw err;
+  });
+}
+
+/** Remove a repository that failed to come into being: its directory (when this attempt made it), its rows and its count. */
+export async function discardNewRepo(ctx: DbContext, repo: RepositoryModel, dir: string | null): Promise<void> {
+  if (dir) await removeRepoDir(dir).catch(() => undefined);
+  await withTx(ctx, async (tx) => {
+    await deleteRepoRows(tx, repo.id);
+    await adjustNumRepos(tx, repo.ownerId, -1);
+  });
+}
 
 /** Create a repository of `owner` for `doer` (authorization already checked by the caller). */
 export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserModel, opt: CreateRepoOption): Promise<RepositoryModel> {
@@ -66,23 +132,10 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
 
   // why: the row (with the owner's counter) is committed first and the disk work follows outside the
   // transaction; a failure on disk removes the row again, so no half-made repository stays registered.
-  const repo = await withTx(ctx, async (tx) => {
-    if (await findRepoByOwnerAndName(tx, owner.id, opt.name)) throw new Conflict(TAKEN);
-    assertCanCreateIn(doer, owner);
-    const row = await insertRepoWithUnits(tx, {
-      ownerId: owner.id, ownerName: owner.name, name: opt.name, description: opt.description ?? '', defaultBranch: branch,
-      isPrivate: !!opt.private, isTemplate: !!opt.template, objectFormatName: 'sha1',
-    }, DEFAULT_UNITS);
-    await adjustNumRepos(tx, owner.id, 1);
-    if (owner.type === UserType.Organization && !doer.isAdmin && (await orgMembership(tx, owner.id, doer.id)) !== 'owner') {
-      // why: a member who creates through a team's can_create_org_repo must be able to reach the new repository.
-      for (const t of await teamsOfUserInOrg(tx, owner.id, doer.id)) if (t.canCreateOrgRepo) await insertTeamRepo(tx, owner.id, t.id, row.id);
-    }
-    return row;
-  }).catch((err: unknown) => {
-    if (isUniqueViolation(err)) throw new Conflict(TAKEN);
-    throw err;
-  });
+  const repo = await insertOwnedRepo(ctx, doer, owner, {
+    name: opt.name, description: opt.description ?? '', defaultBranch: branch,
+    isPrivate: !!opt.private || settings().repository.forcePrivate, isTemplate: !!opt.template, objectFormatName: 'sha1',
+  }, DEFAULT_UNITS, { kind: 'create', taken: () => TAKEN });
 
   try {
     // why: a leftover directory without a row (a crash between disk and database) is not anyone's repository; it is replaced.
@@ -91,14 +144,10 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
     if (files) {
       await commitInitialFiles(dir, branch, files, { name: doer.name, email: doer.email || `${doer.name}@noreply.localhost` }, 'Initial commit');
       // why: the first commit is written by the server without hooks; the sync records its branch like a push.
-      await syncRepoRefs(repo.id, { pusherId: doer.id, transport: '', updates: [{ old: ZERO_ID, new: ZERO_ID, ref: `refs/heads/${branch}` }] }, ctx);
+      await recordInitialRefs(repo.id, doer.id, branch, ctx);
     }
   } catch (err) {
-    await removeRepoDir(dir).catch(() => undefined);
-    await withTx(ctx, async (tx) => {
-      await deleteRepoRows(tx, repo.id);
-      await adjustNumRepos(tx, owner.id, -1);
-    });
+    await discardNewRepo(ctx, repo, dir);
     throw err;
   }
   return (await findRepoById(ctx, repo.id)) ?? repo;

@@ -13,6 +13,7 @@ import {
   searchRepos, privateRepoCandidatesOf, collaborationRepoIdsOf, type RepositoryModel, type RepoSearch,
 } from '../../models/repository.model';
 import { enabledUnits } from '../../models/access';
+import { parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, type PullRequestsConfig } from '../../models/repo-unit.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { EditRepoOption, RepoPermissions } from '../../api/repo';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
@@ -20,19 +21,51 @@ import type { Principal } from '../auth/principal';
 import { assertRepoName } from './repo-create.service';
 import { removeArchives } from '../archive/archive.service';
 import type { RepoContext } from './context';
+import { transferViewOf, type TransferView } from './transfer.service';
 
-/** A repository ready to convert: owner, enabled units and the caller's permissions. */
-export interface RepoView { repo: RepositoryModel; owner: UserModel; units: UnitType[]; permissions: RepoPermissions }
+/**
+ * A repository ready to convert: owner, enabled units, the caller's permissions, the pull-request
+ * settings (null when pull requests are off), the parent of a fork as the caller may see it (null
+ * when hidden or gone) and a pending transfer.
+ */
+export interface RepoView {
+  repo: RepositoryModel; owner: UserModel; units: UnitType[]; permissions: RepoPermissions;
+  pulls: PullRequestsConfig | null; parent?: RepoView | null; transfer?: TransferView | null;
+}
 
 /** Gitea's permission triple from a computed permission. */
 export function permissionsOf(perm: RepoPermission): RepoPermissions {
   return { admin: perm.mode >= AccessMode.Admin, push: perm.can(UnitType.Code, AccessMode.Write), pull: perm.can(UnitType.Code, AccessMode.Read) };
 }
 
-/** Build the view of a repository for `p`. */
-export async function viewOf(ctx: DbContext, p: Principal, repo: RepositoryModel, owner: UserModel, perm?: RepoPermission): Promise<RepoView> {
+/** The parent of a fork as `p` may see it: null when it is gone or the caller cannot read it. */
+async function parentView(ctx: DbContext, p: Principal, repo: RepositoryModel): Promise<RepoView | null> {
+  const parent = repo.isFork && repo.forkId > 0 ? await findRepoById(ctx, repo.forkId) : null;
+  const owner = parent ? await findUserById(ctx, parent.ownerId) : null;
+  if (!parent || !owner || !(await canSeeOwner(ctx, p, owner))) return null;
+  const perm = await repoPermission(ctx, p, parent, owner);
+  // why: Gitea shows the parent with the fork's permission (a FIXME there); we show it only to those who may read it, with their own.
+  return perm.mode >= AccessMode.Read ? viewOf(ctx, p, parent, owner, perm, false) : null;
+}
+
+/** Build the view of a repository for `p` (with its parent when it is a fork, unless `withParent` is false). */
+export async function viewOf(ctx: DbContext, p: Principal, repo: RepositoryModel, owner: UserModel, perm?: RepoPermission, withParent = true): Promise<RepoView> {
   const pm = perm ?? (await repoPermission(ctx, p, repo, owner));
-  return { repo, owner, units: await enabledUnits(ctx, repo.id), permissions: permissionsOf(pm) };
+  const units = await enabledUnits(ctx, repo.id);
+  const pullsText = units.includes(UnitType.PullRequests) ? await unitConfigOf(ctx, repo.id, UnitType.PullRequests) : null;
+  return {
+    repo, owner, units, permissions: permissionsOf(pm),
+    pulls: pullsText === null ? null : parsePullsConfig(pullsText),
+    parent: withParent ? await parentView(ctx, p, repo) : undefined,
+    transfer: await transferViewOf(ctx, repo.id),
+  };
+}
+
+/** Views of rows already known to be readable by `p` (lists). */
+export async function viewsOf(ctx: DbContext, p: Principal, rows: { repo: RepositoryModel; owner: UserModel }[]): Promise<RepoView[]> {
+  const out: RepoView[] = [];
+  for (const r of rows) out.push(await viewOf(ctx, p, r.repo, r.owner));
+  return out;
 }
 
 /** A repository by id as `p` may see it; 404 otherwise. */
@@ -57,11 +90,40 @@ const UNIT_FIELDS: [keyof EditRepoOption, UnitType][] = [
 ];
 const DURATION = /^(0|(\d+(\.\d+)?(h|m|s|ms))+)$/;
 
+/** EditRepoOption's merge settings and where Gitea keeps each in the pull-request unit's config. */
+const MERGE_FIELDS: [keyof EditRepoOption, keyof PullRequestsConfig][] = [
+  ['ignore_whitespace_conflicts', 'IgnoreWhitespaceConflicts'], ['allow_merge_commits', 'AllowMerge'], ['allow_rebase', 'AllowRebase'],
+  ['allow_rebase_explicit', 'AllowRebaseMerge'], ['allow_squash_merge', 'AllowSquash'], ['allow_fast_forward_only_merge', 'AllowFastForwardOnly'],
+  ['allow_manual_merge', 'AllowManualMerge'], ['autodetect_manual_merge', 'AutodetectManualMerge'], ['allow_rebase_update', 'AllowRebaseUpdate'],
+  ['default_delete_branch_after_merge', 'DefaultDeleteBranchAfterMerge'], ['default_merge_style', 'DefaultMergeStyle'],
+  ['default_allow_maintainer_edit', 'DefaultAllowMaintainerEdit'],
+];
+/** Merge styles a repository may default to (Gitea's MergeStyle values a pull request can be merged with). */
+export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only'];
+
+/**
+ * The pull-request config to store after this edit, or null when it stays as it is. As Gitea, the
+ * settings apply while pull requests are (or become) enabled and are ignored otherwise; a unit that
+ * an edit enables starts from Gitea's edit defaults (manual merge allowed).
+ */
+async function pullsConfigAfter(ctx: DbContext, rc: RepoContext, o: EditRepoOption, units: UnitType[] | null): Promise<string | null> {
+  const before = await unitConfigOf(ctx, rc.repo.id, UnitType.PullRequests);
+  const after = units ? units.includes(UnitType.PullRequests) : before !== null;
+  const touched = MERGE_FIELDS.some(([f]) => o[f] !== undefined);
+  if (!after || (before !== null && !touched)) return null;
+  const cfg: Record<string, unknown> = before !== null ? { ...parsePullsConfig(before) } : { ...NEW_REPO_PULLS_CONFIG, AllowManualMerge: true };
+  for (const [f, key] of MERGE_FIELDS) if (o[f] !== undefined) cfg[key] = o[f];
+  return JSON.stringify(cfg);
+}
+
 /** Check every field of an edit before anything changes; returns the new unit set when units change. */
 async function validateEdit(ctx: DbContext, rc: RepoContext, o: EditRepoOption): Promise<UnitType[] | null> {
   if (o.name !== undefined) assertRepoName(o.name);
   if (o.website !== undefined && o.website !== '' && !/^https?:\/\/\S+$/i.test(o.website)) throw new Validation('[Website]: invalid url');
   if (o.mirror_interval !== undefined && !DURATION.test(o.mirror_interval)) throw new Validation('Invalid mirror interval');
+  if (o.default_merge_style !== undefined && !MERGE_STYLES.includes(o.default_merge_style)) {
+    throw new Validation(`[DefaultMergeStyle]: must be one of ${MERGE_STYLES.join(', ')}`);
+  }
   if (o.default_branch !== undefined && o.default_branch !== rc.repo.defaultBranch) {
     if (!(await validBranchName(o.default_branch))) throw new Validation(`invalid default branch name: ${JSON.stringify(o.default_branch)}`);
     const dir = repoPath(rc.owner.name, rc.repo.name);
@@ -103,7 +165,10 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
     if (o.default_branch !== undefined) repo.defaultBranch = o.default_branch;
     repo.changed('updatedAt', true);
     await saveRepo(tx, repo);
+    // why: the config is read and written in the transaction under the lock, so two edits never lose each other's settings.
+    const pullsConfig = await pullsConfigAfter(tx, rc, o, units);
     if (units) await setRepoUnits(tx, repo.id, units);
+    if (pullsConfig !== null) await setUnitConfig(tx, repo.id, UnitType.PullRequests, pullsConfig);
     if (renaming) {
       await renameRepoRow(tx, repo, o.name!);
       const from = repoPath(rc.owner.name, oldName);

@@ -1,13 +1,14 @@
 /**
  * Blocking (Gitea 1.24): a user or an organization blocks a user. Blocking removes the follows
- * between the two (counters kept in step) and the blockee's collaborations on the blocker's
- * repositories and back; afterwards follows, team membership and the like are refused.
+ * between the two (counters kept in step), the blockee's collaborations on the blocker's
+ * repositories and back, and pending repository transfers between them; afterwards follows, team membership and the like are refused.
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { BadRequest, Validation } from '../../errors';
 import { UserType, type UserModel } from '../../models/user.model';
 import { isBlocked, insertBlock, deleteBlock, listBlockees, unfollowBothWays, removeCollaborationsBetween } from '../../models/user-blocking.model';
 import { findOrgUser } from '../../models/org-user.model';
+import { deleteTransfersBetween } from '../../models/repo-transfer.model';
 
 /** One page of the users `blocker` blocks. */
 export function listBlocked(ctx: DbContext, blocker: UserModel, limit: number, offset: number): Promise<{ rows: UserModel[]; count: number }> {
@@ -34,6 +35,7 @@ export async function blockUser(ctx: DbContext, doer: UserModel, blocker: UserMo
       if (blocker.type === UserType.Organization && (await findOrgUser(tx, blocker.id, blockee.id))) throw refuse();
       await unfollowBothWays(tx, blocker.id, blockee.id);
       await removeCollaborationsBetween(tx, blocker.id, blockee.id);
+      await deleteTransfersBetween(tx, blocker.id, blockee.id);
       await insertBlock(tx, blocker.id, blockee.id, note);
     });
   } catch (err) {

@@ -1,0 +1,117 @@
+/**
+ * Reading and writing trees and commits in the object database of a bare repository, for work
+ * that builds new content from existing objects (generating a repository from a template). Trees
+ * are built with a temporary index file (read-tree, update-index, write-tree): no worktree is
+ * ever checked out, and file modes, symlinks and submodule links are kept exactly.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runGit, spawnGit, GitError } from './run';
+import { ZERO_ID } from './refs';
+
+/**
+ * One entry of a recursive tree listing. `path` holds the raw bytes of the name, one character
+ * per byte (latin1), so any name git stores survives the round trip into editTree unchanged.
+ */
+export interface TreeEntry { mode: string; type: 'blob' | 'tree' | 'commit'; oid: string; path: string }
+
+/** The commit `rev` names (a full ref name such as refs/heads/main), or null when there is none. */
+export async function resolveCommit(gitDir: string, rev: string): Promise<string | null> {
+  const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { gitDir }).catch(() => null);
+  const id = r?.stdout.toString().trim() ?? '';
+  return /^[0-9a-f]{40,64}$/.test(id) ? id : null;
+}
+
+/** The root tree of a commit. */
+export async function treeOf(gitDir: string, commit: string): Promise<string> {
+  return (await runGit(['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`], { gitDir })).stdout.toString().trim();
+}
+
+/** Every entry of `tree`, recursively, subtrees included (paths are never shell-quoted: -z). */
+export async function listTree(gitDir: string, tree: string): Promise<TreeEntry[]> {
+  const out = (await runGit(['ls-tree', '-r', '-t', '-z', '--full-tree', tree], { gitDir })).stdout.toString('latin1');
+  const entries: TreeEntry[] = [];
+  for (const rec of out.split('\0')) {
+    if (!rec) continue;
+    const tab = rec.indexOf('\t');
+    const [mode, type, oid] = rec.slice(0, tab).split(' ');
+    entries.push({ mode, type: type as TreeEntry['type'], oid, path: rec.slice(tab + 1) });
+  }
+  return entries;
+}
+
+function waitExit(child: ReturnType<typeof spawnGit>, args: string[]): Promise<void> {
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => { if (err.length < 65_536) err += d.toString(); });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new GitError(args, code, err))));
+  });
+}
+
+/**
+ * Copy the objects `oids` (and nothing else) from the repository `from` into `to`, as one pack.
+ * why: pack-objects streams straight into index-pack; both are bounded by the object set, not by
+ * the history of `from`, and nothing passes through the event loop's memory.
+ */
+export async function copyObjects(from: string, to: string, oids: string[]): Promise<void> {
+  if (oids.length === 0) return;
+  const packArgs = ['pack-objects', '--stdout', '-q'];
+  const indexArgs = ['index-pack', '--stdin'];
+  const pack = spawnGit(packArgs, { gitDir: from });
+  const index = spawnGit(indexArgs, { gitDir: to });
+  pack.stdout.pipe(index.stdin);
+  index.stdout.resume();
+  index.stdin.on('error', () => undefined);
+  pack.stdin.on('error', () => undefined);
+  const done = Promise.all([waitExit(pack, packArgs), waitExit(index, indexArgs)]);
+  pack.stdin.end(`${[...new Set(oids)].join('\n')}\n`);
+  await done;
+}
+
+/** The content of a blob. */
+export async function readBlob(gitDir: string, oid: string): Promise<Buffer> {
+  return (await runGit(['cat-file', 'blob', oid], { gitDir })).stdout;
+}
+
+/** Store `content` as a blob; returns its id. */
+export async function writeBlob(gitDir: string, content: Buffer): Promise<string> {
+  return (await runGit(['hash-object', '-w', '--stdin'], { gitDir, input: content })).stdout.toString().trim();
+}
+
+/** A change to a tree: remove `path`, or set it to the given entry (paths as in TreeEntry: latin1 bytes). */
+export type TreeEdit = { path: string; remove: true } | { path: string; mode: string; oid: string };
+
+/**
+ * A new tree: `base` with `edits` applied in order (paths are full paths from the root).
+ * why: a throw-away index file in a temporary directory carries the tree while it changes; the
+ * repository's own files are untouched until write-tree stores the result as objects.
+ */
+export async function editTree(gitDir: string, base: string, edits: TreeEdit[]): Promise<string> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-index-'));
+  const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
+  try {
+    await runGit(['read-tree', base], { gitDir, env });
+    const lines = edits.map((e) => ('remove' in e ? `0 ${ZERO_ID}\t${e.path}` : `${e.mode} ${e.oid}\t${e.path}`));
+    if (lines.length) await runGit(['update-index', '-z', '--index-info'], { gitDir, env, input: Buffer.from(`${lines.join('\0')}\0`, 'latin1') });
+    return (await runGit(['write-tree'], { gitDir, env })).stdout.toString().trim();
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Who authors and commits. */
+export interface CommitIdentity { name: string; email: string }
+
+/** Store a commit of `tree` with `parents`; returns its id. */
+export async function commitTree(gitDir: string, tree: string, parents: string[], message: string, who: CommitIdentity): Promise<string> {
+  const env = { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email };
+  const args = ['commit-tree', ...parents.flatMap((p) => ['-p', p]), tree];
+  return (await runGit(args, { gitDir, input: `${message}\n`, env })).stdout.toString().trim();
+}
+
+/** Create branch `name` at `commit`; fails when the branch already exists. */
+export async function createBranch(gitDir: string, name: string, commit: string): Promise<void> {
+  await runGit(['update-ref', `refs/heads/${name}`, commit, ZERO_ID], { gitDir });
+}
