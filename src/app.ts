@@ -7,6 +7,7 @@ import express, { type Request, type Response, type NextFunction, type Express }
 import { RegisterRoutes } from './generated/routes';
 import { settings } from './config';
 import { authenticate } from './middleware/auth';
+import { wildcardPaths } from './middleware/wildcard-path';
 import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
@@ -43,6 +44,10 @@ export function buildApp(): Express {
     }
     next();
   });
+  api.use(wildcardPaths);
+  // why: file contents travel base64-encoded in JSON, so the contents routes take bodies up to [repository.upload] FILE_MAX_SIZE.
+  const contentsLimit = Math.max(10 * 1048576, Math.ceil(s.repositoryUpload.fileMaxSize * 1048576 * 4 / 3) + 1048576);
+  api.use(/^\/repos\/[^/]+\/[^/]+\/contents(\/|$)/, express.json({ limit: contentsLimit, strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.text({ limit: '10mb', type: 'text/plain' }));
   api.use(authenticate());

@@ -3,3 +3,5 @@
  * Each export is one task, called by name through src/pool. Tasks never touch the database.
  */
 export { resolveCommit } from './tasks/refs';
+export { lastCommits, treePage } from './tasks/contents';
+export { languageStats } from './tasks/languages';

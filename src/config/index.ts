@@ -74,11 +74,15 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     ENABLE_SWAGGER: { kind: 'bool', def: 'true' },
     DEFAULT_PAGING_NUM: { kind: 'int', def: '30', min: 1, max: 10000 },
     MAX_RESPONSE_ITEMS: { kind: 'int', def: '50', min: 1, max: 10000 },
+    DEFAULT_GIT_TREES_PER_PAGE: { kind: 'int', def: '1000', min: 1, max: 100000 },
+    DEFAULT_MAX_BLOB_SIZE: { kind: 'int', def: '10485760', min: 0, max: 1e12 },
   },
   repository: {
     ROOT: { kind: 'string', def: '' },
     MAX_CREATION_LIMIT: { kind: 'int', def: '-1', min: -1, max: 1e9 },
   },
+  // why: Gitea's key for the largest uploaded file (MB); the contents API applies it to each file it commits.
+  'repository.upload': { FILE_MAX_SIZE: { kind: 'int', def: '50', min: 1, max: 1e6 } },
   'ssh.minimum_key_sizes': {
     ED25519: { kind: 'int', def: '256', min: -1, max: 65536 },
     ECDSA: { kind: 'int', def: '256', min: -1, max: 65536 },
@@ -165,8 +169,10 @@ export interface Settings {
     defaultKeepEmailPrivate: boolean; defaultAllowCreateOrganization: boolean;
     defaultUserVisibility: string; defaultOrgVisibility: string; requireSigninView: boolean;
   };
-  api: { enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number };
+  api: { enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number; defaultGitTreesPerPage: number; defaultMaxBlobSize: number };
   repository: { root: string; maxCreationLimit: number };
+  /** [repository.upload]: FILE_MAX_SIZE in MB. */
+  repositoryUpload: { fileMaxSize: number };
   sshMinimumKeySizes: { ed25519: number; ecdsa: number; rsa: number };
   user: { enableSshKeys: boolean; enableGpgKeys: boolean };
   log: { level: string };
@@ -211,6 +217,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     lfs: out.lfs,
     api: out.api,
     repository: out.repository,
+    repositoryUpload: out['repository.upload'],
     sshMinimumKeySizes: out['ssh.minimum_key_sizes'],
     user: out.user,
     log: out.log,

@@ -40,3 +40,8 @@ export async function repoIdsLinkingLfsObject(ctx: DbContext, oid: string, limit
   const rows = await LfsMetaObjectModel.findAll({ where: { oid }, attributes: ['repositoryId'], order: [['id', 'ASC']], limit, transaction: ctx.tx });
   return rows.map((r) => r.repositoryId);
 }
+
+/** Remove the link of `oid` to a repository (undoing a link made for a change that failed). */
+export async function unlinkLfsMeta(ctx: DbContext, repoId: number, oid: string): Promise<void> {
+  await LfsMetaObjectModel.destroy({ where: { repositoryId: repoId, oid }, transaction: ctx.tx });
+}
