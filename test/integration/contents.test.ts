@@ -246,6 +246,28 @@ describe('contents API', function () {
     });
   });
 
+  describe('concurrent changes', () => {
+    it('lets exactly one of two updates with the same sha win (the other 409)', async () => {
+      const c = await w.raw('POST', api('files/contents/race.txt'), { content: b64('0') }, A());
+      const sha = c.body.content.sha as string;
+      const rs = await Promise.all(['1', '2'].map((v) => w.raw('PUT', api('files/contents/race.txt'), { sha, content: b64(v) }, A())));
+      expect(rs.map((r) => r.status).sort()).to.deep.equal([200, 409]);
+      const winner = rs.find((r) => r.status === 200)!;
+      expect(await head('files')).to.equal(winner.body.commit.sha);
+      expect(await show('files', 'main', 'race.txt')).to.equal(String(rs.indexOf(winner) + 1));
+    });
+
+    it('serializes many writers on one branch without losing a commit', async () => {
+      const before = await head('files');
+      const rs = await Promise.all(Array.from({ length: 8 }, (_, i) => w.raw('POST', api(`files/contents/many/f${i}.txt`), { content: b64(String(i)) }, A())));
+      expect(rs.map((r) => r.status)).to.deep.equal(Array(8).fill(201));
+      const count = ok(await g(['--git-dir', bare('files'), 'rev-list', '--count', `${before}..main`])).stdout.trim();
+      expect(count).to.equal('8');
+      const ls = ok(await g(['--git-dir', bare('files'), 'ls-tree', '--name-only', 'main', 'many/'])).stdout.trim().split('\n');
+      expect(ls).to.have.length(8);
+    });
+  });
+
   describe('hostile input', () => {
     const create = (p: string) => ({ files: [{ operation: 'create', path: p, content: b64('pwn') }] });
 
