@@ -56,9 +56,11 @@ export class RawController extends Controller {
   @Produces('text/plain')
   @Response<ApiErrorBody>(404, 'not found')
   public async repoDownloadCommitDiffOrPatch(@Path() owner: string, @Path() repo: string, @Path() sha: string, @Path() diffType: string, @Request() req: ExRequest): Promise<Readable> {
-    if (diffType !== 'diff' && diffType !== 'patch') throw new NotFound();
+    // why: Express splits at the first dot, so a ref such as `v1.0.diff` arrives as `v1` + `0.diff`.
+    const m = /^(.+)\.(diff|patch)$/.exec(`${sha}.${diffType}`);
+    if (!m) throw new NotFound();
     const cr = await codeRepo(ctxOf(req), req.principal, owner, repo);
-    const child = await rawDiff(cr, sha, diffType, closeSignal(req));
+    const child = await rawDiff(cr, m[1], m[2] as 'diff' | 'patch', closeSignal(req));
     child.stderr.resume();
     this.setHeader('Content-Type', 'text/plain; charset=utf-8');
     this.setHeader('X-Content-Type-Options', 'nosniff');

@@ -613,6 +613,9 @@ describe('contents API', function () {
       const patch = await alice.api.repos.repoDownloadCommitDiffOrPatch('alice', 'files', c, 'patch', { format: 'text' });
       expect(patch.data).to.match(new RegExp(`^From ${c} `)).and.contain('Subject: [PATCH] Add diffme.txt');
       expect((await w.raw('GET', api(`files/git/commits/${'0'.repeat(40)}.diff`), undefined, A())).status).to.equal(404);
+      const byTag = await w.raw('GET', api('files/git/commits/v1.0.patch'), undefined, A());
+      expect(byTag.status, byTag.text).to.equal(200);
+      expect(byTag.text).to.match(/^From [0-9a-f]{40} /);
       expect((await w.raw('GET', api(`files/git/commits/${c}.zip`), undefined, A())).status).to.equal(404);
     });
 
