@@ -44,10 +44,13 @@ export function buildApp(): Express {
     }
     next();
   });
+  api.use(greedyParams);
+  // why: file contents travel base64-encoded in JSON, so the contents routes take bodies up to [repository.upload] FILE_MAX_SIZE.
+  const contentsLimit = Math.max(10 * 1048576, Math.ceil(s.repositoryUpload.fileMaxSize * 1048576 * 4 / 3) + 1048576);
+  api.use(/^\/repos\/[^/]+\/[^/]+\/contents(\/|$)/, express.json({ limit: contentsLimit, strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.text({ limit: '10mb', type: 'text/plain' }));
   api.use(authenticate());
-  api.use(greedyParams);
   RegisterRoutes(api);
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
   app.use('/api/v1', api);

@@ -4,3 +4,5 @@
  */
 export { resolveCommit } from './tasks/refs';
 export { checkSignature } from './tasks/signatures';
+export { lastCommits, treePage } from './tasks/contents';
+export { languageStats } from './tasks/languages';

@@ -78,6 +78,8 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     ENABLE_SWAGGER: { kind: 'bool', def: 'true' },
     DEFAULT_PAGING_NUM: { kind: 'int', def: '30', min: 1, max: 10000 },
     MAX_RESPONSE_ITEMS: { kind: 'int', def: '50', min: 1, max: 10000 },
+    DEFAULT_GIT_TREES_PER_PAGE: { kind: 'int', def: '1000', min: 1, max: 100000 },
+    DEFAULT_MAX_BLOB_SIZE: { kind: 'int', def: '10485760', min: 0, max: 1e12 },
   },
   repository: {
     ROOT: { kind: 'string', def: '' },
@@ -92,6 +94,8 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     SIGNING_FORMAT: { kind: 'string', def: 'openpgp', oneOf: ['openpgp', 'ssh'] },
     TRUSTED_SSH_KEYS: { kind: 'list', def: '', keepCase: true },
   },
+  // why: Gitea's key for the largest uploaded file (MB); the contents API applies it to each file it commits.
+  'repository.upload': { FILE_MAX_SIZE: { kind: 'int', def: '50', min: 1, max: 1e6 } },
   'ssh.minimum_key_sizes': {
     ED25519: { kind: 'int', def: '256', min: -1, max: 65536 },
     ECDSA: { kind: 'int', def: '256', min: -1, max: 65536 },
@@ -180,7 +184,7 @@ export interface Settings {
     defaultKeepEmailPrivate: boolean; defaultAllowCreateOrganization: boolean;
     defaultUserVisibility: string; defaultOrgVisibility: string; requireSigninView: boolean;
   };
-  api: { enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number };
+  api: { enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number; defaultGitTreesPerPage: number; defaultMaxBlobSize: number };
   repository: {
     root: string; maxCreationLimit: number; forcePrivate: boolean; disableForks: boolean;
     /** Gitea's default: forks do not count against MAX_CREATION_LIMIT / max_repo_creation. */
@@ -188,6 +192,8 @@ export interface Settings {
   };
   /** Commit signing: the instance signer's name and email, its key format, and SSH keys trusted for every user. */
   signing: { signingName: string; signingEmail: string; signingFormat: 'openpgp' | 'ssh'; trustedSshKeys: string[] };
+  /** [repository.upload]: FILE_MAX_SIZE in MB. */
+  repositoryUpload: { fileMaxSize: number };
   sshMinimumKeySizes: { ed25519: number; ecdsa: number; rsa: number };
   user: { enableSshKeys: boolean; enableGpgKeys: boolean };
   log: { level: string };
@@ -234,6 +240,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     api: out.api,
     repository: out.repository,
     signing: out['repository.signing'],
+    repositoryUpload: out['repository.upload'],
     sshMinimumKeySizes: out['ssh.minimum_key_sizes'],
     user: out.user,
     log: out.log,

@@ -8,7 +8,8 @@ import { Validation } from '../errors';
 import { settings } from '../config';
 import { ctxOf, viewerOf } from '../middleware/context';
 import { listOptions, setPagingWithPageCount } from '../middleware/paging';
-import { repoUrls, toCommit } from '../convert/commit';
+import { toCommit } from '../convert/commit';
+import { repoUrls } from '../services/content/view';
 import { toUser } from '../convert/user';
 import { repoAssignment } from '../services/repo/context';
 import { getCommit, listCommits, type CommitsResult } from '../services/history/commit.service';
@@ -27,10 +28,7 @@ export class CommitController extends Controller {
     const viewer = viewerOf(req);
     const users = new Map<string, User>([...r.users].map(([email, u]) => [email, toUser(u, viewer, root)]));
     const urls = repoUrls(root, owner, repo);
-    return r.commits.map((c) => {
-      const v = r.verifications.get(c.id);
-      return toCommit(c, urls, users, v && { ...v, signer: v.signer && { ...v.signer, username: '' } });
-    });
+    return r.commits.map((c) => toCommit(c, urls, users, r.verifications.get(c.id)));
   }
 
   /** A page of commits, newest first, with Gitea's paging headers. */

@@ -15,14 +15,8 @@ export interface CommitFacts {
   deletions?: number;
 }
 
-/** Where a repository's API and web pages are. */
+/** Where a repository's API and web pages are (services/content/view.ts repoUrls). */
 export interface RepoUrls { api: string; html: string }
-
-/** The repository's API and web base URLs. */
-export function repoUrls(rootUrl: string, owner: string, repo: string): RepoUrls {
-  const path = `${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
-  return { api: `${rootUrl}api/v1/repos/${path}`, html: `${rootUrl}${path}` };
-}
 
 const STATUS: Record<string, string> = { A: 'added', D: 'removed' };
 
@@ -33,14 +27,9 @@ function affectedFiles(c: CommitFacts): CommitAffectedFiles[] {
   return files.sort((a, b) => rank(a.status) - rank(b.status));
 }
 
-/** Gitea's date form: RFC 3339 in the commit's own offset (git's strict ISO form, "Z" for UTC). */
-function rfc3339(iso: string): string {
-  return iso.replace(/\+00:00$/, 'Z');
-}
-
 /** Convert one commit; `users` maps lower-cased emails to the API users shown for them. */
 export function toCommit(c: CommitFacts, urls: RepoUrls, users: Map<string, User>, verification?: PayloadCommitVerification): Commit {
-  const created = rfc3339(c.committer.date);
+  const created = c.committer.date;
   const url = `${urls.api}/git/commits/${c.id}`;
   const out: Commit = {
     url,
@@ -49,8 +38,8 @@ export function toCommit(c: CommitFacts, urls: RepoUrls, users: Map<string, User
     html_url: `${urls.html}/commit/${c.id}`,
     commit: {
       url,
-      author: { ...c.author, date: rfc3339(c.author.date) },
-      committer: { ...c.committer, date: created },
+      author: c.author,
+      committer: c.committer,
       message: c.message,
       // why: the real tree id (Gitea puts the commit id here; both resolve through /git/trees/{sha}).
       tree: { url: `${urls.api}/git/trees/${c.tree}`, sha: c.tree, created },

@@ -60,13 +60,16 @@ export async function listCommitIds(gitDir: string, range: HistoryRange, signal?
   return out.split('\n').filter(Boolean);
 }
 
-/** "Name <email> 1700000000 +0130" -> identity with an ISO date in that offset. */
-function parseIdentity(line: string): GitIdentity {
+/**
+ * "Name <email> 1700000000 +0130" -> identity with an RFC 3339 date in that offset ("Z" for a zero
+ * offset), as Gitea (Go) writes a commit's time.
+ */
+export function parseIdentity(line: string): GitIdentity {
   const m = /^(.*?) ?<([^>]*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(line);
-  if (!m) return { name: line, email: '', date: new Date(0).toISOString().replace('.000Z', '+00:00') };
+  if (!m) return { name: line, email: '', date: '1970-01-01T00:00:00Z' };
   const offsetMin = (m[4] === '-' ? -1 : 1) * (Number(m[5]) * 60 + Number(m[6]));
   const local = new Date((Number(m[3]) + offsetMin * 60) * 1000).toISOString().slice(0, 19);
-  return { name: m[1], email: m[2], date: `${local}${m[4]}${m[5]}:${m[6]}` };
+  return { name: m[1], email: m[2], date: `${local}${offsetMin === 0 ? 'Z' : `${m[4]}${m[5]}:${m[6]}`}` };
 }
 
 const SIGNATURE_HEADERS = new Set(['gpgsig', 'gpgsig-sha256']);

@@ -7,11 +7,17 @@
 import type { Request, Response, NextFunction } from 'express';
 
 // why: only the listed route families take a greedy tail; everything else keeps normal segment matching.
-const GREEDY = /^(\/repos\/[^/?]+\/[^/?]+\/(?:contents|contents-ext|raw|media|archive|branches|tags|releases\/tags|git\/refs|tag_protections|branch_protections|wiki\/page|wiki\/revisions)\/)([^?]+)(\?.*)?$/;
+const GREEDY = /^(\/repos\/[^/?]+\/[^/?]+\/(?:contents|contents-ext|raw|media|archive|branches|tags|releases\/tags|git\/refs|tag_protections|branch_protections|wiki\/page|wiki\/revisions))\/([^?]*)(\?.*)?$/;
 
-/** Rewrite req.url so a greedy tail is one path segment (relative to the mount point of the API router). */
+/**
+ * Rewrite req.url so a greedy tail is one path segment (relative to the mount point of the API
+ * router). Trailing slashes are dropped, so `/contents/` is the listing of the root as `/contents` is.
+ */
 export function greedyParams(req: Request, _res: Response, next: NextFunction): void {
   const m = GREEDY.exec(req.url);
-  if (m && m[2].includes('/')) req.url = `${m[1]}${m[2].replace(/\//g, '%2F')}${m[3] ?? ''}`;
+  if (m) {
+    const tail = m[2].replace(/\/+$/, '');
+    req.url = `${m[1]}${tail ? `/${tail.replace(/\//g, '%2F')}` : ''}${m[3] ?? ''}`;
+  }
   next();
 }

@@ -53,3 +53,8 @@ export async function copyLfsLinks(ctx: DbContext, fromId: number, toId: number)
     { replacements: { fromId, toId, now }, transaction: ctx.tx },
   );
 }
+
+/** Remove the link of `oid` to a repository (undoing a link made for a change that failed). */
+export async function unlinkLfsMeta(ctx: DbContext, repoId: number, oid: string): Promise<void> {
+  await LfsMetaObjectModel.destroy({ where: { repositoryId: repoId, oid }, transaction: ctx.tx });
+}

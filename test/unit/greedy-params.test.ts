@@ -17,6 +17,11 @@ describe('greedy route parameters', () => {
     expect(rewrite('/repos/o/r/git/refs/heads/main')).to.equal('/repos/o/r/git/refs/heads%2Fmain');
   });
 
+  it('drops trailing slashes, so an empty tail is the route without it', () => {
+    expect(rewrite('/repos/o/r/contents/?ref=dev')).to.equal('/repos/o/r/contents?ref=dev');
+    expect(rewrite('/repos/o/r/contents/docs/')).to.equal('/repos/o/r/contents/docs');
+  });
+
   it('leaves single segments and other routes alone', () => {
     for (const url of ['/repos/o/r/contents/a.md', '/repos/o/r/commits?sha=a/b', '/repos/o/r/git/commits/abc', '/users/x/repos']) {
       expect(rewrite(url)).to.equal(url);

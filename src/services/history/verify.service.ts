@@ -11,6 +11,7 @@ import type { UserModel } from '../../models/user.model';
 import { listGpgKeysOfOwners, type GpgKeyModel } from '../../models/gpg-key.model';
 import { findGpgKeyImports } from '../../models/gpg-key-import.model';
 import { listUserKeysByFingerprints } from '../../models/public-key.model';
+import { findUsersByEmails } from '../../models/email-address.model';
 import { runTask } from '../../pool';
 import { parseSshSig, sshFingerprint } from '../../../workers/sshsig';
 import { parseSshPublicKey } from '../keys/ssh-parse';
@@ -27,7 +28,8 @@ export interface Verification {
   reason: string;
   signature: string;
   payload: string;
-  signer: { name: string; email: string } | null;
+  /** Gitea names the signer by login and email; `username` stays empty as in Gitea's API. */
+  signer: { name: string; email: string; username: string } | null;
 }
 
 const unsigned = (): Verification => ({ verified: false, reason: NOT_SIGNED, signature: '', payload: '', signer: null });
@@ -83,6 +85,12 @@ export async function verifyCommits(ctx: DbContext, commits: CommitRecord[], com
   return out;
 }
 
+/** Verify one commit (looking up its committer). */
+export async function verifyCommit(ctx: DbContext, commit: CommitRecord): Promise<Verification> {
+  const committers = commit.signature ? await findUsersByEmails(ctx, [commit.committer.email]) : new Map<string, UserModel>();
+  return (await verifyCommits(ctx, [commit], committers)).get(commit.id)!;
+}
+
 interface KeySets {
   gpgKeys: GpgKeyModel[];
   armored: Map<string, string>;
@@ -94,7 +102,7 @@ async function verifyOne(c: CommitRecord, ssh: boolean, fingerprint: string, com
   const { signature, payload } = c.signature!;
   const base = { signature, payload };
   const fail = (reason: string): Verification => ({ verified: false, reason, signer: null, ...base });
-  const ok = (signer: { name: string; email: string }, keyName: string): Verification => ({ verified: true, reason: `${signer.name} / ${keyName}`, signer, ...base });
+  const ok = (signer: { name: string; email: string }, keyName: string): Verification => ({ verified: true, reason: `${signer.name} / ${keyName}`, signer: { ...signer, username: '' }, ...base });
   const check = (kind: 'gpg' | 'ssh', candidates: string[]) => runTask('checkSignature', { kind, signature, payload, keys: candidates });
   if (ssh) {
     if (!fingerprint) return fail(EXTRACT_FAILED);

@@ -1,0 +1,185 @@
+/**
+ * Reading trees, blobs and revisions of a bare repository with the git CLI. Every path goes after
+ * `--` with literal pathspecs, and revisions travel on stdin (`cat-file --batch-check`), so no
+ * user value is ever read as an option or a pattern.
+ */
+import { runGit, spawnGit } from './run';
+import { parseIdentity, type GitIdentity } from './history';
+
+/** The object type of a tree entry. */
+export type EntryType = 'blob' | 'tree' | 'commit';
+
+/** One tree entry as `git ls-tree -l` reports it. */
+export interface TreeEntry {
+  /** Six-digit octal mode: 100644, 100755, 120000 (symlink), 040000 (tree), 160000 (submodule). */
+  mode: string;
+  type: EntryType;
+  oid: string;
+  /** Blob size in bytes; 0 for trees and submodules. */
+  size: number;
+  /** Full path from the root of the tree. */
+  path: string;
+}
+
+/** Environment for path-taking commands. why: `*`, `?` and `:(...)` in a user's path are plain characters. */
+export const LITERAL_PATHS = { GIT_LITERAL_PATHSPECS: '1' };
+
+/** Is the entry a symbolic link? */
+export const isSymlink = (e: TreeEntry) => e.mode === '120000';
+/** Is the entry a submodule (gitlink)? */
+export const isSubmodule = (e: TreeEntry) => e.type === 'commit';
+/** Is the entry a directory? */
+export const isTree = (e: TreeEntry) => e.type === 'tree';
+
+/** Parse `ls-tree -l -z` output. */
+export function parseLsTree(out: Buffer | string): TreeEntry[] {
+  const text = typeof out === 'string' ? out : out.toString('utf8');
+  const entries: TreeEntry[] = [];
+  for (const rec of text.split('\0')) {
+    if (!rec) continue;
+    const tab = rec.indexOf('\t');
+    const [mode, type, oid, size] = rec.slice(0, tab).split(/ +/);
+    entries.push({ mode: mode.padStart(6, '0'), type: type as EntryType, oid, size: size === '-' ? 0 : Number(size), path: rec.slice(tab + 1) });
+  }
+  return entries;
+}
+
+/**
+ * The entries at exactly the given paths (those that exist), keyed by path. why: `ls-tree` shows a
+ * tree named by one path instead of descending into it for another, so paths of one depth (which can
+ * never be prefixes of each other) go in one call, one call per depth.
+ */
+export async function entriesAt(gitDir: string, treeish: string, paths: string[]): Promise<Map<string, TreeEntry>> {
+  const out = new Map<string, TreeEntry>();
+  const byDepth = new Map<number, string[]>();
+  for (const p of new Set(paths.filter((x) => x !== ''))) {
+    const d = p.split('/').length;
+    byDepth.set(d, [...(byDepth.get(d) ?? []), p]);
+  }
+  for (const group of byDepth.values()) {
+    const r = await runGit(['ls-tree', '-l', '-z', treeish, '--', ...group], { gitDir, env: LITERAL_PATHS });
+    for (const e of parseLsTree(r.stdout)) if (group.includes(e.path)) out.set(e.path, e);
+  }
+  return out;
+}
+
+/** The entries of directory `dir` ('' = root) of `treeish`, in git's order. */
+export async function listDir(gitDir: string, treeish: string, dir: string): Promise<TreeEntry[]> {
+  const args = ['ls-tree', '-l', '-z', treeish];
+  if (dir) args.push('--', `${dir}/`);
+  return parseLsTree((await runGit(args, { gitDir, env: LITERAL_PATHS })).stdout);
+}
+
+/** Object type and size of each object name (`<rev>`, `<rev>:<path>`), null when missing. */
+export async function objectInfo(gitDir: string, names: string[]): Promise<({ oid: string; type: string; size: number } | null)[]> {
+  if (names.length === 0) return [];
+  // why: names go through stdin, one per line, never through argv.
+  if (names.some((n) => /[\n\r\0]/.test(n))) throw new Error('object name with a line break');
+  const out = (await runGit(['cat-file', '--batch-check'], { gitDir, input: `${names.join('\n')}\n` })).stdout.toString().split('\n');
+  return names.map((_, i) => {
+    const [oid, type, size] = (out[i] ?? '').split(' ');
+    return type && type !== 'missing' && size !== undefined && /^[0-9a-f]{40,64}$/.test(oid) ? { oid, type, size: Number(size) } : null;
+  });
+}
+
+/** The content of blob `oid` (for small blobs; stream big ones with `streamBlob`). */
+export async function readBlob(gitDir: string, oid: string): Promise<Buffer> {
+  return (await runGit(['cat-file', 'blob', oid], { gitDir })).stdout;
+}
+
+/** The first `max` bytes of blob `oid`. */
+export function readBlobHead(gitDir: string, oid: string, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawnGit(['cat-file', 'blob', oid], { gitDir });
+    const parts: Buffer[] = [];
+    let n = 0;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      child.kill('SIGKILL');
+      resolve(Buffer.concat(parts).subarray(0, max));
+    };
+    child.stdout.on('data', (d: Buffer) => {
+      parts.push(d);
+      n += d.length;
+      if (n >= max) finish();
+    });
+    child.stderr.resume();
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 || done ? finish() : reject(new Error(`cat-file ${oid} failed`))));
+  });
+}
+
+/** A git child streaming blob `oid` on stdout; killed when `signal` aborts. */
+export function streamBlob(gitDir: string, oid: string, signal?: AbortSignal) {
+  return spawnGit(['cat-file', 'blob', oid], { gitDir, signal });
+}
+
+/** The last commit touching `path` at or before `commit`: id and committer/author times, or null. */
+export async function lastCommitOfPath(gitDir: string, commit: string, path: string): Promise<{ sha: string; committed: Date; authored: Date } | null> {
+  const args = ['log', '-1', '--format=%H %ct %at', commit];
+  if (path) args.push('--', path);
+  const out = (await runGit(args, { gitDir, env: LITERAL_PATHS })).stdout.toString().trim();
+  if (!out) return null;
+  const [sha, ct, at] = out.split(' ');
+  return { sha, committed: new Date(Number(ct) * 1000), authored: new Date(Number(at) * 1000) };
+}
+
+/** The url of the submodule at `path` from the commit's .gitmodules, or null. */
+export async function submoduleUrl(gitDir: string, commit: string, path: string): Promise<string | null> {
+  const r = await runGit(['config', '-z', '--blob', `${commit}:.gitmodules`, '--list'], { gitDir }).catch(() => null);
+  if (!r) return null;
+  const paths = new Map<string, string>();
+  const urls = new Map<string, string>();
+  for (const rec of r.stdout.toString().split('\0')) {
+    const nl = rec.indexOf('\n');
+    if (nl < 0) continue;
+    const key = rec.slice(0, nl);
+    const m = /^submodule\.(.*)\.(path|url)$/.exec(key);
+    if (m) (m[2] === 'path' ? paths : urls).set(m[1], rec.slice(nl + 1));
+  }
+  for (const [name, p] of paths) if (p === path) return urls.get(name) ?? null;
+  return null;
+}
+
+/** The header fields (first value of each) and the message of a commit or tag object. */
+function parseObject(raw: string): { headers: Map<string, string[]>; message: string } {
+  const cut = raw.indexOf('\n\n');
+  const head = cut < 0 ? raw : raw.slice(0, cut);
+  const headers = new Map<string, string[]>();
+  let last = '';
+  for (const line of head.split('\n')) {
+    if (line.startsWith(' ') && last) {
+      const vals = headers.get(last)!;
+      vals[vals.length - 1] += `\n${line.slice(1)}`;
+      continue;
+    }
+    const sp = line.indexOf(' ');
+    last = sp < 0 ? line : line.slice(0, sp);
+    headers.set(last, [...(headers.get(last) ?? []), sp < 0 ? '' : line.slice(sp + 1)]);
+  }
+  return { headers, message: cut < 0 ? '' : raw.slice(cut + 2) };
+}
+
+/** A parsed annotated tag object. */
+export interface GitTag { sha: string; object: string; type: string; tag: string; tagger: GitIdentity | null; message: string; signature: string | null }
+
+const SIG_START = /\n?-----BEGIN (PGP|SSH) SIGNATURE-----\n[\s\S]*$/;
+
+/** Read and parse tag object `sha`. */
+export async function readTag(gitDir: string, sha: string): Promise<GitTag> {
+  const raw = (await runGit(['cat-file', 'tag', sha], { gitDir })).stdout.toString('utf8');
+  const { headers, message } = parseObject(raw);
+  const sig = SIG_START.exec(message);
+  const tagger = headers.get('tagger')?.[0];
+  return {
+    sha,
+    object: headers.get('object')?.[0] ?? '',
+    type: headers.get('type')?.[0] ?? '',
+    tag: headers.get('tag')?.[0] ?? '',
+    tagger: tagger ? parseIdentity(tagger) : null,
+    message: sig ? message.slice(0, sig.index) + (sig[0].startsWith('\n') ? '\n' : '') : message,
+    signature: sig ? sig[0].replace(/^\n/, '') : null,
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Building a new tree and commit in a bare repository's object database, never in a worktree: a
+ * temporary index file (GIT_INDEX_FILE in a private temp directory) is loaded from the base commit,
+ * edited with `update-index --index-info`, written with `write-tree`, and committed with
+ * `commit-tree`. The branch is then moved with `update-ref <ref> <new> <expected-old>`.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runGit } from './run';
+import { LITERAL_PATHS } from './objects';
+
+const ZERO = '0000000000000000000000000000000000000000';
+
+/** A temporary index over a base commit (or empty). Call `close()` when done. */
+export class IndexEditor {
+  private constructor(private readonly gitDir: string, private readonly dir: string) {}
+
+  private get env(): Record<string, string> {
+    return { ...LITERAL_PATHS, GIT_INDEX_FILE: path.join(this.dir, 'index') };
+  }
+
+  /** An index holding the tree of `base` (empty when null). */
+  static async open(gitDir: string, base: string | null): Promise<IndexEditor> {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-index-'));
+    const ed = new IndexEditor(gitDir, dir);
+    try {
+      if (base) await runGit(['read-tree', base], { gitDir, env: ed.env });
+      else await runGit(['read-tree', '--empty'], { gitDir, env: ed.env });
+    } catch (err) {
+      await ed.close();
+      throw err;
+    }
+    return ed;
+  }
+
+  /** Write `content` as a blob; returns its id. */
+  async hashBlob(content: Buffer): Promise<string> {
+    return (await runGit(['hash-object', '-w', '--stdin'], { gitDir: this.gitDir, input: content })).stdout.toString().trim();
+  }
+
+  /** Put blob `oid` at `p` with `mode` (100644, 100755 or 120000). */
+  async set(p: string, mode: string, oid: string): Promise<void> {
+    await runGit(['update-index', '-z', '--index-info'], { gitDir: this.gitDir, env: this.env, input: `${mode} ${oid}\t${p}\0` });
+  }
+
+  /** Remove `p` from the index. */
+  async remove(p: string): Promise<void> {
+    await runGit(['update-index', '-z', '--index-info'], { gitDir: this.gitDir, env: this.env, input: `0 ${ZERO}\t${p}\0` });
+  }
+
+  /** Does `.gitattributes` in the index (as edited so far) send `p` to LFS (`filter=lfs`)? */
+  async isLfs(p: string): Promise<boolean> {
+    const out = (await runGit(['check-attr', '--cached', '-z', '--stdin', 'filter'], { gitDir: this.gitDir, env: this.env, input: `${p}\0` })).stdout.toString();
+    const [, , value] = out.split('\0');
+    return value === 'lfs';
+  }
+
+  /** Write the index as a tree; returns the tree id. */
+  async writeTree(): Promise<string> {
+    return (await runGit(['write-tree'], { gitDir: this.gitDir, env: this.env })).stdout.toString().trim();
+  }
+
+  /** Remove the temporary index. */
+  async close(): Promise<void> {
+    await fs.rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Author or committer of a new commit. */
+export interface CommitPerson { name: string; email: string; date: Date }
+
+/** Git's raw date form: `<unix seconds> +0000`. */
+function gitDate(d: Date): string {
+  return `${Math.floor(d.getTime() / 1000)} +0000`;
+}
+
+/** Create a commit of `tree` with `parents`; returns its id. The message is stored exactly as given. */
+export async function commitTree(gitDir: string, tree: string, parents: string[], message: string, author: CommitPerson, committer: CommitPerson): Promise<string> {
+  const env = {
+    GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: gitDate(author.date),
+    GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email, GIT_COMMITTER_DATE: gitDate(committer.date),
+  };
+  const args = ['commit-tree', tree];
+  for (const p of parents) args.push('-p', p);
+  return (await runGit(args, { gitDir, env, input: message })).stdout.toString().trim();
+}
+
+/** Move `ref` to `next` only if it is at `expected` (null: it must not exist). Throws GitError otherwise. */
+export async function updateRef(gitDir: string, ref: string, next: string, expected: string | null): Promise<void> {
+  await runGit(['update-ref', ref, next, expected ?? ZERO], { gitDir });
+}
