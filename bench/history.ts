@@ -1,7 +1,11 @@
 /**
- * bench/history: the commit list of the generated 20,000-commit repository through the API, page 1
- * and page 300, with stat/files/verification on and off, each beside the raw `git log` that gives
- * the same information, measured in the same run on the same bare repository.
+ * bench/history: on the generated 20,000-commit repository, each figure beside its raw-git
+ * baseline measured in the same run on the same bare repository:
+ * - the commit list, page 1 and page 300, with stat/files/verification on and off, against the
+ *   `git log` giving the same data;
+ * - `.tar.gz` and `.zip` archives of the default branch, cold and cached, against `git archive`;
+ * - event loop health: p99 of `GET /api/v1/version` while 16 archive downloads and 16 commit-list
+ *   pages run concurrently.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +34,45 @@ async function measure(fn: () => Promise<number>): Promise<number> {
   return median(xs);
 }
 
+const LOAD = 16;
+const LOOP_SECONDS = Number(process.env.BENCH_LOOP_SECONDS ?? '10');
+
+/**
+ * Sample `/version` one request at a time while LOAD clients download archives of different commits
+ * (each one a cold build) and LOAD clients read commit-list pages with every switch on.
+ */
+async function eventLoopHealth(api: string, token: string): Promise<{ p50: number; p99: number; max: number; samples: number; archives: number; pages: number }> {
+  const ids = ((await (await fetch(`${api}/repos/bench/history/commits?limit=50&stat=false&files=false&verification=false`, { headers: { Authorization: `token ${token}` } })).json()) as { sha: string }[]).map((c) => c.sha);
+  const deadline = Date.now() + LOOP_SECONDS * 1000;
+  let archives = 0;
+  let pages = 0;
+  const loaders = [
+    ...Array.from({ length: LOAD }, (_, i) => (async () => {
+      for (let k = i; Date.now() < deadline; k += LOAD) {
+        await timedGet(`${api}/repos/bench/history/archive/${ids[k % ids.length]}.${k % 2 ? 'zip' : 'tar.gz'}`, token);
+        archives++;
+      }
+    })()),
+    ...Array.from({ length: LOAD }, (_, i) => (async () => {
+      for (let k = i; Date.now() < deadline; k += LOAD) {
+        await timedGet(`${api}/repos/bench/history/commits?limit=${PAGE}&page=${1 + ((k * 37) % 400)}`, token);
+        pages++;
+      }
+    })()),
+  ];
+  const samples: number[] = [];
+  while (Date.now() < deadline) {
+    const t0 = process.hrtime.bigint();
+    await (await fetch(`${api}/version`)).arrayBuffer();
+    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await Promise.all(loaders);
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+  return { p50: at(0.5), p99: at(0.99), max: samples[samples.length - 1], samples: samples.length, archives, pages };
+}
+
 /** Wait until push processing has recorded the branch and written the commit-graph. */
 async function waitProcessed(api: string, token: string, dir: string): Promise<void> {
   const chain = path.join(dir, 'objects', 'info', 'commit-graphs', 'commit-graph-chain');
@@ -47,6 +90,7 @@ export async function run(): Promise<void> {
   await generateSource(home);
   const { server, token } = await benchServer();
   const rows: Row[] = [];
+  let loop = { p50: 0, p99: 0, max: 0, samples: 0, archives: 0, pages: 0 };
   try {
     const { dir } = await pushSource(server, token, home, 'history');
     await waitProcessed(server.api, token, dir);
@@ -69,6 +113,19 @@ export async function run(): Promise<void> {
       ours.set(scenario, mine);
       rows.push({ scenario: `commit list ${scenario}`, ours: mine, raw, target, note: `baseline: git ${gitArgs.slice(0, -1).join(' ')}` });
     }
+    // archives: cold (cache emptied before each run) and cached, against git archive of the same commit
+    const repoId = ((await (await fetch(`${server.api}/repos/bench/history`, { headers: { Authorization: `token ${token}` } })).json()) as { id: number }).id;
+    const cacheDir = path.join(server.dataDir, 'repo-archive', String(repoId));
+    const emptyCache = () => fs.rmSync(cacheDir, { recursive: true, force: true });
+    for (const [ext, format] of [['tar.gz', 'tar.gz'], ['zip', 'zip']]) {
+      const url = `${server.api}/repos/bench/history/archive/main.${ext}`;
+      const raw = await measure(() => gitMs(['archive', `--format=${format}`, '--prefix=history/', '-o', '/dev/null', 'main']));
+      const cold = await measure(async () => { emptyCache(); return timedGet(url, token); });
+      const cached = await measure(() => timedGet(url, token));
+      rows.push({ scenario: `archive .${ext} of main, cold`, ours: cold, raw, target: 1.1, note: `baseline: git archive --format=${format}` });
+      rows.push({ scenario: `archive .${ext} of main, cached (vs cold)`, ours: cached, raw: cold, target: 0.2, note: 'target: at least 5x faster than cold' });
+    }
+    loop = await eventLoopHealth(server.api, token);
     for (const sw of ['stat+files+verification', 'switches off']) {
       const p1 = ours.get(`page 1, ${sw}`)!;
       const pd = ours.get(`page ${deep}, ${sw}`)!;
@@ -85,4 +142,8 @@ export async function run(): Promise<void> {
     const target = r.target === null ? '-' : `${ratio <= r.target ? 'met' : 'NOT met'} ≤${r.target}`;
     process.stdout.write(`| ${pad(r.scenario, 50)} | ${pad(r.ours.toFixed(1), 8)} | ${pad(r.raw.toFixed(1), 6)} | ${pad(ratio.toFixed(2), 5)} | ${pad(target, 11)} | ${r.note}\n`);
   }
+  process.stdout.write(`\nevent loop: GET /api/v1/version while ${LOAD} archive downloads and ${LOAD} commit-list pages run at once `
+    + `(${loop.archives} archives and ${loop.pages} pages served in ${LOOP_SECONDS} s): `
+    + `p50 ${loop.p50.toFixed(1)} ms, p99 ${loop.p99.toFixed(1)} ms, max ${loop.max.toFixed(1)} ms over ${loop.samples} samples; `
+    + `target p99 < 50 ms: ${loop.p99 < 50 ? 'met' : 'NOT met'}\n`);
 }

@@ -1,5 +1,5 @@
 /**
- * What the benchmarks share: the generated source repository (20,000 commits, about 105 MB packed,
+ * What the benchmarks share: the generated source repository (20,000 commits, about 100 MB packed,
  * made once with `git fast-import` and kept in .bench/), a git runner that times itself, a started
  * forge with a user and token, and the median.
  */

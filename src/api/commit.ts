@@ -1,5 +1,6 @@
 /** Commit shapes of Gitea's API (modules/structs/repo_commit.go). */
 import type { User } from './user';
+import type { Repository } from './repo';
 
 /** A git object reference with its API url. */
 export interface CommitMeta { url: string; sha: string; created: string }
@@ -48,3 +49,39 @@ export interface Commit {
   files?: CommitAffectedFiles[];
   stats?: CommitStats;
 }
+
+/** A status a CI system reported for a commit. */
+export interface CommitStatus {
+  id: number;
+  /** pending, success, error, failure, warning or skipped. */
+  status: string;
+  target_url: string;
+  description: string;
+  url: string;
+  context: string;
+  creator: User | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The latest status per context of a commit and the worst of their states. */
+export interface CombinedStatus {
+  state: string;
+  sha: string;
+  total_count: number;
+  statuses: CommitStatus[];
+  repository: Repository;
+  commit_url: string;
+  url: string;
+}
+
+/** A status to record (`state`: pending, success, error, failure, warning or skipped). */
+export interface CreateStatusOption {
+  state: string;
+  target_url?: string;
+  description?: string;
+  context?: string;
+}
+
+/** The commits of head since its merge base with base, and the files they change. */
+export interface Compare { total_commits: number; commits: Commit[]; files: CommitAffectedFiles[] }

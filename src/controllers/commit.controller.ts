@@ -1,18 +1,18 @@
 /** Repository history: the commit list and single commits, with Gitea's switches and page headers. */
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { Commit } from '../api/commit';
+import type { Commit, Compare } from '../api/commit';
 import type { User } from '../api/user';
 import type { ApiErrorBody } from '../errors';
 import { Validation } from '../errors';
 import { settings } from '../config';
 import { ctxOf, viewerOf } from '../middleware/context';
 import { listOptions, setPagingWithPageCount } from '../middleware/paging';
-import { toCommit } from '../convert/commit';
+import { affectedFiles, toCommit } from '../convert/commit';
 import { repoUrls } from '../services/content/view';
 import { toUser } from '../convert/user';
 import { repoAssignment } from '../services/repo/context';
-import { getCommit, listCommits, type CommitsResult } from '../services/history/commit.service';
+import { compareCommits, getCommit, listCommits, type CommitsResult } from '../services/history/commit.service';
 
 // why: Gitea's ref/sha pattern check on /git/commits/{sha}: no option-like, control or range syntax.
 const REF_PATTERN = /^(?!-)(?!.*\.\.)[^\0-\x20~^:?*[\\]+$/;
@@ -65,5 +65,16 @@ export class CommitController extends Controller {
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     const r = await getCommit(ctx, rc, sha, { stat: on(stat), files: on(files), verification: on(verification) });
     return this.convert(req, rc.owner.name, rc.repo.name, r)[0];
+  }
+
+  /** Compare two refs: `{base}...{head}` (branch, tag or commit; names may contain slashes). */
+  @Get('compare/{basehead}')
+  @Security('public', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoCompareDiff(@Path() owner: string, @Path() repo: string, @Path() basehead: string, @Request() req: ExRequest): Promise<Compare> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    const r = await compareCommits(ctx, rc, basehead);
+    return { total_commits: r.total, commits: this.convert(req, rc.owner.name, rc.repo.name, r), files: affectedFiles(r.files) };
   }
 }

@@ -1,5 +1,7 @@
 /** git commit records -> Gitea's Commit objects. */
-import type { Commit, CommitAffectedFiles, PayloadCommitVerification } from '../api/commit';
+import type { Commit, CommitAffectedFiles, CommitStatus, PayloadCommitVerification } from '../api/commit';
+import type { CommitStatusModel } from '../models/commit-status.model';
+import { isoTime } from './time';
 import type { User } from '../api/user';
 
 /** The git facts of a commit this converter needs (the shape of src/git/log.ts CommitRecord). */
@@ -21,8 +23,8 @@ export interface RepoUrls { api: string; html: string }
 const STATUS: Record<string, string> = { A: 'added', D: 'removed' };
 
 /** Gitea lists added, then removed, then modified files. */
-function affectedFiles(c: CommitFacts): CommitAffectedFiles[] {
-  const files = (c.files ?? []).map((f) => ({ filename: f.path, status: STATUS[f.status[0]] ?? 'modified' }));
+export function affectedFiles(changed: { status: string; path: string }[]): CommitAffectedFiles[] {
+  const files = changed.map((f) => ({ filename: f.path, status: STATUS[f.status[0]] ?? 'modified' }));
   const rank = (s: string) => (s === 'added' ? 0 : s === 'removed' ? 1 : 2);
   return files.sort((a, b) => rank(a.status) - rank(b.status));
 }
@@ -50,7 +52,15 @@ export function toCommit(c: CommitFacts, urls: RepoUrls, users: Map<string, User
     // why: Gitea leaves a parent's time unset, which Go writes as its zero time.
     parents: c.parents.map((p) => ({ url: `${urls.api}/git/commits/${p}`, sha: p, created: '0001-01-01T00:00:00Z' })),
   };
-  if (c.files) out.files = affectedFiles(c);
+  if (c.files) out.files = affectedFiles(c.files);
   if (c.additions !== undefined) out.stats = { total: c.additions + c.deletions!, additions: c.additions, deletions: c.deletions! };
   return out;
+}
+
+/** A stored commit status, with its creator already converted. */
+export function toCommitStatus(s: CommitStatusModel, urls: RepoUrls, creator: User | null): CommitStatus {
+  return {
+    id: s.id, status: s.state, target_url: s.targetUrl, description: s.description, url: `${urls.api}/statuses/${s.sha}`,
+    context: s.context, creator, created_at: isoTime(s.createdAt), updated_at: isoTime(s.updatedAt),
+  };
 }

@@ -151,6 +151,21 @@ export async function diffCommits(gitDir: string, ids: string[], signal?: AbortS
   return out;
 }
 
+/** The best common ancestor of two commits, or null when they share no history. */
+export async function mergeBase(gitDir: string, a: string, b: string): Promise<string | null> {
+  const r = await runGit(['merge-base', '--end-of-options', a, b], { gitDir }).catch(() => null);
+  return r ? r.stdout.toString().trim() || null : null;
+}
+
+/** Files that differ between two commits (renames not detected), with git's status letters. */
+export async function diffFiles(gitDir: string, from: string, to: string): Promise<ChangedFile[]> {
+  const out = (await runGit(['diff', '-z', '--no-renames', '--name-status', from, to, '--'], { gitDir })).stdout.toString();
+  const tokens = out.split('\0');
+  const files: ChangedFile[] = [];
+  for (let i = 0; i + 1 < tokens.length; i += 2) files.push({ status: tokens[i], path: tokens[i + 1] });
+  return files;
+}
+
 /**
  * Update the repository's commit-graph (with changed-path filters) for commits not yet in it.
  * why: history walks, counts and path-limited logs read the graph instead of parsing every commit.

@@ -178,6 +178,97 @@ describe('commits', () => {
     });
   });
 
+  describe('compare', () => {
+    let base: string;
+    let f1: string;
+    let f2: string;
+    before(async () => {
+      const d = await newRepo('cmp');
+      base = await commit(d, 'a.txt', 'a');
+      ok(await g(['checkout', '-q', '-b', 'feature/x'], d));
+      f1 = await commit(d, 'b.txt', 'b');
+      f2 = await commit(d, 'a.txt', 'a2');
+      ok(await g(['checkout', '-q', 'main'], d));
+      await commit(d, 'c.txt', 'c');
+      await push(d, 'cmp', 'main', 'feature/x');
+    });
+
+    it('lists the commits of head since the merge base and the files they change', async () => {
+      const r = await w.raw('GET', '/repos/alice/cmp/compare/main...feature/x', undefined, { token: alice.token });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.body.total_commits).to.equal(2);
+      expect(r.body.commits.map((c: { sha: string }) => c.sha)).to.deep.equal([f2, f1]);
+      expect(r.body.files).to.deep.equal([{ filename: 'b.txt', status: 'added' }, { filename: 'a.txt', status: 'modified' }]);
+      const same = await w.raw('GET', `/repos/alice/cmp/compare/${base}...${base}`, undefined, { token: alice.token });
+      expect(same.body).to.deep.equal({ total_commits: 0, commits: [], files: [] });
+    });
+
+    it('refuses unknown refs and malformed ranges', async () => {
+      for (const q of ['main...nope', 'nope...main', 'main']) {
+        const r = await w.raw('GET', `/repos/alice/cmp/compare/${q}`, undefined, { token: alice.token });
+        expect(r.status, q).to.equal(404);
+      }
+      expect((await w.raw('GET', '/repos/alice/cmp/compare/-x...main', undefined, { token: alice.token })).status).to.equal(400);
+    });
+  });
+
+  describe('statuses', () => {
+    let sha: string;
+    before(async () => {
+      const d = await newRepo('ci');
+      sha = await commit(d, 'x', 'x');
+      await push(d, 'ci');
+    });
+    const post = (body: unknown, token = alice.token, ref = sha) => w.raw('POST', `/repos/alice/ci/statuses/${ref}`, body, { token });
+
+    it('the combined status answers with state, sha, count and repository even before any report', async () => {
+      const r = await w.raw('GET', '/repos/alice/ci/commits/main/status', undefined, { token: alice.token });
+      expect(r.status).to.equal(200);
+      expect(r.body).to.include({ state: 'pending', sha, total_count: 0 });
+      expect(r.body.statuses).to.deep.equal([]);
+      expect(r.body.repository.full_name).to.equal('alice/ci');
+    });
+
+    it('records statuses and combines the latest of each context, worst first', async () => {
+      const a = await post({ state: 'pending', context: 'ci/build', target_url: 'https://ci.example/1', description: 'building' });
+      expect(a.status, a.text).to.equal(201);
+      expect(a.body).to.include({ status: 'pending', context: 'ci/build', target_url: 'https://ci.example/1', description: 'building' });
+      expect(a.body.creator.login).to.equal('alice');
+      expect(a.body.url).to.equal(`${w.server.url}api/v1/repos/alice/ci/statuses/${sha}`);
+      await post({ state: 'success', context: 'ci/build' });
+      await post({ state: 'warning', context: 'lint' });
+      const combined = await w.raw('GET', '/repos/alice/ci/commits/main/status', undefined, { token: alice.token });
+      expect(combined.body.state).to.equal('warning');
+      expect(combined.body.total_count).to.equal(2);
+      expect(combined.body.statuses.map((s: { context: string; status: string }) => [s.context, s.status])).to.deep.equal([['lint', 'warning'], ['ci/build', 'success']]);
+      await post({ state: 'failure', context: 'lint' });
+      expect((await w.raw('GET', `/repos/alice/ci/commits/${sha}/status`, undefined, { token: alice.token })).body.state).to.equal('failure');
+    });
+
+    it('lists statuses by sha or ref, sorted and filtered by state, with paging', async () => {
+      const all = await w.raw('GET', `/repos/alice/ci/statuses/${sha}?sort=oldest`, undefined, { token: alice.token });
+      expect(all.body.map((s: { status: string }) => s.status)).to.deep.equal(['pending', 'success', 'warning', 'failure']);
+      expect(all.headers.get('x-total-count')).to.equal('4');
+      const byRef = await w.raw('GET', '/repos/alice/ci/commits/main/statuses?state=success', undefined, { token: alice.token });
+      expect(byRef.body.map((s: { status: string }) => s.status)).to.deep.equal(['success']);
+      const page = await alice.api.repos.repoListStatuses('alice', 'ci', sha, { limit: 1, page: 2, sort: 'highestindex' });
+      expect(page.data.map((s) => s.status)).to.deep.equal(['warning']);
+    });
+
+    it('refuses bad states, unknown commits and readers without write, changing nothing', async () => {
+      const count = async () => (await w.raw('GET', `/repos/alice/ci/statuses/${sha}`, undefined, { token: alice.token })).headers.get('x-total-count');
+      const before = await count();
+      const bad = await post({ state: 'great' });
+      expect(bad.status).to.equal(422);
+      expect(bad.body.message).to.equal('invalid commit status state: "great"');
+      expect((await post({ state: 'success' }, alice.token, '0'.repeat(40))).status).to.equal(404);
+      expect((await post({ state: 'success' }, bob.token)).status).to.equal(403);
+      expect((await w.raw('POST', `/repos/alice/ci/statuses/${sha}`, { state: 'success' })).status).to.equal(401);
+      expect((await w.raw('GET', `/repos/alice/ci/statuses/${sha}?state=great`, undefined, { token: alice.token })).status).to.equal(422);
+      expect(await count()).to.equal(before);
+    });
+  });
+
   describe('access', () => {
     before(async () => {
       const d = await newRepo('secret', { private: true });

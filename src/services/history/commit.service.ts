@@ -7,7 +7,7 @@ import type { DbContext } from '../../db';
 import { Conflict, NotFound } from '../../errors';
 import { assertSafeGitArg } from '../../git/run';
 import { repoPath } from '../../git/paths';
-import { listCommitIds, readCommits, diffCommits, type CommitRecord, type HistoryRange } from '../../git/history';
+import { listCommitIds, readCommits, diffCommits, diffFiles, mergeBase, type ChangedFile, type CommitRecord, type HistoryRange } from '../../git/history';
 import { findUsersByEmails } from '../../models/email-address.model';
 import type { UserModel } from '../../models/user.model';
 import { AccessMode, UnitType } from '../../models/perm';
@@ -125,4 +125,24 @@ export async function getCommit(ctx: DbContext, rc: RepoContext, sha: string, de
   const gitDir = repoPath(rc.owner.name, rc.repo.name);
   const id = await resolveCommitId(gitDir, sha);
   return decorate(ctx, await loadCommits(gitDir, [id], detail), detail.verification);
+}
+
+/** Most commits a comparison lists (the total is still reported). */
+const MAX_COMPARE_COMMITS = 250;
+
+/** What `/compare/{base}...{head}` shows: the commits of head since the merge base, and the files they change. */
+export interface Comparison extends CommitsResult { total: number; files: ChangedFile[] }
+
+/** Compare `base...head` (or `base..head`): commits reachable from head but not from base, and the changed files. */
+export async function compareCommits(ctx: DbContext, rc: RepoContext, basehead: string): Promise<Comparison> {
+  assertCodeReadable(rc);
+  assertNotEmpty(rc);
+  const m = /^(.+?)\.\.\.?(.+)$/.exec(basehead);
+  if (!m) throw new NotFound(`invalid compare range: ${basehead}`);
+  const gitDir = repoPath(rc.owner.name, rc.repo.name);
+  const [base, head] = await Promise.all([resolveCommitId(gitDir, m[1], 'base'), resolveCommitId(gitDir, m[2], 'head')]);
+  const [ids, from] = await Promise.all([historyIds(gitDir, { rev: head, not: [base] }), mergeBase(gitDir, base, head)]);
+  const commits = await loadCommits(gitDir, ids.slice(0, MAX_COMPARE_COMMITS), { stat: true, files: true, verification: true });
+  const files = await diffFiles(gitDir, from ?? base, head);
+  return { ...(await decorate(ctx, commits, true)), total: ids.length, files };
 }
