@@ -7,12 +7,14 @@ import express, { type Request, type Response, type NextFunction, type Express }
 import { RegisterRoutes } from './generated/routes';
 import { settings } from './config';
 import { authenticate } from './middleware/auth';
+import { refPaths } from './middleware/ref-paths';
 import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
 import { gitHttpRouter } from './web/git-http';
 import { internalRouter } from './web/internal';
 import { lfsRouter } from './web/lfs';
+import { attachmentsRouter } from './web/attachments';
 
 /** Build the Express application of one worker process. */
 export function buildApp(): Express {
@@ -43,6 +45,7 @@ export function buildApp(): Express {
     }
     next();
   });
+  api.use(refPaths());
   api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.text({ limit: '10mb', type: 'text/plain' }));
   api.use(authenticate());
@@ -51,6 +54,7 @@ export function buildApp(): Express {
   app.use('/api/v1', api);
 
   app.use(lfsRouter());
+  app.use(attachmentsRouter());
   app.use(gitHttpRouter());
   app.use(webRouter());
 

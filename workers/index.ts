@@ -3,3 +3,4 @@
  * Each export is one task, called by name through src/pool. Tasks never touch the database.
  */
 export { resolveCommit } from './tasks/refs';
+export { matchRegexes } from './tasks/patterns';

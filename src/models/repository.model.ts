@@ -100,7 +100,7 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   const exec = (sql: string) => db().query(sql, { replacements: { repoId }, transaction: ctx.tx });
   await exec('UPDATE users SET num_stars = num_stars - 1 WHERE id IN (SELECT uid FROM star WHERE repo_id = :repoId)');
   await exec('UPDATE topic SET repo_count = repo_count - 1 WHERE id IN (SELECT topic_id FROM repo_topic WHERE repo_id = :repoId)');
-  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
+  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event', 'attachment', 'protected_tag']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
   // why: LFS links and locks go with the repository; the content files stay on disk (other repositories may link
   // the same oid) until a later garbage collection removes unreferenced ones.
   await exec('DELETE FROM lfs_meta_object WHERE repository_id = :repoId');

@@ -13,6 +13,8 @@ import {
   searchRepos, privateRepoCandidatesOf, collaborationRepoIdsOf, type RepositoryModel, type RepoSearch,
 } from '../../models/repository.model';
 import { enabledUnits } from '../../models/access';
+import { attachmentUuidsOfRepos } from '../../models/attachment.model';
+import { removeAttachmentFiles } from '../release/attachment-store';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { EditRepoOption, RepoPermissions } from '../../api/repo';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
@@ -129,11 +131,13 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
 export async function deleteRepo(ctx: DbContext, rc: RepoContext): Promise<void> {
   assertRepoAdmin(rc);
   await withRepoLock(rc.repo.id, async () => {
+    const attachments = await attachmentUuidsOfRepos(ctx, [rc.repo.id]);
     await withTx(ctx, async (tx) => {
       await deleteRepoRows(tx, rc.repo.id);
       await adjustNumRepos(tx, rc.owner.id, -1);
     });
     await removeRepoDir(repoPath(rc.owner.name, rc.repo.name));
+    await removeAttachmentFiles(attachments);
   });
 }
 

@@ -13,6 +13,8 @@ import {
 import { ownerPath } from '../../git/paths';
 import { dirExists, moveRepoDir, removeRepoDir } from '../../git/init';
 import { hashPassword } from '../auth/password';
+import { attachmentUuidsOfOwner } from '../../models/attachment.model';
+import { removeAttachmentFiles } from '../release/attachment-store';
 import { revokeCachedToken } from '../auth/token-cache';
 import { parseVisibility } from './user.service';
 import { assertEmail, assertPassword, assertUsername, emailDomainAllowed } from './validate';
@@ -127,6 +129,7 @@ export async function editUser(ctx: DbContext, target: UserModel, e: UserEdit): 
 export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserModel, purge: boolean): Promise<void> {
   if (target.type !== UserType.Individual) throw notAnIndividual(target);
   if (target.id === doer.id) throw new Validation('you cannot delete yourself');
+  let attachments: string[] = [];
   const hashes = await withTx(ctx, async (tx) => {
     const fresh = await findUserForUpdate(tx, target.id);
     if (!fresh) throw new NotFound(`user redirect does not exist [name: ${target.name}]`);
@@ -136,6 +139,7 @@ export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserMo
     if (purge) {
       // why: Gitea would delete such an organization; we refuse rather than leave one nobody can administer.
       if ((await orgsWhereSoleOwner(tx, fresh.id)).length > 0) throw new Validation(`user is the last member of owner team [uid: ${fresh.id}]`);
+      attachments = await attachmentUuidsOfOwner(tx, fresh.id);
       await deleteRepoRowsOwnedBy(tx, fresh.id);
     }
     const tokens = await tokenHashesOf(tx, fresh.id);
@@ -147,6 +151,7 @@ export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserMo
   // why: git data goes after the rows are committed; a crash in between leaves only an unregistered directory,
   // which repository creation already knows to reuse.
   if (purge) await removeRepoDir(ownerPath(target.name));
+  await removeAttachmentFiles(attachments);
 }
 
 /** Rename an individual user (204 in the API); repositories (rows and directories) follow the new owner name. */
