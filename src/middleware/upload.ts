@@ -61,8 +61,9 @@ class Sink<T> {
 
   async write(chunk: Buffer): Promise<void> {
     const p = this.pass;
-    if (!p || this.failed || chunk.length === 0) return;
-    if (!p.write(chunk)) {
+    if (!p || this.failed || p.destroyed || chunk.length === 0) return;
+    // why: a destroyed stream never emits 'drain' again and may have emitted 'close' already.
+    if (!p.write(chunk) && !p.destroyed) {
       await new Promise<void>((resolve) => {
         const done = () => { p.off('drain', done); p.off('close', done); resolve(); };
         p.once('drain', done);
@@ -90,16 +91,14 @@ class Sink<T> {
   }
 }
 
-/** Read the rest of the request and throw it away (bounded). */
-async function drain(req: Request, seen: number): Promise<void> {
-  let n = seen;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    n += chunk.length;
-    if (n > MAX_DISCARD_BYTES) {
-      req.destroy();
-      return;
-    }
-  }
+/**
+ * After a refused upload, the rest of the request is read and thrown away (bounded), in the same
+ * read loop; returns false when the request was cut off instead.
+ */
+function discard(req: Request, seen: number): boolean {
+  if (seen <= MAX_DISCARD_BYTES) return true;
+  req.destroy();
+  return false;
 }
 
 /** A raw body upload: the whole body is the file. */
@@ -110,11 +109,11 @@ export async function readRawUpload<T>(req: Request, filename: string, consume: 
   await guarded(sink, async () => {
     for await (const chunk of req as AsyncIterable<Buffer>) {
       seen += chunk.length;
-      await sink.write(chunk);
       if (sink.discarding) {
-        await drain(req, seen);
-        break;
+        if (!discard(req, seen)) break;
+        continue;
       }
+      await sink.write(chunk);
     }
   });
   sink.end();
@@ -193,14 +192,15 @@ export async function readMultipartUpload<T>(req: Request, boundary: string, fie
   await guarded(sink, async () => {
     for await (const chunk of req as AsyncIterable<Buffer>) {
       seen += chunk.length;
+      if (sink.discarding) {
+        if (!discard(req, seen)) return;
+        continue;
+      }
       if (state === 'end') continue;
       buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
       while (await step()) { /* consume what the buffer holds */ }
-      if (sink.discarding) {
-        await drain(req, seen);
-        return;
-      }
     }
+    if (sink.discarding) return;
     if (inFile) throw new BadRequest('multipart body ended inside the file');
   });
   if (!sink.started) throw new BadRequest(`multipart body has no file in field "${field}"`);
