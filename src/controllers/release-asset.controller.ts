@@ -6,13 +6,13 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { Attachment, EditAttachmentOptions, GeneralAttachmentSettings } from '../api/release';
-import { BadRequest, type ApiErrorBody } from '../errors';
+import type { ApiErrorBody } from '../errors';
 import { settings } from '../config';
 import { ctxOf, doerOf } from '../middleware/context';
 import { multipartBoundary, readMultipartUpload, readRawUpload } from '../middleware/upload';
 import { toAttachment } from '../convert/release';
 import { repoAssignment } from '../services/repo/context';
-import { assertCanUpload, createAsset, deleteAsset, editAsset, getAsset, listAssets } from '../services/release/attachment.service';
+import { assertCanUpload, attachmentName, createAsset, deleteAsset, editAsset, getAsset, listAssets } from '../services/release/attachment.service';
 
 const out = (a: Parameters<typeof toAttachment>[0]) => toAttachment(a, settings().server.rootUrl);
 
@@ -46,15 +46,8 @@ export class ReleaseAssetController extends Controller {
     const doer = doerOf(req);
     const boundary = multipartBoundary(req.headers['content-type']);
     const a = boundary
-      ? await readMultipartUpload(req, boundary, 'attachment', (filename, data) => {
-        const n = name || filename;
-        if (!n) throw new BadRequest('Could not determine name of attachment.');
-        return createAsset(ctx, doer, rc, rel, n, data);
-      })
-      : await (async () => {
-        if (!name) throw new BadRequest('Could not determine name of attachment.');
-        return readRawUpload(req, name, (n, data) => createAsset(ctx, doer, rc, rel, n, data));
-      })();
+      ? await readMultipartUpload(req, boundary, 'attachment', (filename, data) => createAsset(ctx, doer, rc, rel, name || filename, data))
+      : await readRawUpload(req, attachmentName(name), (n, data) => createAsset(ctx, doer, rc, rel, n, data));
     this.setStatus(201);
     return out(a);
   }

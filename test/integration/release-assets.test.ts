@@ -132,6 +132,19 @@ describe('release assets', () => {
       expect(files(w)).to.deep.equal(before);
     });
 
+    it('keeps only the last path component of a file name; refuses names longer than 255', async () => {
+      const mp = await multipart(w, alice, rel(), [{ name: 'attachment', filename: '../../etc/evil.txt', data: Buffer.from('e') }]);
+      expect(mp.status, mp.text).to.equal(201);
+      expect(mp.body.name).to.equal('evil.txt');
+      const raw = await rawUpload(w, alice, rel(), Buffer.from('w'), `?name=${encodeURIComponent('..\\win\\x.txt')}`);
+      expect(raw.body.name).to.equal('x.txt');
+      const before = files(w);
+      const long = await rawUpload(w, alice, rel(), Buffer.from('l'), `?name=${'n'.repeat(256)}`);
+      expect(long.status).to.equal(422);
+      expect(files(w)).to.deep.equal(before);
+      for (const id of [mp.body.id, raw.body.id]) expect((await w.raw('DELETE', `${rel()}/assets/${id}`, undefined, { token: alice.token })).status).to.equal(204);
+    });
+
     it('lists and gets assets; the release shows them', async () => {
       const list = await bob.api.repos.repoListReleaseAttachments('alice', 'proj', relId);
       expect(list.data.map((a) => a.name)).to.deep.equal(['notes.txt', 'blob.bin', 'renamed.dat']);

@@ -98,6 +98,9 @@ describe('releases', () => {
         expect(r.status, tag).to.equal(status);
         expect(r.body.message).to.equal(message);
       }
+      const long = await w.raw('POST', '/repos/alice/proj/releases', { tag_name: 'v5', name: 't'.repeat(256) }, { token: alice.token });
+      expect(long.status).to.equal(422);
+      expect(long.body.message).to.equal('[Title]: MaxSize');
       const missing = await w.raw('POST', '/repos/alice/proj/releases', { tag_name: 'v5', target_commitish: 'no-branch' }, { token: alice.token });
       expect(missing.status).to.equal(404);
       expect(missing.body.message).to.match(/^target "no-branch" not found/);
@@ -177,11 +180,14 @@ describe('releases', () => {
     });
 
     it('publishing a draft creates its tag at the target and makes it the latest', async () => {
+      const createdBefore = (await sql(w.server, 'SELECT created_at FROM release WHERE id = $1', [draftId]))[0].created_at;
       const r = await w.raw('PATCH', `/repos/alice/proj/releases/${draftId}`, { draft: false }, { token: alice.token });
       expect(r.status, r.text).to.equal(200);
       expect(r.body.draft).to.equal(false);
       expect(await g.serverRef('alice', 'proj', 'refs/tags/v2.0')).to.equal(main);
       expect((await rows('v2.0'))[0].sha1).to.equal(main);
+      const createdAfter = (await sql(w.server, 'SELECT created_at FROM release WHERE id = $1', [draftId]))[0].created_at;
+      expect(String(createdAfter)).to.not.equal(String(createdBefore));
       expect((await w.raw('GET', '/repos/alice/proj/releases/latest')).body.tag_name).to.equal('v2.0');
       expect((await w.raw('GET', `/repos/alice/proj/releases/${draftId}`, undefined, { token: bob.token })).status).to.equal(200);
     });

@@ -12,9 +12,12 @@ import { moveRefs, RefConflict, type RefMove } from '../../git/ref-write';
 import { userNamesByEmails } from '../../models/git-identity';
 import { runTask } from '../../pool';
 import { syncRepoRefsLocked } from '../git-push/sync.service';
+import { isValidRefName } from './names';
 
 /** The full commit id `rev` (branch, tag or commit id) names, or null when it names no commit. */
 export async function resolveRev(gitDir: string, rev: string): Promise<string | null> {
+  // why: only names and ids; revision expressions (`:/text`, `@{...}`, `~`) are not start points here.
+  if (!isValidRefName(rev)) return null;
   try {
     assertSafeGitArg(rev);
     return await runTask('resolveCommit', { gitDir, rev });

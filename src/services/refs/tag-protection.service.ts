@@ -76,6 +76,7 @@ async function teamIds(ctx: DbContext, rc: RepoContext, names: string[]): Promis
 function checkedPattern(raw: string | undefined): string {
   const pattern = (raw ?? '').trim();
   if (pattern === '') throw new BadRequest('name_pattern are empty');
+  if ([...pattern].length > 255) throw new Validation('[NamePattern]: MaxSize');
   try {
     assertPattern(pattern);
   } catch (err) {

@@ -23,7 +23,6 @@ const TAGS = 'refs/tags/';
 /** One page of tags (Gitea's order: newest first) and the total. */
 export async function listTags(_ctx: DbContext, rc: RepoContext, opts: { limit: number; offset: number }): Promise<{ items: GitTag[]; total: number }> {
   assertUnitReadable(rc, UnitType.Code);
-  if (rc.repo.isEmpty) return { items: [], total: 0 };
   const all = await gitTags(gitDirOf(rc));
   return { items: all.slice(opts.offset, opts.offset + opts.limit), total: all.length };
 }

@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream';
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
-import { NotFound, Validation } from '../../errors';
+import { BadRequest, NotFound, Validation } from '../../errors';
 import {
   countAttachmentDownload, deleteAttachmentRows, findAttachmentByUuid, findReleaseAttachment, insertAttachment, listReleaseAttachments,
   renameAttachment, type AttachmentModel,
@@ -56,8 +56,20 @@ function maxBytes(): number {
   return mb > 0 ? mb * 1024 * 1024 : 0;
 }
 
+/**
+ * The stored name of an uploaded file: its last path component (as Go's multipart reader gives
+ * it), at most 255 characters; 400 when nothing is left.
+ */
+export function attachmentName(raw: string | undefined): string {
+  const name = (raw ?? '').split(/[/\\]/).pop()!.replace(/[\0\r\n]/g, '').trim();
+  if (name === '' || name === '.' || name === '..') throw new BadRequest('Could not determine name of attachment.');
+  if ([...name].length > 255) throw new Validation('[Name]: MaxSize');
+  return name;
+}
+
 /** Store an uploaded asset named `name` for the release (checked by assertCanUpload). */
-export async function createAsset(ctx: DbContext, doer: UserModel, rc: RepoContext, rel: ReleaseModel, name: string, data: Readable): Promise<AttachmentModel> {
+export async function createAsset(ctx: DbContext, doer: UserModel, rc: RepoContext, rel: ReleaseModel, rawName: string, data: Readable): Promise<AttachmentModel> {
+  const name = attachmentName(rawName);
   const stored = await storeUpload(data, name, { maxBytes: maxBytes(), allowedTypes: settings().repositoryRelease.allowedTypes });
   try {
     return await withTx(ctx, async (tx) => {
@@ -77,8 +89,9 @@ export async function editAsset(ctx: DbContext, rc: RepoContext, releaseId: numb
   const a = await getAsset(ctx, rc, releaseId, id);
   assertUnitWriter(rc, UnitType.Releases);
   if (name) {
-    if (!typeAllowed(null, name, settings().repositoryRelease.allowedTypes)) throw new Validation(FORBIDDEN_TYPE);
-    await withTx(ctx, (tx) => renameAttachment(tx, a, name));
+    const clean = attachmentName(name);
+    if (!typeAllowed(null, clean, settings().repositoryRelease.allowedTypes)) throw new Validation(FORBIDDEN_TYPE);
+    await withTx(ctx, (tx) => renameAttachment(tx, a, clean));
   }
   return a;
 }
@@ -106,7 +119,10 @@ export async function openDownload(ctx: DbContext, p: Principal, uuid: string): 
   const repo = await findRepoById(ctx, row.repoId);
   const owner = repo && (await findUserById(ctx, repo.ownerId));
   if (!repo || !owner) throw notFound();
-  const rc = await repoAssignment(ctx, p, owner.name, repo.name).catch(() => null);
+  const rc = await repoAssignment(ctx, p, owner.name, repo.name).catch((err: unknown) => {
+    if (err instanceof NotFound) return null;
+    throw err;
+  });
   const rel = await findReleaseById(ctx, row.repoId, row.releaseId);
   if (!rc || !rel || rel.isTag || !rc.perm.can(UnitType.Releases, rel.isDraft ? AccessMode.Write : AccessMode.Read)) throw notFound();
   const file = await openAttachmentFile(uuid);

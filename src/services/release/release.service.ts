@@ -91,6 +91,11 @@ function assertReleaseWriter(rc: RepoContext): void {
   assertNotArchived(rc);
 }
 
+/** 422 `[Field]: MaxSize` for texts longer than their column. */
+function assertMax(value: string | undefined, field: string, max: number): void {
+  if (value && [...value].length > max) throw new Validation(`[${field}]: MaxSize`);
+}
+
 function assertTagName(name: string | undefined): string {
   if (name === undefined || name === null || name === '') throw new Validation('[TagName]: Required');
   if (!isValidRefName(name) || [...name].length > 255) throw new Validation(`release tag name is not valid [tag_name: ${name}]`);
@@ -121,6 +126,8 @@ function stamp(row: ReleaseModel, at: Date): void {
 export async function createRelease(ctx: DbContext, doer: UserModel, rc: RepoContext, o: CreateReleaseOption): Promise<ReleaseView> {
   assertReleaseWriter(rc);
   const tagName = assertTagName(o.tag_name);
+  assertMax(o.name, 'Title', 255);
+  assertMax(o.target_commitish, 'Target', 255);
   if (rc.repo.isEmpty) throw new Validation('repo is empty');
   const id = await withRepoLock(rc.repo.id, async () => {
     let row = await findReleaseByTag(ctx, rc.repo.id, tagName);
@@ -158,6 +165,8 @@ export async function editRelease(ctx: DbContext, doer: UserModel, rc: RepoConte
   assertReleaseWriter(rc);
   visible(rc, await findReleaseById(ctx, rc.repo.id, id));
   if (o.tag_name) assertTagName(o.tag_name);
+  assertMax(o.name, 'Title', 255);
+  assertMax(o.target_commitish, 'Target', 255);
   const dir = gitDirOf(rc);
   await withRepoLock(rc.repo.id, async () => {
     const before = visible(rc, await findReleaseById(ctx, rc.repo.id, id));
