@@ -187,7 +187,7 @@ describe('releases', () => {
       expect(await g.serverRef('alice', 'proj', 'refs/tags/v2.0')).to.equal(main);
       expect((await rows('v2.0'))[0].sha1).to.equal(main);
       const createdAfter = (await sql(w.server, 'SELECT created_at FROM release WHERE id = $1', [draftId]))[0].created_at;
-      expect(String(createdAfter)).to.not.equal(String(createdBefore));
+      expect(new Date(createdAfter).getTime()).to.be.greaterThan(new Date(createdBefore).getTime());
       expect((await w.raw('GET', '/repos/alice/proj/releases/latest')).body.tag_name).to.equal('v2.0');
       expect((await w.raw('GET', `/repos/alice/proj/releases/${draftId}`, undefined, { token: bob.token })).status).to.equal(200);
     });

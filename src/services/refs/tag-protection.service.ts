@@ -27,7 +27,9 @@ export function assertRepoAdmin(rc: RepoContext): void {
 }
 
 async function viewOf(ctx: DbContext, row: ProtectedTagModel): Promise<TagProtectionView> {
-  const users = await findUsersByIds(ctx, idList(row.allowlistUserIds));
+  const ids = idList(row.allowlistUserIds);
+  const byId = new Map((await findUsersByIds(ctx, ids)).map((u) => [u.id, u]));
+  const users = ids.map((id) => byId.get(id)).filter((u) => u !== undefined);
   const teams: string[] = [];
   for (const id of idList(row.allowlistTeamIds)) {
     const t = await findTeamById(ctx, id);
