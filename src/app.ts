@@ -8,12 +8,14 @@ import { RegisterRoutes } from './generated/routes';
 import { settings } from './config';
 import { authenticate } from './middleware/auth';
 import { greedyParams } from './middleware/greedy-params';
+import { streamedUploads } from './middleware/streamed-uploads';
 import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
 import { gitHttpRouter } from './web/git-http';
 import { internalRouter } from './web/internal';
 import { lfsRouter } from './web/lfs';
+import { attachmentsRouter } from './web/attachments';
 
 /** Build the Express application of one worker process. */
 export function buildApp(): Express {
@@ -48,6 +50,7 @@ export function buildApp(): Express {
   // why: file contents travel base64-encoded in JSON, so the contents routes take bodies up to [repository.upload] FILE_MAX_SIZE.
   const contentsLimit = Math.max(10 * 1048576, Math.ceil(s.repositoryUpload.fileMaxSize * 1048576 * 4 / 3) + 1048576);
   api.use(/^\/repos\/[^/]+\/[^/]+\/contents(\/|$)/, express.json({ limit: contentsLimit, strict: false, type: ['application/json', 'application/*+json'] }));
+  api.use(streamedUploads());
   api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.text({ limit: '10mb', type: 'text/plain' }));
   api.use(authenticate());
@@ -56,6 +59,7 @@ export function buildApp(): Express {
   app.use('/api/v1', api);
 
   app.use(lfsRouter());
+  app.use(attachmentsRouter());
   app.use(gitHttpRouter());
   app.use(webRouter());
 

@@ -6,3 +6,4 @@ export { resolveCommit } from './tasks/refs';
 export { checkSignature } from './tasks/signatures';
 export { lastCommits, treePage } from './tasks/contents';
 export { languageStats } from './tasks/languages';
+export { matchRegexes } from './tasks/patterns';

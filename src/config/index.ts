@@ -101,6 +101,14 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     ECDSA: { kind: 'int', def: '256', min: -1, max: 65536 },
     RSA: { kind: 'int', def: '2047', min: -1, max: 65536 },
   },
+  attachment: {
+    ENABLED: { kind: 'bool', def: 'true' },
+    PATH: { kind: 'string', def: '' },
+    ALLOWED_TYPES: { kind: 'string', def: '.cpio,.csv,.doc,.docx,.gif,.gz,.jpeg,.jpg,.json,.jsonl,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip' },
+    MAX_SIZE: { kind: 'int', def: '2048', min: -1, max: 1e9 },
+    MAX_FILES: { kind: 'int', def: '5', min: 0, max: 1e6 },
+  },
+  'repository.release': { ALLOWED_TYPES: { kind: 'string', def: '' } },
   user: { ENABLE_SSH_KEYS: { kind: 'bool', def: 'true' }, ENABLE_GPG_KEYS: { kind: 'bool', def: 'true' } },
   log: { LEVEL: { kind: 'string', def: 'info', oneOf: ['trace', 'debug', 'info', 'warn', 'error', 'none'] } },
 };
@@ -196,6 +204,10 @@ export interface Settings {
   repositoryUpload: { fileMaxSize: number };
   sshMinimumKeySizes: { ed25519: number; ecdsa: number; rsa: number };
   user: { enableSshKeys: boolean; enableGpgKeys: boolean };
+  /** Uploaded files (release assets); MAX_SIZE in MiB, -1 or 0 for no limit. */
+  attachment: { enabled: boolean; path: string; allowedTypes: string; maxSize: number; maxFiles: number };
+  /** [repository.release]: ALLOWED_TYPES of release assets (empty = any). */
+  repositoryRelease: { allowedTypes: string };
   log: { level: string };
 }
 
@@ -243,6 +255,8 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     repositoryUpload: out['repository.upload'],
     sshMinimumKeySizes: out['ssh.minimum_key_sizes'],
     user: out.user,
+    attachment: out.attachment,
+    repositoryRelease: out['repository.release'],
     log: out.log,
   } as unknown as Settings;
 
@@ -260,6 +274,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   if (!s.lfs.path) s.lfs.path = path.join(s.server.appDataPath, 'lfs');
   s.lfs.path = path.resolve(s.lfs.path);
   s.repoArchive.path = path.resolve(s.repoArchive.path || path.join(s.server.appDataPath, 'repo-archive'));
+  s.attachment.path = path.resolve(s.server.appDataPath, s.attachment.path || 'attachments');
   if (!s.database.path) s.database.path = path.join(s.server.appDataPath, 'forge.db');
   if (!s.repository.root) s.repository.root = path.join(s.server.appDataPath, 'repositories');
   if (s.api.defaultPagingNum > s.api.maxResponseItems) {

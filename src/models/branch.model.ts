@@ -37,3 +37,14 @@ export async function upsertBranch(ctx: DbContext, repoId: number, head: BranchH
 export async function markBranchDeleted(ctx: DbContext, repoId: number, name: string, deletedById: number, at: Date): Promise<void> {
   await BranchModel.update({ isDeleted: true, deletedById, deletedAt: at }, { where: { repoId, name }, transaction: ctx.tx });
 }
+
+/**
+ * One page of the live (not deleted) branches of a repository in Gitea's order (newest commit
+ * first, then by name), with their total.
+ */
+export async function listLiveBranches(ctx: DbContext, repoId: number, limit: number, offset: number): Promise<{ rows: BranchModel[]; count: number }> {
+  const where = { repoId, isDeleted: false };
+  const rows = await BranchModel.findAll({ where, order: [['commitTime', 'DESC'], ['name', 'ASC']], limit, offset, transaction: ctx.tx });
+  const count = await BranchModel.count({ where, transaction: ctx.tx });
+  return { rows, count };
+}

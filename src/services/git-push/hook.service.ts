@@ -10,6 +10,7 @@ import { findRepoById } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
 import { enqueue, notifyEnqueued } from '../../queue/outbox';
 import type { RefUpdate } from './sync.service';
+import { assertTagPushAllowed } from '../refs/tag-protection.service';
 
 /** The outbox topic of a recorded push. */
 export const PUSH_TOPIC = 'repo.push';
@@ -51,6 +52,7 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
       throw new Forbidden(`branch ${repo.defaultBranch} is the default branch and cannot be deleted`);
     }
   }
+  await assertTagPushAllowed(ctx, repo.id, r.pusher_id, r.updates);
 }
 
 /** Record a completed push in the outbox; the processing happens in a worker. */

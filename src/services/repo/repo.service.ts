@@ -14,6 +14,8 @@ import {
 } from '../../models/repository.model';
 import { enabledUnits } from '../../models/access';
 import { parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, type PullRequestsConfig } from '../../models/repo-unit.model';
+import { attachmentUuidsOfRepos } from '../../models/attachment.model';
+import { removeAttachmentFiles } from '../release/attachment-store';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { EditRepoOption, RepoPermissions } from '../../api/repo';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
@@ -195,12 +197,14 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
 export async function deleteRepo(ctx: DbContext, rc: RepoContext): Promise<void> {
   assertRepoAdmin(rc);
   await withRepoLock(rc.repo.id, async () => {
+    const attachments = await attachmentUuidsOfRepos(ctx, [rc.repo.id]);
     await withTx(ctx, async (tx) => {
       await deleteRepoRows(tx, rc.repo.id);
       await adjustNumRepos(tx, rc.owner.id, -1);
     });
     await removeRepoDir(repoPath(rc.owner.name, rc.repo.name));
     await removeArchives(rc.repo.id);
+    await removeAttachmentFiles(attachments);
   });
 }
 

@@ -14,6 +14,8 @@ import { ownerPath } from '../../git/paths';
 import { removeArchives } from '../archive/archive.service';
 import { dirExists, moveRepoDir, removeRepoDir } from '../../git/init';
 import { hashPassword } from '../auth/password';
+import { attachmentUuidsOfOwner } from '../../models/attachment.model';
+import { removeAttachmentFiles } from '../release/attachment-store';
 import { revokeCachedToken } from '../auth/token-cache';
 import { parseVisibility } from './user.service';
 import { assertEmail, assertPassword, assertUsername, emailDomainAllowed } from './validate';
@@ -129,6 +131,7 @@ export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserMo
   if (target.type !== UserType.Individual) throw notAnIndividual(target);
   if (target.id === doer.id) throw new Validation('you cannot delete yourself');
   let purgedRepos: number[] = [];
+  let attachments: string[] = [];
   const hashes = await withTx(ctx, async (tx) => {
     const fresh = await findUserForUpdate(tx, target.id);
     if (!fresh) throw new NotFound(`user redirect does not exist [name: ${target.name}]`);
@@ -138,6 +141,7 @@ export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserMo
     if (purge) {
       // why: Gitea would delete such an organization; we refuse rather than leave one nobody can administer.
       if ((await orgsWhereSoleOwner(tx, fresh.id)).length > 0) throw new Validation(`user is the last member of owner team [uid: ${fresh.id}]`);
+      attachments = await attachmentUuidsOfOwner(tx, fresh.id);
       purgedRepos = await deleteRepoRowsOwnedBy(tx, fresh.id);
     }
     const tokens = await tokenHashesOf(tx, fresh.id);
@@ -152,6 +156,7 @@ export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserMo
     await removeRepoDir(ownerPath(target.name));
     for (const id of purgedRepos) await removeArchives(id);
   }
+  await removeAttachmentFiles(attachments);
 }
 
 /** Rename an individual user (204 in the API); repositories (rows and directories) follow the new owner name. */

@@ -1,0 +1,153 @@
+/**
+ * Branches (`/repos/{owner}/{repo}/branches`): list and get (readers of the code unit), create,
+ * delete and rename (writers). The branch table gives the order and the page (as in Gitea: newest
+ * commit first, then by name); git gives the truth about each branch. Writes move refs in the object
+ * database under the repository lock with the expected old value, then sync (ref-ops.ts).
+ */
+import { withTx, type DbContext } from '../../db';
+import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
+import { ZERO_ID } from '../../git/refs';
+import { refId, refsUnder } from '../../git/ref-info';
+import { setHeadBranch } from '../../git/init';
+import { withRepoLock } from '../../lock';
+import { listLiveBranches } from '../../models/branch.model';
+import { saveRepo } from '../../models/repository.model';
+import type { UserModel } from '../../models/user.model';
+import type { CreateBranchRepoOption, UpdateBranchRepoOption } from '../../api/refs';
+import type { RepoContext } from '../repo/context';
+import { syncRepoRefs } from '../git-push/sync.service';
+import { assertNotArchived, assertUnitReadable, assertUnitWriter, canWrite, gitDirOf, isRepoAdmin, UnitType } from './access';
+import { assertOptionalRefName, assertRefName, isValidRefName } from './names';
+import { commitsWithUsers, moveRefsAndSync, resolveRev, type VerifiedCommit } from './ref-ops';
+
+/** A branch with its head commit and what the caller may do on it. */
+export interface BranchView { name: string; commit: VerifiedCommit; usernames: Map<string, string>; canPush: boolean; canMerge: boolean }
+
+const HEADS = 'refs/heads/';
+
+function views(rc: RepoContext, names: [string, string][], commits: Map<string, VerifiedCommit>, usernames: Map<string, string>): BranchView[] {
+  const write = canWrite(rc, UnitType.Code);
+  const out: BranchView[] = [];
+  for (const [name, id] of names) {
+    const commit = commits.get(id);
+    if (commit) out.push({ name, commit, usernames, canPush: write, canMerge: write });
+  }
+  return out;
+}
+
+/** One page of branches and the total (branches that vanished from git meanwhile are left out of both). */
+export async function listBranches(ctx: DbContext, rc: RepoContext, opts: { limit: number; offset: number }): Promise<{ items: BranchView[]; total: number }> {
+  assertUnitReadable(rc, UnitType.Code);
+  if (rc.repo.isEmpty) return { items: [], total: 0 };
+  let page = await listLiveBranches(ctx, rc.repo.id, opts.limit, opts.offset);
+  if (page.count === 0) {
+    // why: a repository that is not empty has a branch; an empty table means the push is not processed yet.
+    await syncRepoRefs(rc.repo.id, undefined, ctx);
+    page = await listLiveBranches(ctx, rc.repo.id, opts.limit, opts.offset);
+  }
+  const dir = gitDirOf(rc);
+  const heads = await refsUnder(dir, HEADS);
+  const found = page.rows.filter((b) => heads.has(HEADS + b.name)).map((b): [string, string] => [b.name, heads.get(HEADS + b.name)!]);
+  const { commits, usernames } = await commitsWithUsers(ctx, dir, found.map(([, id]) => id));
+  const items = views(rc, found, commits, usernames);
+  return { items, total: page.count - (page.rows.length - items.length) };
+}
+
+/** One branch; 404 when git has no such branch. */
+export async function getBranch(ctx: DbContext, rc: RepoContext, name: string): Promise<BranchView> {
+  assertUnitReadable(rc, UnitType.Code);
+  const dir = gitDirOf(rc);
+  const id = isValidRefName(name) ? await refId(dir, HEADS + name) : null;
+  if (!id) throw new NotFound();
+  const { commits, usernames } = await commitsWithUsers(ctx, dir, [id]);
+  const [view] = views(rc, [[name, id]], commits, usernames);
+  if (!view) throw new NotFound();
+  return view;
+}
+
+function assertWritable(rc: RepoContext): void {
+  assertUnitWriter(rc, UnitType.Code);
+  assertNotArchived(rc);
+}
+
+function assertHasGit(rc: RepoContext): void {
+  if (rc.repo.isEmpty) throw new NotFound('Git Repository is empty.');
+  if (rc.repo.isMirror) throw new Forbidden('Git Repository is a mirror.');
+}
+
+/** Gitea's checkBranchName: the name must not exist, clash with a branch path, or be a tag's name. */
+async function assertFreeBranchName(dir: string, name: string): Promise<void> {
+  for (const ref of (await refsUnder(dir, HEADS)).keys()) {
+    const b = ref.slice(HEADS.length);
+    if (b === name) throw new Conflict('The branch already exists.');
+    if (b.startsWith(`${name}/`) || name.startsWith(`${b}/`)) throw new Conflict('The branch with the same name already exists.');
+  }
+  if (await refId(dir, `refs/tags/${name}`)) throw new Conflict('The branch with the same tag already exists.');
+}
+
+/** Create a branch from a branch, tag or commit (the default branch when none is given). */
+export async function createBranch(ctx: DbContext, doer: UserModel, rc: RepoContext, o: CreateBranchRepoOption): Promise<BranchView> {
+  assertWritable(rc);
+  const name = assertRefName(o.new_branch_name, 'BranchName', 100);
+  const oldRef = assertOptionalRefName(o.old_ref_name, 'OldRefName', 100);
+  const oldBranch = assertOptionalRefName(o.old_branch_name, 'OldBranchName', 100);
+  assertHasGit(rc);
+  const dir = gitDirOf(rc);
+  const missing = () => new NotFound('The old branch does not exist');
+  let start: string | null;
+  if (oldRef) start = await resolveRev(dir, oldRef);
+  else if (oldBranch) start = await refId(dir, HEADS + oldBranch).then((id) => (id ? resolveRev(dir, id) : null));
+  else start = await refId(dir, HEADS + rc.repo.defaultBranch);
+  if (!start) throw missing();
+  const commit = start;
+  await withRepoLock(rc.repo.id, async () => {
+    await assertFreeBranchName(dir, name);
+    await moveRefsAndSync(ctx, rc.repo.id, dir, doer.id, [{ ref: HEADS + name, old: ZERO_ID, new: commit }], 'The branch already exists.');
+  });
+  return getBranch(ctx, rc, name);
+}
+
+/** Delete a branch (never the default branch). */
+export async function deleteBranch(ctx: DbContext, doer: UserModel, rc: RepoContext, name: string): Promise<void> {
+  assertWritable(rc);
+  assertHasGit(rc);
+  if (name === rc.repo.defaultBranch) throw new Forbidden('can not delete default branch');
+  const dir = gitDirOf(rc);
+  await withRepoLock(rc.repo.id, async () => {
+    const id = isValidRefName(name) ? await refId(dir, HEADS + name) : null;
+    if (!id) throw new NotFound(`branch does not exist [name: ${name}]`);
+    await moveRefsAndSync(ctx, rc.repo.id, dir, doer.id, [{ ref: HEADS + name, old: id, new: ZERO_ID }], `branch does not exist [name: ${name}]`);
+  });
+}
+
+const TARGET_EXISTS = 'Cannot rename a branch using the same name or rename to a branch that already exists.';
+
+/**
+ * Rename a branch (Gitea 1.24 UpdateBranch): one ref transaction creates the new name and deletes
+ * the old one; renaming the default branch (repository admins only) makes the new name the default.
+ */
+export async function renameBranch(ctx: DbContext, doer: UserModel, rc: RepoContext, from: string, o: UpdateBranchRepoOption): Promise<void> {
+  assertWritable(rc);
+  const to = assertRefName(o.name, 'Name', 100);
+  assertHasGit(rc);
+  const isDefault = from === rc.repo.defaultBranch;
+  if (isDefault && !isRepoAdmin(rc)) throw new Forbidden('User must be a repo or site admin to rename default or protected branches.');
+  const dir = gitDirOf(rc);
+  await withRepoLock(rc.repo.id, async () => {
+    if (from === to || (await refId(dir, HEADS + to))) throw new Validation(TARGET_EXISTS);
+    const id = isValidRefName(from) ? await refId(dir, HEADS + from) : null;
+    if (!id) throw new NotFound("Branch doesn't exist.");
+    for (const ref of (await refsUnder(dir, HEADS)).keys()) {
+      const b = ref.slice(HEADS.length);
+      if (b !== from && (b.startsWith(`${to}/`) || to.startsWith(`${b}/`))) throw new Conflict('The branch with the same name already exists.');
+    }
+    const moves = [{ ref: HEADS + to, old: ZERO_ID, new: id }, { ref: HEADS + from, old: id, new: ZERO_ID }];
+    // why: the default branch moves with its ref: HEAD and the row change before the sync, so the sync keeps the new name as default.
+    const moveDefault = async () => {
+      await setHeadBranch(dir, to);
+      rc.repo.defaultBranch = to;
+      await withTx(ctx, (tx) => saveRepo(tx, rc.repo));
+    };
+    await moveRefsAndSync(ctx, rc.repo.id, dir, doer.id, moves, TARGET_EXISTS, isDefault ? moveDefault : undefined);
+  });
+}
