@@ -31,6 +31,7 @@ async function main(kind: string): Promise<number> {
     pusher_id: Number(env.FORGE_PUSHER_ID),
     deploy_key_id: Number(env.FORGE_DEPLOY_KEY_ID),
     transport: env.FORGE_PUSH_TRANSPORT ?? '',
+    repo_kind: env.FORGE_REPO_KIND ?? 'code',
     updates,
     git_env: Object.fromEntries(GIT_OBJECT_ENV.filter((k) => env[k]).map((k) => [k, env[k]])),
   };

@@ -7,6 +7,7 @@
  *
  * where <path> is `owner/repo` or `owner/repo.git`, optionally with one leading `/`, either bare or
  * in single quotes (as git sends it), and both names match ^[A-Za-z0-9_.-]+$ and are not `.`/`..`.
+ * `owner/repo.wiki(.git)` names the repository's wiki (git services only).
  * Everything else is refused with a one-line reason; nothing here ever reaches a shell.
  */
 
@@ -16,7 +17,7 @@ export type SshGitService = 'upload-pack' | 'receive-pack' | 'upload-archive';
 /** What a well-formed command asks for. */
 export type SshCommand =
   | { kind: 'greeting' }
-  | { kind: 'git'; service: SshGitService; owner: string; repo: string }
+  | { kind: 'git'; service: SshGitService; owner: string; repo: string; wiki?: true }
   | { kind: 'lfs-authenticate'; operation: 'upload' | 'download'; owner: string; repo: string };
 
 /** A refused command; the message is shown to the client on stderr. */
@@ -70,16 +71,21 @@ export function splitWords(raw: string): string[] {
   return words;
 }
 
-/** Parse `owner/repo(.git)` with an optional leading `/`. */
-export function parseRepoPath(path: string): { owner: string; repo: string } {
+/**
+ * Parse `owner/repo(.git)` with an optional leading `/`; `repo.wiki(.git)` is the wiki (`wiki: true`).
+ * why: repository names may not end in .wiki, so the suffix always means the wiki.
+ */
+export function parseRepoPath(path: string): { owner: string; repo: string; wiki?: true } {
   const parts = path.replace(/^\//, '').split('/');
   if (parts.length !== 2) throw new CommandRefused(`Invalid repository path: ${path}`);
   const [owner, withSuffix] = parts;
-  const repo = withSuffix.endsWith('.git') ? withSuffix.slice(0, -4) : withSuffix;
+  let repo = withSuffix.endsWith('.git') ? withSuffix.slice(0, -4) : withSuffix;
+  const wiki = /\.wiki$/i.test(repo);
+  if (wiki) repo = repo.slice(0, -'.wiki'.length);
   for (const name of [owner, repo]) {
     if (!NAME.test(name) || name === '.' || name === '..' || name.length > 100) throw new CommandRefused(`Invalid repository path: ${path}`);
   }
-  return { owner, repo };
+  return wiki ? { owner, repo, wiki } : { owner, repo };
 }
 
 /** Parse an exec request (or the empty command of a shell request). Throws CommandRefused. */
@@ -98,7 +104,10 @@ export function parseCommand(raw: string): SshCommand {
     const op = args[1];
     // why: unknown LFS operations must never fall through to a default grant (GHSA-7wvc-rvp7-w99x).
     if (op !== 'upload' && op !== 'download') throw new CommandRefused(`Unknown LFS operation: ${op}`);
-    return { kind: 'lfs-authenticate', operation: op, ...parseRepoPath(args[0]) };
+    const { owner, repo, wiki } = parseRepoPath(args[0]);
+    // why: wikis have no LFS storage of their own; a token for the wiki would be one for the code.
+    if (wiki) throw new CommandRefused('LFS is not available for wikis');
+    return { kind: 'lfs-authenticate', operation: op, owner, repo };
   }
   throw new CommandRefused(`Unknown git command: ${verb}`);
 }

@@ -78,7 +78,8 @@ async function run(channel: ServerChannel, identity: SshIdentity, raw: string, g
   if (cmd.kind === 'greeting') return greet(channel, identity);
   if (cmd.kind === 'lfs-authenticate' && !settings().server.lfsStartServer) throw new CommandRefused('LFS Server is not enabled');
   const principal = await sshPrincipal(systemCtx, identity, cmd.owner, cmd.repo);
-  const rc = await authorizeGitService(systemCtx, principal, cmd.owner, cmd.repo, serviceOf(cmd));
+  const wiki = cmd.kind === 'git' && cmd.wiki === true;
+  const rc = await authorizeGitService(systemCtx, principal, cmd.owner, cmd.repo, serviceOf(cmd), wiki);
   if (cmd.kind === 'lfs-authenticate') {
     const { token, expiresAt } = signLfsToken({
       repoId: rc.repo.id, userId: principal.user?.id ?? 0, deployKeyId: principal.deployKey?.id ?? 0, op: cmd.operation,
@@ -89,7 +90,7 @@ async function run(channel: ServerChannel, identity: SshIdentity, raw: string, g
     return finish(channel, 0);
   }
   const ac = new AbortController();
-  const child = spawnGitService(rc, principal, cmd.service, { transport: 'ssh', gitProtocol, signal: ac.signal });
+  const child = spawnGitService(rc, principal, cmd.service, { transport: 'ssh', gitProtocol, signal: ac.signal, wiki });
   hooks.started();
   pipeGit(channel, child, ac, () => hooks.finished());
 }

@@ -20,6 +20,8 @@ export class RepositoryModel extends Model {
   @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare description: string;
   @Column({ type: DataType.STRING(2048), allowNull: false, defaultValue: '' }) declare website: string;
   @Column({ type: DataType.STRING(255), allowNull: false, defaultValue: 'main' }) declare defaultBranch: string;
+  /** The wiki's branch (Gitea's default_wiki_branch; new repositories get Gitea's default branch setting, main). */
+  @Column({ type: DataType.STRING(255), allowNull: false, defaultValue: 'main' }) declare defaultWikiBranch: string;
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isPrivate: boolean;
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: true }) declare isEmpty: boolean;
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isArchived: boolean;

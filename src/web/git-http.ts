@@ -1,6 +1,7 @@
 /**
  * Git smart HTTP: `GET /{owner}/{repo}(.git)/info/refs?service=...` and
- * `POST /{owner}/{repo}(.git)/git-upload-pack|git-receive-pack`, protocol v0 and v2. Bodies stream
+ * `POST /{owner}/{repo}(.git)/git-upload-pack|git-receive-pack`, protocol v0 and v2; the wiki is
+ * `/{owner}/{repo}.wiki(.git)/...`. Bodies stream
  * both ways through pipes (gzip request bodies are inflated on the fly) and git is killed when the
  * client goes away.
  */
@@ -34,13 +35,19 @@ function clientProtocol(req: Request): string | undefined {
   return safeGitProtocol(typeof h === 'string' ? h : undefined);
 }
 
+/** A repository, or its wiki (`<repo>.wiki.git`), being served. */
+interface Target { rc: RepoContext; wiki: boolean }
+
 /** Check names and permission. */
-async function prepare(req: Request, service: GitService): Promise<RepoContext> {
+async function prepare(req: Request, service: GitService): Promise<Target> {
   const owner = req.params.owner;
-  const repo = req.params.repo.replace(/\.git$/i, '');
+  let repo = req.params.repo.replace(/\.git$/i, '');
+  // why: repository names may not end in .wiki, so the suffix always means the wiki.
+  const wiki = /\.wiki$/i.test(repo);
+  if (wiki) repo = repo.slice(0, -'.wiki'.length);
   // why: names that cannot exist answer like a missing repository, not 422.
   if (!NAME.test(owner) || !NAME.test(repo)) throw new NotFound();
-  return authorizeGitService(systemCtx, req.principal, owner, repo, service);
+  return { rc: await authorizeGitService(systemCtx, req.principal, owner, repo, service, wiki), wiki };
 }
 
 /** Kill git when the client disconnects before the answer is complete. */
@@ -52,9 +59,9 @@ function abortOnDisconnect(res: Response): AbortController {
 }
 
 /** Run git and stream its stdout into the response; stderr is drained (and kept short for the log). */
-function streamGit(req: Request, res: Response, rc: RepoContext, service: GitService, flags: string[], input: NodeJS.ReadableStream | null, prefix?: string): void {
+function streamGit(req: Request, res: Response, t: Target, service: GitService, flags: string[], input: NodeJS.ReadableStream | null, prefix?: string): void {
   const ac = abortOnDisconnect(res);
-  const child = spawnGitService(rc, req.principal, service, { transport: 'http', gitProtocol: clientProtocol(req), signal: ac.signal, flags });
+  const child = spawnGitService(t.rc, req.principal, service, { transport: 'http', gitProtocol: clientProtocol(req), signal: ac.signal, flags, wiki: t.wiki });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString(); });
   child.once('close', (code) => {
@@ -79,13 +86,13 @@ function infoRefs(req: Request, res: Response, next: NextFunction): void {
     next(new NotFound());
     return;
   }
-  prepare(req, service).then((rc) => {
+  prepare(req, service).then((t) => {
     noCache(res);
     res.setHeader('Content-Type', `application/x-${name}-advertisement`);
     const v2 = /^version=2(:|$)/.test(clientProtocol(req) ?? '');
     // why: protocol v2 answers start with the capability list; v0 needs the service header first.
     const prefix = v2 ? undefined : `${pktLine(`# service=${name}\n`)}0000`;
-    streamGit(req, res, rc, service, ['--stateless-rpc', '--advertise-refs'], null, prefix);
+    streamGit(req, res, t, service, ['--stateless-rpc', '--advertise-refs'], null, prefix);
   }).catch(next);
 }
 
@@ -96,7 +103,7 @@ function rpc(name: string) {
       res.status(415).type('text/plain').send('unsupported content type');
       return;
     }
-    prepare(req, service).then((rc) => {
+    prepare(req, service).then((t) => {
       noCache(res);
       res.setHeader('Content-Type', `application/x-${name}-result`);
       const enc = String(req.headers['content-encoding'] ?? '').toLowerCase();
@@ -106,7 +113,7 @@ function rpc(name: string) {
         pipeline(req, gunzip, () => undefined);
         input = gunzip;
       }
-      streamGit(req, res, rc, service, ['--stateless-rpc'], input);
+      streamGit(req, res, t, service, ['--stateless-rpc'], input);
     }).catch(next);
   };
 }

@@ -21,6 +21,8 @@ export interface HookRequest {
   pusher_id: number;
   deploy_key_id: number;
   transport: string;
+  /** `wiki` when the push went to the repository's wiki (`code` or absent otherwise). */
+  repo_kind?: string;
   updates: RefUpdate[];
 }
 
@@ -32,6 +34,7 @@ const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 /** Check the shape of a hook request (it comes from our own hook program, but never trust a body). */
 function assertHookRequest(r: HookRequest): void {
   const ok = Number.isInteger(r.repo_id) && r.repo_id > 0 && Number.isInteger(r.pusher_id) && Number.isInteger(r.deploy_key_id)
+    && (r.repo_kind === undefined || r.repo_kind === 'code' || r.repo_kind === 'wiki')
     && Array.isArray(r.updates) && r.updates.every((u) => OBJECT_ID.test(u.old) && OBJECT_ID.test(u.new) && typeof u.ref === 'string' && u.ref.startsWith('refs/'));
   if (!ok) throw new Validation('malformed hook request');
 }
@@ -46,6 +49,8 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
   const owner = repo && (await findUserById(ctx, repo.ownerId));
   if (!repo || !owner) throw new NotFound('repository does not exist');
   if (repo.isArchived) throw new Forbidden(`repository ${owner.name}/${repo.name} is archived and cannot be pushed to`);
+  // why: the branch rules below protect the code repository's default branch and pull refs; a wiki has neither.
+  if (r.repo_kind === 'wiki') return;
   for (const u of r.updates) {
     if (u.ref.startsWith('refs/pull/')) throw new Forbidden(`${u.ref}: refs/pull/* is maintained by the server and cannot be pushed`);
     if (u.new === ZERO_ID && u.ref === `refs/heads/${repo.defaultBranch}` && !repo.isEmpty) {
@@ -58,6 +63,9 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
 /** Record a completed push in the outbox; the processing happens in a worker. */
 export async function postReceive(r: HookRequest, ctx: DbContext = systemCtx): Promise<void> {
   assertHookRequest(r);
+  // why: push processing syncs the code repository's branch table, default branch, empty flag and
+  // size; none of that describes a wiki, whose only state is its git refs, so nothing is recorded.
+  if (r.repo_kind === 'wiki') return;
   const job: PushJob = { repoId: r.repo_id, pusherId: r.pusher_id, transport: r.transport.slice(0, 16), updates: r.updates };
   await withTx(ctx, (tx) => enqueue(tx, PUSH_TOPIC, job));
   notifyEnqueued();

@@ -64,7 +64,8 @@ export async function repoPermission(ctx: DbContext, p: Principal, repo: Reposit
   let perm: RepoPermission;
   if (p.deployKey) {
     perm = p.deployKey.repoId === repo.id ? grant(Math.min(p.deployKey.mode, AccessMode.Write)) : none;
-    perm.units.forEach((_, u) => u !== UnitType.Code && perm.units.set(u, AccessMode.None));
+    // why: as Gitea, a deploy key reaches the repository's git data, code and wiki, and nothing else.
+    perm.units.forEach((_, u) => u !== UnitType.Code && u !== UnitType.Wiki && perm.units.set(u, AccessMode.None));
   } else {
     perm = await grantsOf(ctx, p, repo, owner, units, grant);
   }

@@ -1,7 +1,8 @@
 /**
- * Who may run git-upload-pack (clone/fetch) or git-receive-pack (push) on a repository, decided
- * with the one permission function. Anonymous callers are asked for credentials (401) whenever they
- * are refused, so a private repository and a missing one answer alike.
+ * Who may run git-upload-pack (clone/fetch) or git-receive-pack (push) on a repository or its wiki,
+ * decided with the one permission function on the code unit (or the wiki unit). Anonymous callers
+ * are asked for credentials (401) whenever they are refused, so a private repository and a missing
+ * one answer alike.
  */
 import type { DbContext } from '../../db';
 import { Forbidden, NotFound, Unauthorized } from '../../errors';
@@ -9,6 +10,7 @@ import { AccessMode, UnitType } from '../../models/perm';
 import type { Principal } from '../auth/principal';
 import { repoAssignment, type RepoContext } from './context';
 import type { GitService } from './git-serve';
+import { prepareWikiForGit } from '../wiki/wiki-repo';
 
 export type { GitService } from './git-serve';
 
@@ -17,8 +19,11 @@ export const GIT_AUTH_HEADERS = { 'WWW-Authenticate': 'Basic realm="Gitea"' };
 
 const askCredentials = () => new Unauthorized('Unauthorized', GIT_AUTH_HEADERS);
 
-/** Resolve owner/repo and check the caller may run `service`; throws 401/403/404. */
-export async function authorizeGitService(ctx: DbContext, p: Principal, ownerName: string, repoName: string, service: GitService): Promise<RepoContext> {
+/**
+ * Resolve owner/repo and check the caller may run `service` on the repository, or with `wiki` on its
+ * wiki (created here on first access by a caller who may write it); throws 401/403/404.
+ */
+export async function authorizeGitService(ctx: DbContext, p: Principal, ownerName: string, repoName: string, service: GitService, wiki = false): Promise<RepoContext> {
   const anonymous = !p.user && !p.deployKey;
   // why: pushes always need an identity; asking first reveals nothing about the repository.
   if (anonymous && service === 'receive-pack') throw askCredentials();
@@ -30,15 +35,17 @@ export async function authorizeGitService(ctx: DbContext, p: Principal, ownerNam
     throw err;
   }
   const notFound = new NotFound(`repository does not exist [owner: ${ownerName}, name: ${repoName}]`);
-  // why: a disabled code unit means there is no git repository to serve.
-  if (!rc.perm.units.has(UnitType.Code)) throw notFound;
-  if (!rc.perm.can(UnitType.Code, AccessMode.Read)) {
+  const unit = wiki ? UnitType.Wiki : UnitType.Code;
+  // why: a disabled code (wiki) unit means there is no git repository (wiki) to serve.
+  if (!rc.perm.units.has(unit)) throw notFound;
+  if (!rc.perm.can(unit, AccessMode.Read)) {
     if (anonymous) throw askCredentials();
     throw notFound;
   }
   if (service === 'receive-pack') {
-    if (!rc.perm.can(UnitType.Code, AccessMode.Write)) throw new Forbidden('User permission denied');
+    if (!rc.perm.can(unit, AccessMode.Write)) throw new Forbidden('User permission denied');
     if (rc.repo.isArchived) throw new Forbidden('repo is archived');
   }
+  if (wiki) await prepareWikiForGit(rc, () => (anonymous ? askCredentials() : notFound));
   return rc;
 }

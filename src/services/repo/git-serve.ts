@@ -25,7 +25,7 @@ const HOOK_SCRIPT = path.resolve(__dirname, '../../hook.js');
  * static and contain no paths or secrets; a push that does not come through the server has none of
  * these variables and the hooks refuse it (fail closed).
  */
-export function hookEnv(rc: RepoContext, p: Principal, transport: GitTransport): Record<string, string> {
+export function hookEnv(rc: RepoContext, p: Principal, transport: GitTransport, wiki = false): Record<string, string> {
   const s = settings();
   return {
     FORGE_HOOK_NODE: process.execPath,
@@ -36,6 +36,8 @@ export function hookEnv(rc: RepoContext, p: Principal, transport: GitTransport):
     FORGE_PUSHER_ID: String(p.user?.id ?? 0),
     FORGE_DEPLOY_KEY_ID: String(p.deployKey?.id ?? 0),
     FORGE_PUSH_TRANSPORT: transport,
+    // why: a wiki push reaches the same repository id; the hooks must know it is not the code repository.
+    FORGE_REPO_KIND: wiki ? 'wiki' : 'code',
   };
 }
 
@@ -48,12 +50,14 @@ export interface ServeOptions {
   signal?: AbortSignal;
   /** Extra flags before the repository argument, e.g. --stateless-rpc. */
   flags?: string[];
+  /** Serve the repository's wiki (`<repo>.wiki.git`) instead of its code. */
+  wiki?: boolean;
 }
 
 /** Spawn `git <service> [flags] <repo dir>` for an already authorized caller. */
 export function spawnGitService(rc: RepoContext, p: Principal, service: GitService, opts: ServeOptions): ChildProcessWithoutNullStreams {
-  const dir = repoPath(rc.owner.name, rc.repo.name);
-  const env = service === 'receive-pack' ? hookEnv(rc, p, opts.transport) : {};
+  const dir = repoPath(rc.owner.name, rc.repo.name, opts.wiki);
+  const env = service === 'receive-pack' ? hookEnv(rc, p, opts.transport, opts.wiki) : {};
   // why: the repository is the positional directory argument (git resolves `.` against cwd, not --git-dir).
   // why: a clone of a large repository over a slow link may take hours; git dies with its client (signal), not on a clock.
   return spawnGit([service, ...(opts.flags ?? []), dir], { cwd: dir, signal: opts.signal, gitProtocol: opts.gitProtocol, env, timeoutMs: 24 * 3600_000 });

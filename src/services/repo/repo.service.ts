@@ -173,12 +173,14 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
     if (pullsConfig !== null) await setUnitConfig(tx, repo.id, UnitType.PullRequests, pullsConfig);
     if (renaming) {
       await renameRepoRow(tx, repo, o.name!);
-      const from = repoPath(rc.owner.name, oldName);
-      const to = repoPath(rc.owner.name, o.name!);
-      if (from !== to && (await dirExists(from))) {
-        // why: the new name has no row (checked above), so a directory there is an unregistered leftover.
-        await removeRepoDir(to);
-        await moveRepoDir(from, to);
+      for (const wiki of [false, true]) {
+        const from = repoPath(rc.owner.name, oldName, wiki);
+        const to = repoPath(rc.owner.name, o.name!, wiki);
+        if (from !== to && (await dirExists(from))) {
+          // why: the new name has no row (checked above), so a directory there is an unregistered leftover.
+          await removeRepoDir(to);
+          await moveRepoDir(from, to);
+        }
       }
     }
   }).then(async () => {
@@ -203,6 +205,7 @@ export async function deleteRepo(ctx: DbContext, rc: RepoContext): Promise<void>
       await adjustNumRepos(tx, rc.owner.id, -1);
     });
     await removeRepoDir(repoPath(rc.owner.name, rc.repo.name));
+    await removeRepoDir(repoPath(rc.owner.name, rc.repo.name, true));
     await removeArchives(rc.repo.id);
     await removeAttachmentFiles(attachments);
   });
