@@ -89,6 +89,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT: { kind: 'bool', def: 'true' },
   },
   'repository.signing': {
+    SIGNING_KEY: { kind: 'string', def: 'none' },
     SIGNING_NAME: { kind: 'string', def: '' },
     SIGNING_EMAIL: { kind: 'string', def: '' },
     SIGNING_FORMAT: { kind: 'string', def: 'openpgp', oneOf: ['openpgp', 'ssh'] },
@@ -199,7 +200,10 @@ export interface Settings {
     allowForkWithoutMaximumLimit: boolean;
   };
   /** Commit signing: the instance signer's name and email, its key format, and SSH keys trusted for every user. */
-  signing: { signingName: string; signingEmail: string; signingFormat: 'openpgp' | 'ssh'; trustedSshKeys: string[] };
+  signing: {
+    /** The key the server signs its own commits with: 'none', or (format ssh) the path of a private key, (openpgp) a key id. */
+    signingKey: string; signingName: string; signingEmail: string; signingFormat: 'openpgp' | 'ssh'; trustedSshKeys: string[];
+  };
   /** [repository.upload]: FILE_MAX_SIZE in MB. */
   repositoryUpload: { fileMaxSize: number };
   sshMinimumKeySizes: { ed25519: number; ecdsa: number; rsa: number };

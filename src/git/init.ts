@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './run';
 import { installHooks } from './hooks';
+import { commitTree } from './tree-edit';
 import { closeObjectReader } from './cat-file';
 
 /**
@@ -62,10 +63,7 @@ export async function commitInitialFiles(dir: string, branch: string, files: Ini
     entries.push(`100644 blob ${blob}\t${f.name}`);
   }
   const tree = (await runGit(['mktree'], { gitDir: dir, input: `${entries.join('\n')}\n` })).stdout.toString().trim();
-  const env = {
-    GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email,
-  };
-  const commit = (await runGit(['commit-tree', tree], { gitDir: dir, input: `${message}\n`, env })).stdout.toString().trim();
+  const commit = await commitTree(dir, tree, [], `${message}\n`, { ...who, date: new Date() });
   await runGit(['update-ref', `refs/heads/${branch}`, commit, ZERO], { gitDir: dir });
   return commit;
 }

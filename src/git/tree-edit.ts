@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { settings } from '../config';
 import { runGit } from './run';
 import { LITERAL_PATHS } from './objects';
 
@@ -75,13 +76,28 @@ function gitDate(d: Date): string {
   return `${Math.floor(d.getTime() / 1000)} +0000`;
 }
 
-/** Create a commit of `tree` with `parents`; returns its id. The message is stored exactly as given. */
-export async function commitTree(gitDir: string, tree: string, parents: string[], message: string, author: CommitPerson, committer: CommitPerson): Promise<string> {
+/**
+ * The git options and flag that make commit-tree sign with the instance key of `[repository.signing]`
+ * (SIGNING_FORMAT ssh: SIGNING_KEY is a private key file; openpgp: a key id in the server's keyring).
+ */
+function signingArgs(): { config: string[]; flag: string[] } {
+  const s = settings().signing;
+  if (!s.signingKey || s.signingKey === 'none' || s.signingKey === 'default') return { config: [], flag: [] };
+  const format = s.signingFormat === 'ssh' ? ['-c', 'gpg.format=ssh'] : [];
+  return { config: [...format, '-c', `user.signingkey=${s.signingKey}`], flag: ['-S'] };
+}
+
+/**
+ * Create a commit of `tree` with `parents`; returns its id. The message is stored exactly as given.
+ * The one way the server makes commits: signed with the instance key when one is configured.
+ */
+export async function commitTree(gitDir: string, tree: string, parents: string[], message: string, author: CommitPerson, committer: CommitPerson = author): Promise<string> {
   const env = {
     GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: gitDate(author.date),
     GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email, GIT_COMMITTER_DATE: gitDate(committer.date),
   };
-  const args = ['commit-tree', tree];
+  const sign = signingArgs();
+  const args = [...sign.config, 'commit-tree', ...sign.flag, tree];
   for (const p of parents) args.push('-p', p);
   return (await runGit(args, { gitDir, env, input: message })).stdout.toString().trim();
 }

@@ -101,16 +101,6 @@ export async function editTree(gitDir: string, base: string, edits: TreeEdit[]):
   }
 }
 
-/** Who authors and commits. */
-export interface CommitIdentity { name: string; email: string }
-
-/** Store a commit of `tree` with `parents`; returns its id. */
-export async function commitTree(gitDir: string, tree: string, parents: string[], message: string, who: CommitIdentity): Promise<string> {
-  const env = { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email };
-  const args = ['commit-tree', ...parents.flatMap((p) => ['-p', p]), tree];
-  return (await runGit(args, { gitDir, input: `${message}\n`, env })).stdout.toString().trim();
-}
-
 /** Create branch `name` at `commit`; fails when the branch already exists. */
 export async function createBranch(gitDir: string, name: string, commit: string): Promise<void> {
   await runGit(['update-ref', `refs/heads/${name}`, commit, ZERO_ID], { gitDir });

@@ -18,7 +18,11 @@ describe('commits', () => {
   let home: string;
   let tmp: string;
   let n = 0;
-  const trusted = sshKeygen('ed25519', undefined, 'instance');
+  const trusted = sshKeygen('ed25519', undefined, 'trusted');
+  const instance = sshKeygen('ed25519', undefined, 'instance');
+  const instanceKey = path.join(tempDir(), 'signing');
+  fs.writeFileSync(instanceKey, instance.priv, { mode: 0o600 });
+  fs.writeFileSync(`${instanceKey}.pub`, instance.pub);
 
   const ok = (r: GitResult) => { expect(r.code, r.stderr).to.equal(0); return r; };
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -57,7 +61,8 @@ describe('commits', () => {
   const list = (repo: string, query = '', token = alice.token) => w.raw('GET', `/repos/alice/${repo}/commits${query}`, undefined, { token });
 
   before(async () => {
-    w = await startWorld({ env: { FORGE__REPOSITORY_0X2E_SIGNING__TRUSTED_SSH_KEYS: trusted.pub.trim(), FORGE__REPOSITORY_0X2E_SIGNING__SIGNING_NAME: 'forge-signer', FORGE__REPOSITORY_0X2E_SIGNING__SIGNING_EMAIL: 'signer@forge.test' } });
+    w = await startWorld({ env: { FORGE__REPOSITORY_0X2E_SIGNING__TRUSTED_SSH_KEYS: trusted.pub.trim(), FORGE__REPOSITORY_0X2E_SIGNING__SIGNING_NAME: 'forge-signer', FORGE__REPOSITORY_0X2E_SIGNING__SIGNING_EMAIL: 'signer@forge.test',
+      FORGE__REPOSITORY_0X2E_SIGNING__SIGNING_FORMAT: 'ssh', FORGE__REPOSITORY_0X2E_SIGNING__SIGNING_KEY: instanceKey } });
     alice = await w.user('alice');
     bob = await w.user('bob');
     home = gitHome();
@@ -398,10 +403,20 @@ describe('commits', () => {
       expect(v.signer).to.deep.equal({ name: 'forge-signer', email: 'signer@forge.test', username: '' });
     });
 
+    it('signs the commits the server makes with the instance SSH key (SIGNING_FORMAT = ssh), and they verify', async () => {
+      const r = await w.raw('POST', '/repos/alice/signed/contents/by-server.txt', { content: Buffer.from('hi').toString('base64') }, { token: alice.token });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.body.verification.verified, r.body.verification.reason).to.equal(true);
+      expect(r.body.verification.reason).to.equal(`forge-signer / ${instance.fingerprint}`);
+      const raw = ok(await g(['--git-dir', serverRepoDir(w.server, 'alice', 'signed'), 'cat-file', 'commit', r.body.commit.sha])).stdout;
+      expect(raw).to.contain('-----BEGIN SSH SIGNATURE-----');
+      ok(await g(['pull', '-q', '--ff-only', 'origin', 'main'], d));
+    });
+
     it('shows verification in the commit list too', async () => {
       const r = await w.raw('GET', '/repos/alice/signed/commits?limit=50', undefined, { token: alice.token });
       const verified = r.body.filter((c: { commit: { verification: { verified: boolean } } }) => c.commit.verification.verified).length;
-      expect(verified).to.equal(5);
+      expect(verified).to.equal(6);
     });
   });
 });

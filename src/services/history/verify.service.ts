@@ -4,6 +4,7 @@
  * SSH keys of that user), or against an instance-wide trusted SSH key (`[repository.signing]
  * TRUSTED_SSH_KEYS`, trusted for every user). The cryptography runs in the pool.
  */
+import fs from 'node:fs';
 import type { DbContext } from '../../db';
 import { settings } from '../../config';
 import type { CommitRecord } from '../../git/history';
@@ -44,10 +45,17 @@ function gpgCandidates(keys: GpgKeyModel[], committer: UserModel, email: string)
     .map((primary) => ({ primary, ids: [primary.keyId, ...mine.filter((s) => s.primaryKeyId === primary.keyId).map((s) => s.keyId)] }));
 }
 
-/** The instance's trusted SSH keys with their fingerprints. */
+/** The public half of the instance's SSH signing key (`<SIGNING_KEY>.pub`), when it signs with one. */
+function instanceSshKey(): string[] {
+  const s = settings().signing;
+  if (s.signingFormat !== 'ssh' || !s.signingKey || s.signingKey === 'none' || s.signingKey === 'default') return [];
+  try { return [fs.readFileSync(`${s.signingKey}.pub`, 'utf8').trim()]; } catch { return []; }
+}
+
+/** The SSH keys trusted for every committer: TRUSTED_SSH_KEYS and the instance's own signing key, with their fingerprints. */
 function trustedSshKeys(): { line: string; fingerprint: string }[] {
   const out: { line: string; fingerprint: string }[] = [];
-  for (const line of settings().signing.trustedSshKeys) {
+  for (const line of [...settings().signing.trustedSshKeys, ...instanceSshKey()]) {
     try { out.push({ line, fingerprint: parseSshPublicKey(line, { ed25519: 0, ecdsa: 0, rsa: 0 }).fingerprint }); } catch { /* a bad entry trusts nothing */ }
   }
   return out;

@@ -9,8 +9,9 @@ import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
 import { repoPath } from '../../git/paths';
 import { dirExists, initBare, validBranchName } from '../../git/init';
+import { commitTree } from '../../git/tree-edit';
 import {
-  resolveCommit, treeOf, listTree, copyObjects, readBlob, writeBlob, editTree, commitTree, createBranch, type TreeEdit, type TreeEntry,
+  resolveCommit, treeOf, listTree, copyObjects, readBlob, writeBlob, editTree, createBranch, type TreeEdit, type TreeEntry,
 } from '../../git/tree';
 import { withRepoLock } from '../../lock';
 import { findUserByName, UserType, type UserModel } from '../../models/user.model';
@@ -87,7 +88,7 @@ async function generateContent(from: string, to: string, template: RepositoryMod
   // why: only the template's current tree is copied (no history); submodule links stay links.
   await copyObjects(from, to, [tree, ...entries.filter((e) => e.type !== 'commit').map((e) => e.oid)]);
   const newTree = await editTree(to, tree, await templateEdits(from, to, entries, vars));
-  await createBranch(to, branch, await commitTree(to, newTree, [], 'Initial commit', signatureOf(who)));
+  await createBranch(to, branch, await commitTree(to, newTree, [], 'Initial commit\n', { ...signatureOf(who), date: new Date() }));
   return true;
 }
 
