@@ -91,7 +91,7 @@ export async function run(): Promise<void> {
       rows.push({ scenario: `clone over ${name} (median of ${RUNS})`, ours: median(ours), raw: median(raw), target: 1.15, note: 'baseline: git clone --no-local' });
     }
     for (const [name, url, env] of transports) {
-      const batch = (src: string) => Promise.all(Array.from({ length: CONCURRENCY }, () => timedGit(['clone', '-q', '--bare', src, dest()], env)));
+      const batch = (src: string) => Promise.all(Array.from({ length: CONCURRENCY }, () => timedGit(['clone', '-q', '--bare', '--no-local', src, dest()], env)));
       const t0 = Date.now();
       await batch(serverDir);
       const raw = (Date.now() - t0) / 1000;

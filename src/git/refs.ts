@@ -48,3 +48,9 @@ export async function headBranch(gitDir: string): Promise<string | null> {
   const ref = r?.stdout.toString().trim() ?? '';
   return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
 }
+
+/** Is `commit` (a full id) reachable from a branch or tag of the repository? */
+export async function isReachable(gitDir: string, commit: string): Promise<boolean> {
+  const out = (await runGit(['for-each-ref', '--count=1', '--format=%(refname)', `--contains=${commit}`, 'refs/heads', 'refs/tags'], { gitDir })).stdout.toString();
+  return out.trim() !== '';
+}

@@ -68,8 +68,12 @@ export class TestServer {
   /** Start `forge web` and wait until it answers. */
   async start(): Promise<void> {
     this.proc = spawn(process.execPath, [MAIN, 'web', '--workers', String(this.workers)], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.proc.stdout!.on('data', (d: Buffer) => { this.output += d.toString(); });
-    this.proc.stderr!.on('data', (d: Buffer) => { this.output += d.toString(); });
+    // why: the data dir outlives the test run, so server.log is there for a post-mortem of a failure.
+    const log = fs.createWriteStream(path.join(this.dataDir, 'server.log'), { flags: 'a' });
+    const keep = (d: Buffer) => { this.output += d.toString(); log.write(d); };
+    this.proc.stdout!.on('data', keep);
+    this.proc.stderr!.on('data', keep);
+    this.proc.once('exit', () => log.end());
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (this.proc.exitCode !== null) throw new Error(`forge exited with ${this.proc.exitCode}:\n${this.output}`);

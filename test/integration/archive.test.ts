@@ -139,6 +139,10 @@ describe('archives', () => {
     expect(missing.status).to.equal(404);
     expect((await get('/repos/alice/arch/archive/main.rar')).status).to.equal(404);
     expect((await get('/repos/alice/arch/archive/.zip')).status).to.equal(404);
+    // a commit no branch or tag reaches any more (force-pushed away) is not served by id
+    const bare = serverRepoDir(w.server, 'alice', 'arch');
+    const orphan = execFileSync('git', ['--git-dir', bare, 'commit-tree', '-m', 'orphan', `${head}^{tree}`], { env: { ...process.env, GIT_AUTHOR_NAME: 'x', GIT_AUTHOR_EMAIL: 'x@x', GIT_COMMITTER_NAME: 'x', GIT_COMMITTER_EMAIL: 'x@x' } }).toString().trim();
+    expect((await get(`/repos/alice/arch/archive/${orphan}.zip`)).status).to.equal(404);
     const hostile = await get('/repos/alice/arch/archive/--output=x.zip');
     expect(hostile.status).to.equal(400);
     await w.raw('POST', '/user/repos', { name: 'hollow' }, { token: alice.token });

@@ -15,6 +15,7 @@ import { settings } from '../../config';
 import { NotFound } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { spawnArchive, type ArchiveFormat } from '../../git/archive';
+import { isReachable } from '../../git/refs';
 import { locker } from '../../lock';
 import type { RepoContext } from '../repo/context';
 import { assertCodeReadable, resolveCommitId } from '../history/commit.service';
@@ -51,6 +52,8 @@ export async function openArchive(rc: RepoContext, archive: string, signal: Abor
   const ref = archive.slice(0, -ext.length);
   const gitDir = repoPath(rc.owner.name, rc.repo.name);
   const commit = await resolveCommitId(gitDir, ref, 'ref');
+  // why: an archive by commit id serves only history a branch or tag still reaches (git's own rule for upload-archive).
+  if (/^[0-9a-f]{4,64}$/i.test(ref) && !(await isReachable(gitDir, commit))) throw new NotFound(`object does not exist [id: ${ref}, rel_path: ]`);
   // why: the prefix inside the archive is the repository name, so a renamed repository gets new files.
   const nameTag = crypto.createHash('sha1').update(rc.repo.name).digest('hex').slice(0, 8);
   const file = path.join(archiveDir(rc.repo.id), `${commit}-${nameTag}${ext}`);
