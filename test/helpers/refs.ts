@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { World, TestUser } from './world';
+import { startWorld, type World, type TestUser } from './world';
 import { git, gitHome, serverRepoDir, type GitResult } from './repo-fixture';
 
 /** A git CLI bound to one scratch HOME, with helpers for a world's repositories. */
@@ -59,6 +59,11 @@ export class GitTool {
     return (await this.run(['--git-dir', serverRepoDir(this.w.server, owner, repo), 'for-each-ref', '--format=%(objectname) %(refname)'])).stdout;
   }
 
+  /** The "id ref" lines of the server's refs under `prefix` (e.g. refs/tags/), sorted. */
+  async serverRefsUnder(owner: string, repo: string, prefix: string): Promise<string> {
+    return (await this.serverRefs(owner, repo)).split('\n').filter((l) => l.includes(` ${prefix}`)).sort().join('\n');
+  }
+
   /** git run inside the server's bare repository. */
   bare(owner: string, repo: string, args: string[]): Promise<string> {
     return this.ok(['--git-dir', serverRepoDir(this.w.server, owner, repo), ...args]);
@@ -79,4 +84,18 @@ export async function waitFor(what: string, fn: () => Promise<boolean>): Promise
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The world the ref tests share: users alice, bob and carol, alice/proj (auto-initialized) with carol as a writer. */
+export interface RefsWorld { w: World; alice: TestUser; bob: TestUser; carol: TestUser; g: GitTool; main: string }
+
+/** Start a forge and set up the RefsWorld. */
+export async function startRefsWorld(): Promise<RefsWorld> {
+  const w = await startWorld();
+  const [alice, bob, carol] = [await w.user('alice'), await w.user('bob'), await w.user('carol')];
+  const g = new GitTool(w);
+  await apiRepo(w, alice, 'proj');
+  const c = await w.raw('PUT', '/repos/alice/proj/collaborators/carol', { permission: 'write' }, { token: alice.token });
+  expect(c.status, c.text).to.equal(204);
+  return { w, alice, bob, carol, g, main: (await g.serverRef('alice', 'proj', 'refs/heads/main'))! };
 }

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import { expect } from 'chai';
-import { startWorld, type World, type TestUser } from '../helpers/world';
-import { GitTool, apiRepo, waitFor } from '../helpers/refs';
+import type { World, TestUser } from '../helpers/world';
+import { GitTool, apiRepo, startRefsWorld, waitFor } from '../helpers/refs';
 import { sql } from '../helpers/db';
 
 describe('branches', () => {
@@ -18,18 +18,10 @@ describe('branches', () => {
   let g: GitTool;
   let main: string;
 
-  const heads = async (repo: string) => (await g.serverRefs('alice', repo)).split('\n').filter((l) => l.includes(' refs/heads/')).sort().join('\n');
+  const heads = (repo: string) => g.serverRefsUnder('alice', repo, 'refs/heads/');
 
   before(async () => {
-    w = await startWorld();
-    alice = await w.user('alice');
-    bob = await w.user('bob');
-    carol = await w.user('carol');
-    g = new GitTool(w);
-    await apiRepo(w, alice, 'proj');
-    const c = await w.raw('PUT', '/repos/alice/proj/collaborators/carol', { permission: 'write' }, { token: alice.token });
-    expect(c.status, c.text).to.equal(204);
-    main = (await g.serverRef('alice', 'proj', 'refs/heads/main'))!;
+    ({ w, alice, bob, carol, g, main } = await startRefsWorld());
   });
   after(async () => { await w?.stop(); });
 

@@ -5,8 +5,8 @@
  * delete (the tag stays), the disabled unit, permissions, and every refusal with nothing changed.
  */
 import { expect } from 'chai';
-import { startWorld, type World, type TestUser } from '../helpers/world';
-import { GitTool, apiRepo, waitFor } from '../helpers/refs';
+import type { World, TestUser } from '../helpers/world';
+import { GitTool, apiRepo, startRefsWorld, waitFor } from '../helpers/refs';
 import { sql } from '../helpers/db';
 
 describe('releases', () => {
@@ -18,18 +18,11 @@ describe('releases', () => {
   let main: string;
 
   const rows = (tag: string) => sql(w.server, 'SELECT id, tag_name, sha1, is_tag, is_draft, title, publisher_id FROM release WHERE tag_name = $1', [tag]);
-  const tags = async () => (await g.serverRefs('alice', 'proj')).split('\n').filter((l) => l.includes(' refs/tags/')).sort().join('\n');
+  const tags = () => g.serverRefsUnder('alice', 'proj', 'refs/tags/');
   const releaseCount = async () => Number((await sql(w.server, 'SELECT COUNT(*) AS n FROM release WHERE is_tag = $1', [false]))[0].n);
 
   before(async () => {
-    w = await startWorld();
-    alice = await w.user('alice');
-    bob = await w.user('bob');
-    carol = await w.user('carol');
-    g = new GitTool(w);
-    await apiRepo(w, alice, 'proj');
-    expect((await w.raw('PUT', '/repos/alice/proj/collaborators/carol', { permission: 'write' }, { token: alice.token })).status).to.equal(204);
-    main = (await g.serverRef('alice', 'proj', 'refs/heads/main'))!;
+    ({ w, alice, bob, carol, g, main } = await startRefsWorld());
   });
   after(async () => { await w?.stop(); });
 

@@ -5,8 +5,8 @@
  * (globs, regular expressions, users and teams) for API writes and pushes alike.
  */
 import { expect } from 'chai';
-import { startWorld, type World, type TestUser } from '../helpers/world';
-import { GitTool, apiRepo, waitFor } from '../helpers/refs';
+import type { World, TestUser } from '../helpers/world';
+import { GitTool, apiRepo, startRefsWorld, waitFor } from '../helpers/refs';
 import { sql } from '../helpers/db';
 
 describe('tags and tag protection', () => {
@@ -17,17 +17,10 @@ describe('tags and tag protection', () => {
   let g: GitTool;
   let main: string;
 
-  const tags = async (owner: string, repo: string) => (await g.serverRefs(owner, repo)).split('\n').filter((l) => l.includes(' refs/tags/')).sort().join('\n');
+  const tags = (owner: string, repo: string) => g.serverRefsUnder(owner, repo, 'refs/tags/');
 
   before(async () => {
-    w = await startWorld();
-    alice = await w.user('alice');
-    bob = await w.user('bob');
-    carol = await w.user('carol');
-    g = new GitTool(w);
-    await apiRepo(w, alice, 'proj');
-    expect((await w.raw('PUT', '/repos/alice/proj/collaborators/carol', { permission: 'write' }, { token: alice.token })).status).to.equal(204);
-    main = (await g.serverRef('alice', 'proj', 'refs/heads/main'))!;
+    ({ w, alice, bob, carol, g, main } = await startRefsWorld());
   });
   after(async () => { await w?.stop(); });
 
