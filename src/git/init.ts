@@ -7,6 +7,7 @@ import path from 'node:path';
 import { runGit } from './run';
 import { installHooks } from './hooks';
 import { commitTree } from './tree-edit';
+import { ZERO_ID } from './refs';
 import { closeObjectReader } from './cat-file';
 
 /**
@@ -53,8 +54,6 @@ export interface InitialFile { name: string; content: string }
 /** Who authors the first commit. */
 export interface Signature { name: string; email: string }
 
-const ZERO = '0000000000000000000000000000000000000000';
-
 /** Commit `files` as the root commit of `branch` in the bare repository `dir`; returns the commit id. */
 export async function commitInitialFiles(dir: string, branch: string, files: InitialFile[], who: Signature, message: string): Promise<string> {
   const entries: string[] = [];
@@ -64,7 +63,7 @@ export async function commitInitialFiles(dir: string, branch: string, files: Ini
   }
   const tree = (await runGit(['mktree'], { gitDir: dir, input: `${entries.join('\n')}\n` })).stdout.toString().trim();
   const commit = await commitTree(dir, tree, [], `${message}\n`, { ...who, date: new Date() });
-  await runGit(['update-ref', `refs/heads/${branch}`, commit, ZERO], { gitDir: dir });
+  await runGit(['update-ref', `refs/heads/${branch}`, commit, ZERO_ID], { gitDir: dir });
   return commit;
 }
 

@@ -87,6 +87,11 @@ export async function readBlob(gitDir: string, oid: string): Promise<Buffer> {
   return (await runGit(['cat-file', 'blob', oid], { gitDir })).stdout;
 }
 
+/** Store `content` as a blob; returns its id. */
+export async function writeBlob(gitDir: string, content: Buffer | string): Promise<string> {
+  return (await runGit(['hash-object', '-w', '--stdin'], { gitDir, input: content })).stdout.toString().trim();
+}
+
 /** The first `max` bytes of blob `oid`. */
 export function readBlobHead(gitDir: string, oid: string, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { settings } from '../config';
 import { runGit } from './run';
-import { LITERAL_PATHS } from './objects';
+import { LITERAL_PATHS, writeBlob } from './objects';
+import { ZERO_ID } from './refs';
 
-const ZERO = '0000000000000000000000000000000000000000';
 
 /** A temporary index over a base commit (or empty). Call `close()` when done. */
 export class IndexEditor {
@@ -37,7 +37,7 @@ export class IndexEditor {
 
   /** Write `content` as a blob; returns its id. */
   async hashBlob(content: Buffer): Promise<string> {
-    return (await runGit(['hash-object', '-w', '--stdin'], { gitDir: this.gitDir, input: content })).stdout.toString().trim();
+    return writeBlob(this.gitDir, content);
   }
 
   /** Put blob `oid` at `p` with `mode` (100644, 100755 or 120000). */
@@ -47,7 +47,7 @@ export class IndexEditor {
 
   /** Remove `p` from the index. */
   async remove(p: string): Promise<void> {
-    await runGit(['update-index', '-z', '--index-info'], { gitDir: this.gitDir, env: this.env, input: `0 ${ZERO}\t${p}\0` });
+    await runGit(['update-index', '-z', '--index-info'], { gitDir: this.gitDir, env: this.env, input: `0 ${ZERO_ID}\t${p}\0` });
   }
 
   /** Does `.gitattributes` in the index (as edited so far) send `p` to LFS (`filter=lfs`)? */
@@ -104,5 +104,5 @@ export async function commitTree(gitDir: string, tree: string, parents: string[]
 
 /** Move `ref` to `next` only if it is at `expected` (null: it must not exist). Throws GitError otherwise. */
 export async function updateRef(gitDir: string, ref: string, next: string, expected: string | null): Promise<void> {
-  await runGit(['update-ref', ref, next, expected ?? ZERO], { gitDir });
+  await runGit(['update-ref', ref, next, expected ?? ZERO_ID], { gitDir });
 }

@@ -16,13 +16,6 @@ import { ZERO_ID } from './refs';
  */
 export interface TreeEntry { mode: string; type: 'blob' | 'tree' | 'commit'; oid: string; path: string }
 
-/** The commit `rev` names (a full ref name such as refs/heads/main), or null when there is none. */
-export async function resolveCommit(gitDir: string, rev: string): Promise<string | null> {
-  const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { gitDir }).catch(() => null);
-  const id = r?.stdout.toString().trim() ?? '';
-  return /^[0-9a-f]{40,64}$/.test(id) ? id : null;
-}
-
 /** The root tree of a commit. */
 export async function treeOf(gitDir: string, commit: string): Promise<string> {
   return (await runGit(['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`], { gitDir })).stdout.toString().trim();
@@ -70,16 +63,6 @@ export async function copyObjects(from: string, to: string, oids: string[]): Pro
   await done;
 }
 
-/** The content of a blob. */
-export async function readBlob(gitDir: string, oid: string): Promise<Buffer> {
-  return (await runGit(['cat-file', 'blob', oid], { gitDir })).stdout;
-}
-
-/** Store `content` as a blob; returns its id. */
-export async function writeBlob(gitDir: string, content: Buffer): Promise<string> {
-  return (await runGit(['hash-object', '-w', '--stdin'], { gitDir, input: content })).stdout.toString().trim();
-}
-
 /** A change to a tree: remove `path`, or set it to the given entry (paths as in TreeEntry: latin1 bytes). */
 export type TreeEdit = { path: string; remove: true } | { path: string; mode: string; oid: string };
 
@@ -99,9 +82,4 @@ export async function editTree(gitDir: string, base: string, edits: TreeEdit[]):
   } finally {
     await fs.rm(tmp, { recursive: true, force: true });
   }
-}
-
-/** Create branch `name` at `commit`; fails when the branch already exists. */
-export async function createBranch(gitDir: string, name: string, commit: string): Promise<void> {
-  await runGit(['update-ref', `refs/heads/${name}`, commit, ZERO_ID], { gitDir });
 }

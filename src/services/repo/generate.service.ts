@@ -9,9 +9,11 @@ import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
 import { repoPath } from '../../git/paths';
 import { dirExists, initBare, validBranchName } from '../../git/init';
-import { commitTree } from '../../git/tree-edit';
+import { commitTree, updateRef } from '../../git/tree-edit';
+import { readBlob, writeBlob } from '../../git/objects';
+import { refId } from '../../git/ref-info';
 import {
-  resolveCommit, treeOf, listTree, copyObjects, readBlob, writeBlob, editTree, createBranch, type TreeEdit, type TreeEntry,
+  treeOf, listTree, copyObjects, editTree, type TreeEdit, type TreeEntry,
 } from '../../git/tree';
 import { withRepoLock } from '../../lock';
 import { findUserByName, UserType, type UserModel } from '../../models/user.model';
@@ -81,14 +83,14 @@ async function templateEdits(from: string, to: string, entries: TreeEntry[], var
 
 /** Build the generated commit in `to` from the template at `from`; false when the template has nothing to copy. */
 async function generateContent(from: string, to: string, template: RepositoryModel, branch: string, vars: Map<string, string>, who: UserModel): Promise<boolean> {
-  const commit = await resolveCommit(from, `refs/heads/${template.defaultBranch}`);
+  const commit = await refId(from, `refs/heads/${template.defaultBranch}`);
   if (!commit) return false;
   const tree = await treeOf(from, commit);
   const entries = await listTree(from, tree);
   // why: only the template's current tree is copied (no history); submodule links stay links.
   await copyObjects(from, to, [tree, ...entries.filter((e) => e.type !== 'commit').map((e) => e.oid)]);
   const newTree = await editTree(to, tree, await templateEdits(from, to, entries, vars));
-  await createBranch(to, branch, await commitTree(to, newTree, [], 'Initial commit\n', { ...signatureOf(who), date: new Date() }));
+  await updateRef(to, `refs/heads/${branch}`, await commitTree(to, newTree, [], 'Initial commit\n', { ...signatureOf(who), date: new Date() }), null);
   return true;
 }
 

@@ -8,7 +8,7 @@ import { Forbidden, HttpError } from '../../errors';
 import { settings } from '../../config';
 import { repoPath } from '../../git/paths';
 import { dirExists, initBare } from '../../git/init';
-import { resolveCommit } from '../../git/tree';
+import { refId } from '../../git/ref-info';
 import { withRepoLock } from '../../lock';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { Principal } from '../auth/principal';
@@ -53,7 +53,7 @@ export async function wikiRepo(ctx: DbContext, p: Principal, owner: string, repo
 /** The commit the wiki's branch points at, or null when the wiki or the branch does not exist yet. */
 export async function wikiHead(w: WikiRepo): Promise<string | null> {
   if (!(await dirExists(w.gitDir))) return null;
-  return resolveCommit(w.gitDir, `refs/heads/${w.branch}`);
+  return refId(w.gitDir, `refs/heads/${w.branch}`);
 }
 
 /**
