@@ -9,7 +9,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { utils } from 'ssh2';
+
+const run = promisify(execFile);
 
 /** Host key families we generate. */
 export type HostKeyType = 'ed25519' | 'ecdsa' | 'rsa';
@@ -35,15 +40,21 @@ export function keyTypeFor(file: string): { type: HostKeyType; bits?: number } {
   return { type: 'rsa', bits: 3072 };
 }
 
-function generate(file: string): Promise<{ private: string; public: string }> {
+/**
+ * A new key pair made by ssh-keygen in a private temporary directory.
+ * why: ssh2's own generator sometimes writes an ed25519 public key without its leading zero byte,
+ * a key ssh2 then refuses to read; ssh-keygen (OpenSSH, installed with the server) writes them right.
+ */
+async function generate(file: string): Promise<{ private: string; public: string }> {
   const { type, bits } = keyTypeFor(file);
-  return new Promise((resolve, reject) => {
-    // why: the asynchronous generator keeps the event loop free while a 3072-bit RSA key is made.
-    const done = (err: Error | null, pair: { private: string; public: string }) => (err ? reject(err) : resolve(pair));
-    if (type === 'ed25519') utils.generateKeyPair('ed25519', { comment: 'forge host key' }, done);
-    else if (type === 'ecdsa') utils.generateKeyPair('ecdsa', { bits: 256, comment: 'forge host key' }, done);
-    else utils.generateKeyPair('rsa', { bits: bits ?? 3072, comment: 'forge host key' }, done);
-  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-hostkey-'));
+  try {
+    const out = path.join(dir, 'key');
+    await run('ssh-keygen', ['-q', '-t', type, ...(bits ? ['-b', String(bits)] : []), '-N', '', '-C', 'forge host key', '-f', out]);
+    return { private: fs.readFileSync(out, 'utf8'), public: fs.readFileSync(`${out}.pub`, 'utf8') };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function tempName(file: string): string {
