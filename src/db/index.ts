@@ -95,8 +95,17 @@ export async function closeDatabase(): Promise<void> {
  */
 export async function withTx<T>(ctx: DbContext, fn: (ctx: DbContext) => Promise<T>): Promise<T> {
   if (ctx.tx) return fn(ctx);
-  return db().transaction(async (tx) => fn({ ...ctx, tx }));
+  const sequelize = db();
+  if (sequelize.getDialect() !== 'sqlite') return sequelize.transaction(async (tx) => fn({ ...ctx, tx }));
+  // why: SQLite has one writer, and every waiting BEGIN IMMEDIATE sleeps on one of libuv's four pool
+  // threads; enough waiters starve the transaction holding the lock of a thread to finish on, until
+  // the busy timeout fails them all. A process runs its SQLite transactions one at a time instead.
+  const turn = sqliteTurn.then(() => sequelize.transaction(async (tx) => fn({ ...ctx, tx })));
+  sqliteTurn = turn.then(() => undefined, () => undefined);
+  return turn;
 }
+
+let sqliteTurn: Promise<void> = Promise.resolve();
 
 /** True when the error is a unique-constraint violation on either dialect. */
 export function isUniqueViolation(err: unknown): boolean {

@@ -2,14 +2,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { runGit, spawnGit } from './run';
+import { runGit, spawnGit, type GitChild } from './run';
 
 /** The archive formats served. */
 export type ArchiveFormat = 'zip' | 'tar.gz' | 'bundle';
 
 /** A running archive build: git's stdout is the archive; `cleanup` removes scratch files afterwards. */
-export interface ArchiveProcess { child: ChildProcessWithoutNullStreams; cleanup: () => Promise<void> }
+export interface ArchiveProcess { child: GitChild; cleanup: () => Promise<void> }
 
 /**
  * Start writing the archive of `commit` (a full id) to stdout. zip and tar.gz put every file under

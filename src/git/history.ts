@@ -4,6 +4,8 @@
  * (`git diff-tree --stdin`). Revisions reaching these functions are full object ids or values
  * already checked with assertSafeGitArg.
  */
+import crypto from 'node:crypto';
+import { BatchCommand } from './batch';
 import { readObjects } from './cat-file';
 import { runGit } from './run';
 
@@ -122,15 +124,14 @@ export async function readCommits(gitDir: string, ids: string[]): Promise<Commit
 /** Changed files and line totals of one commit. */
 export interface CommitDiff { files: ChangedFile[]; additions: number; deletions: number }
 
-/**
- * Files and line stats of each commit against its first parent (renames not detected, binary files
- * count no lines, as Gitea reports them), one `git diff-tree --stdin` for all of them.
- */
-export async function diffCommits(gitDir: string, ids: string[], signal?: AbortSignal): Promise<Map<string, CommitDiff>> {
+// why: one long-running diff-tree per repository; a line that is not an object id is echoed back
+// (and flushed), so a random marker after the ids ends each answer. Stats are background work.
+const diffTree = new BatchCommand(['diff-tree', '--stdin', '-z', '-r', '--root', '--no-renames', '--diff-merges=first-parent', '--raw', '--numstat'], true);
+const MARKER = Buffer.from(`forge-${crypto.randomBytes(8).toString('hex')}\n`);
+
+/** Parse diff-tree's `-z --raw --numstat` output for a set of commits. */
+function parseDiffs(text: string): Map<string, CommitDiff> {
   const out = new Map<string, CommitDiff>();
-  if (ids.length === 0) return out;
-  const args = ['diff-tree', '--stdin', '-z', '-r', '--root', '--no-renames', '--diff-merges=first-parent', '--raw', '--numstat'];
-  const text = (await runGit(args, { gitDir, signal, input: `${ids.join('\n')}\n` })).stdout.toString();
   const tokens = text.split('\0');
   let cur: CommitDiff | null = null;
   for (let i = 0; i < tokens.length; i++) {
@@ -149,6 +150,22 @@ export async function diffCommits(gitDir: string, ids: string[], signal?: AbortS
     }
   }
   return out;
+}
+
+/**
+ * Files and line stats of each commit against its first parent (renames not detected, binary files
+ * count no lines, as Gitea reports them). Ids must be full commit ids.
+ */
+export async function diffCommits(gitDir: string, ids: string[]): Promise<Map<string, CommitDiff>> {
+  if (ids.length === 0) return new Map();
+  if (ids.some((id) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id))) throw new Error('diffCommits takes full commit ids');
+  return diffTree.run(gitDir, {
+    input: `${ids.join('\n')}\n${MARKER.toString()}`,
+    parse: (buf) => {
+      const end = buf.indexOf(MARKER);
+      return end < 0 ? null : { used: end + MARKER.length, result: parseDiffs(buf.subarray(0, end).toString()) };
+    },
+  });
 }
 
 /** The best common ancestor of two commits, or null when they share no history. */

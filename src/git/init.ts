@@ -8,7 +8,7 @@ import { runGit } from './run';
 import { installHooks } from './hooks';
 import { commitTree } from './tree-edit';
 import { ZERO_ID } from './refs';
-import { closeObjectReader } from './cat-file';
+import { closeRepoProcesses } from './batch';
 
 /**
  * Give the bare repository at `dir` the server's configuration and hooks. Every way a repository
@@ -74,13 +74,13 @@ export async function dirExists(dir: string): Promise<boolean> {
 
 /** Remove a repository directory (no error when absent). */
 export async function removeRepoDir(dir: string): Promise<void> {
-  closeObjectReader(dir);
+  closeRepoProcesses(dir);
   await fs.rm(dir, { recursive: true, force: true });
 }
 
 /** Move a repository directory (rename), creating the new parent directory when needed. */
 export async function moveRepoDir(from: string, to: string): Promise<void> {
-  closeObjectReader(from);
+  closeRepoProcesses(from);
   await fs.mkdir(path.dirname(to), { recursive: true });
   await fs.rename(from, to);
 }

@@ -4,8 +4,10 @@
  * example when an HTTP client disconnects). Use `spawnGit` to stream, `runGit` to collect output.
  */
 import os from 'node:os';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { BadRequest } from '../errors';
+import { launchGit, type GitChild } from './launcher';
+
+export type { GitChild } from './launcher';
 
 /** How to run one git command. */
 export interface GitOptions {
@@ -22,6 +24,8 @@ export interface GitOptions {
   gitProtocol?: string;
   /** Server-chosen variables (hook context, object directories); never client input. */
   env?: Record<string, string>;
+  /** Work nobody waits on interactively (archives, diff stats): git runs at a lower CPU priority. */
+  background?: boolean;
 }
 
 /** A git command that exited non-zero. */
@@ -56,15 +60,26 @@ export function gitEnv(opts: GitOptions = {}): Record<string, string> {
   return env;
 }
 
-/** Start git and stream its stdio. The caller must consume stdout and stderr. */
-export function spawnGit(args: string[], opts: GitOptions = {}): ChildProcessWithoutNullStreams {
+/**
+ * Start git and stream its stdio. The caller must consume stdout and stderr. git is started by the
+ * launcher process (./launcher), never forked from the server itself.
+ */
+export function spawnGit(args: string[], opts: GitOptions = {}): GitChild {
   const argv = opts.gitDir ? [`--git-dir=${opts.gitDir}`, ...args] : args;
   // why: never run in the server's own working directory, where git would find and use the forge's checkout.
   const cwd = opts.cwd ?? opts.gitDir ?? os.tmpdir();
-  const child = spawn('git', argv, { cwd, env: gitEnv(opts), stdio: 'pipe', signal: opts.signal, killSignal: 'SIGKILL' });
-  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 600_000);
+  const child = launchGit(argv, { cwd, env: gitEnv(opts), nice: opts.background ? 10 : 0 });
+  const stop = () => child.kill('SIGKILL');
+  const timer = setTimeout(stop, opts.timeoutMs ?? 600_000);
   timer.unref();
-  child.once('exit', () => clearTimeout(timer));
+  if (opts.signal?.aborted) stop();
+  opts.signal?.addEventListener('abort', stop, { once: true });
+  const done = () => {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', stop);
+  };
+  child.once('exit', done);
+  child.once('close', done);
   child.on('error', () => undefined);
   return child;
 }

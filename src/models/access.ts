@@ -5,13 +5,18 @@
 import { QueryTypes } from 'sequelize';
 import { db, type DbContext } from '../db';
 import type { AccessMode, UnitType } from './perm';
+import { TableCache } from './table-cache';
+
+const unitsCache = new TableCache<UnitType[]>('repo-units', ['repo_unit']);
 
 /** Enabled unit types of a repository. */
-export async function enabledUnits(ctx: DbContext, repoId: number): Promise<UnitType[]> {
-  const rows = await db().query<{ type: number }>('SELECT type FROM repo_unit WHERE repo_id = :repoId', {
-    replacements: { repoId }, type: QueryTypes.SELECT, transaction: ctx.tx,
+export function enabledUnits(ctx: DbContext, repoId: number): Promise<UnitType[]> {
+  return unitsCache.get(ctx, String(repoId), async () => {
+    const rows = await db().query<{ type: number }>('SELECT type FROM repo_unit WHERE repo_id = :repoId', {
+      replacements: { repoId }, type: QueryTypes.SELECT, transaction: ctx.tx,
+    });
+    return rows.map((r) => r.type as UnitType);
   });
-  return rows.map((r) => r.type as UnitType);
 }
 
 /** The collaborator mode of a user on a repository, or null. */

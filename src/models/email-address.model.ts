@@ -1,7 +1,11 @@
 /** An email address of a user; the primary one mirrors users.email. */
 import type { DbContext } from '../db';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
-import { UserModel, UserType } from './user.model';
+import { findUserById, UserModel, UserType } from './user.model';
+import { TableCache } from './table-cache';
+
+// why: every commit list maps up to a hundred author and committer emails to users.
+const ownerCache = new TableCache<number | null>('email-owner', ['email_address']);
 
 @Table({ tableName: 'email_address', underscored: true, timestamps: true })
 export class EmailAddressModel extends Model {
@@ -44,14 +48,18 @@ export async function deleteEmailById(ctx: DbContext, id: number): Promise<void>
  */
 export async function findUsersByEmails(ctx: DbContext, emails: string[]): Promise<Map<string, UserModel>> {
   const lower = [...new Set(emails.map((e) => e.toLowerCase()))];
+  const owners = await ownerCache.getMany(ctx, lower, async (missing) => {
+    const rows = await EmailAddressModel.findAll({ where: { lowerEmail: missing, isActivated: true }, transaction: ctx.tx });
+    const found = new Map<string, number | null>(missing.map((e) => [e, null]));
+    for (const r of rows) found.set(r.lowerEmail, r.uid);
+    return found;
+  });
   const out = new Map<string, UserModel>();
-  if (lower.length === 0) return out;
-  const rows = await EmailAddressModel.findAll({ where: { lowerEmail: lower, isActivated: true }, transaction: ctx.tx });
-  const users = await UserModel.findAll({ where: { id: [...new Set(rows.map((r) => r.uid))], type: UserType.Individual, isActive: true }, transaction: ctx.tx });
-  const byId = new Map(users.map((u) => [u.id, u]));
-  for (const r of rows) {
-    const u = byId.get(r.uid);
-    if (u) out.set(r.lowerEmail, u);
+  const uids = [...new Set([...owners.values()].filter((uid): uid is number => uid !== null))];
+  const users = new Map((await Promise.all(uids.map((id) => findUserById(ctx, id)))).filter((u) => u !== null).map((u) => [u!.id, u!]));
+  for (const [email, uid] of owners) {
+    const u = uid === null ? undefined : users.get(uid);
+    if (u && u.type === UserType.Individual && u.isActive) out.set(email, u);
   }
   return out;
 }

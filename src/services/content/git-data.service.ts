@@ -2,14 +2,13 @@
  * The git data endpoints: blobs, trees, refs, annotated tags, a commit's raw diff or patch, and the
  * language statistics, with Gitea's status codes (a missing blob, tree or tag is a 400 there).
  */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { settings } from '../../config';
 import { BadRequest } from '../../errors';
 import { objectInfo, readBlob, readTag } from '../../git/objects';
 import type { DbContext } from '../../db';
 import { readCommits } from '../../git/history';
 import { verifyCommit } from '../history/verify.service';
-import { runGit, spawnGit, assertSafeGitArg } from '../../git/run';
+import { runGit, spawnGit, assertSafeGitArg, type GitChild } from '../../git/run';
 import { runTask } from '../../pool';
 import type { AnnotatedTag, GitBlobResponse, GitTreeResponse, Reference } from '../../api/contents';
 import { notFoundWith, NOT_FOUND_MESSAGE, type CodeRepo } from './access';
@@ -86,7 +85,7 @@ export async function getAnnotatedTag(ctx: DbContext, cr: CodeRepo, sha: string)
  * `GET /git/commits/{sha}.diff|.patch`: a git child streaming the commit's diff against its first
  * parent (`git show` for a root commit) or its format-patch, as Gitea's GetRawDiff.
  */
-export async function rawDiff(cr: CodeRepo, sha: string, kind: 'diff' | 'patch', signal?: AbortSignal): Promise<ChildProcessWithoutNullStreams> {
+export async function rawDiff(cr: CodeRepo, sha: string, kind: 'diff' | 'patch', signal?: AbortSignal): Promise<GitChild> {
   const r = /^[\0\r\n-]/.test(sha) || /[\0\r\n]/.test(sha) ? null : await resolveRefCommit(cr.gitDir, sha, 4);
   if (!r) throw notFoundWith(sha, null);
   const [c] = await readCommits(cr.gitDir, [r.commitId]);

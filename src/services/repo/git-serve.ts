@@ -4,9 +4,8 @@
  * repository and how to reach this node's internal API.
  */
 import path from 'node:path';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { settings } from '../../config';
-import { spawnGit } from '../../git/run';
+import { spawnGit, type GitChild } from '../../git/run';
 import { repoPath } from '../../git/paths';
 import type { Principal } from '../auth/principal';
 import type { RepoContext } from './context';
@@ -55,7 +54,7 @@ export interface ServeOptions {
 }
 
 /** Spawn `git <service> [flags] <repo dir>` for an already authorized caller. */
-export function spawnGitService(rc: RepoContext, p: Principal, service: GitService, opts: ServeOptions): ChildProcessWithoutNullStreams {
+export function spawnGitService(rc: RepoContext, p: Principal, service: GitService, opts: ServeOptions): GitChild {
   const dir = repoPath(rc.owner.name, rc.repo.name, opts.wiki);
   const env = service === 'receive-pack' ? hookEnv(rc, p, opts.transport, opts.wiki) : {};
   // why: the repository is the positional directory argument (git resolves `.` against cwd, not --git-dir).

@@ -1,0 +1,114 @@
+/**
+ * Long-running git commands that answer requests written to their stdin (`cat-file --batch`,
+ * `diff-tree --stdin`), one process per recently used repository and command, so a request costs a
+ * pipe round trip instead of a process start. Requests to one process are answered in order; idle
+ * processes exit after a while and at most MAX_OPEN stay per command.
+ * why: starting git costs milliseconds, more than reading or diffing fifty commits.
+ */
+import { spawnGit, type GitChild } from './run';
+
+const MAX_OPEN = 32;
+const IDLE_MS = 30_000;
+
+/** One request: what to write, and a parser fed git's output until it has its whole answer. */
+export interface BatchJob<T> {
+  input: string;
+  /** Consume the answer from the start of `buf`: bytes used and the result when complete, or null to wait for more. */
+  parse(buf: Buffer): { used: number; result?: T } | null;
+}
+
+interface Pending { job: BatchJob<unknown>; resolve: (v: unknown) => void; reject: (e: Error) => void }
+
+class BatchProcess {
+  private readonly child: GitChild;
+  private buf = Buffer.alloc(0);
+  private queue: Pending[] = [];
+  private idle: NodeJS.Timeout | null = null;
+  dead = false;
+
+  constructor(gitDir: string, args: string[], background: boolean, private readonly onExit: () => void) {
+    this.child = spawnGit(args, { gitDir, timeoutMs: 24 * 3600_000, background });
+    this.child.stdout.on('data', (d: Buffer) => this.feed(d));
+    this.child.stderr.resume();
+    this.child.stdin.on('error', () => undefined);
+    this.child.once('close', () => this.fail(new Error(`git ${args[0]} exited`)));
+    this.touch();
+  }
+
+  private touch(): void {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = setTimeout(() => this.close(), IDLE_MS);
+    this.idle.unref();
+  }
+
+  run<T>(job: BatchJob<T>): Promise<T> {
+    this.touch();
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
+      this.child.stdin.write(job.input);
+    });
+  }
+
+  private feed(chunk: Buffer): void {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    while (this.queue.length > 0) {
+      const step = this.queue[0].job.parse(this.buf);
+      if (!step) return;
+      this.buf = this.buf.subarray(step.used);
+      if ('result' in step) this.queue.shift()!.resolve(step.result);
+    }
+  }
+
+  private fail(err: Error): void {
+    this.dead = true;
+    if (this.idle) clearTimeout(this.idle);
+    for (const p of this.queue.splice(0)) p.reject(err);
+    this.onExit();
+  }
+
+  close(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.child.stdin.end();
+    this.onExit();
+  }
+}
+
+/** A kind of long-running git command: its arguments, and whether it is background work. */
+export class BatchCommand {
+  private readonly procs = new Map<string, BatchProcess>();
+
+  constructor(private readonly args: string[], private readonly background = false) {
+    commands.push(this);
+  }
+
+  /** Run `job` on this command's process for the repository at `gitDir`. */
+  run<T>(gitDir: string, job: BatchJob<T>): Promise<T> {
+    let p = this.procs.get(gitDir);
+    if (!p || p.dead) {
+      const created: BatchProcess = new BatchProcess(gitDir, this.args, this.background, () => {
+        if (this.procs.get(gitDir) === created) this.procs.delete(gitDir);
+      });
+      p = created;
+      this.procs.set(gitDir, p);
+      if (this.procs.size > MAX_OPEN) this.procs.values().next().value?.close();
+    } else {
+      // why: Map order is the eviction order; a used process moves to the end.
+      this.procs.delete(gitDir);
+      this.procs.set(gitDir, p);
+    }
+    return p.run(job);
+  }
+
+  /** Stop the processes of a repository, or of every repository under a directory. */
+  close(dir: string): void {
+    for (const [gitDir, p] of this.procs) if (gitDir === dir || gitDir.startsWith(`${dir}/`)) p.close();
+  }
+}
+
+const commands: BatchCommand[] = [];
+
+/** Stop every long-running git of a repository, or of every repository under a directory (before it is moved or deleted). */
+export function closeRepoProcesses(dir: string): void {
+  for (const c of commands) c.close(dir);
+}

@@ -1,0 +1,179 @@
+/**
+ * Starting git without forking the server process: requests go to a small launcher process
+ * (launcher-process.ts, started on first use, one per thread that runs git) which starts git and
+ * passes the child's pipes back, so data still flows between git and the server directly.
+ * `GitChild` looks like a ChildProcess to its users: stdin, stdout and stderr streams that exist
+ * at once, `pid`, `exitCode`, `signalCode`, `kill()`, and the 'spawn', 'error', 'exit' and
+ * 'close' events.
+ */
+import path from 'node:path';
+import { EventEmitter } from 'node:events';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
+import type { LauncherReport, LauncherRequest } from './launcher-process';
+
+/** How the launcher starts one git process. */
+export interface LaunchOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** Niceness for background work (0 = as the server). */
+  nice?: number;
+}
+
+/** A git process started by the launcher. */
+export class GitChild extends EventEmitter {
+  readonly stdin = new PassThrough();
+  readonly stdout = new PassThrough();
+  readonly stderr = new PassThrough();
+  pid: number | undefined;
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+  private fds = 0;
+  private exited = false;
+  private closed = false;
+  private open = 2;
+
+  constructor(readonly id: number, private readonly send: (req: LauncherRequest) => void) {
+    super();
+    // why: like a ChildProcess, 'close' waits until stdout and stderr were read to their end (or destroyed).
+    for (const out of [this.stdout, this.stderr]) {
+      let counted = false;
+      const ended = () => {
+        if (counted) return;
+        counted = true;
+        if (--this.open === 0) this.maybeClose();
+      };
+      out.once('end', ended);
+      out.once('close', ended);
+    }
+  }
+
+  /** Send a signal to git (SIGTERM by default); false once it has exited. */
+  kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
+    if (this.exited) return false;
+    this.send({ op: 'kill', id: this.id, signal });
+    return true;
+  }
+
+  /** @internal one of git's pipes arrived. */
+  attach(fd: 0 | 1 | 2, pid: number, socket: Socket): void {
+    this.pid = pid;
+    if (fd === 0) {
+      // why: git going away closes its stdin; writes after that are dropped like a child's EPIPE.
+      socket.on('error', () => this.stdin.destroy());
+      socket.on('close', () => this.stdin.destroy());
+      this.stdin.once('close', () => socket.end());
+      socket.resume();
+      this.stdin.pipe(socket);
+    } else {
+      const out = fd === 1 ? this.stdout : this.stderr;
+      socket.on('error', () => out.end());
+      // why: a reader that gives up closes git's end too, so git stops writing (SIGPIPE) as with a child's pipe.
+      out.once('close', () => socket.destroy());
+      socket.pipe(out);
+    }
+    if (++this.fds === 3) this.emit('spawn');
+  }
+
+  /** @internal git exited. */
+  exited_(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exited = true;
+    this.exitCode = code;
+    this.signalCode = signal;
+    this.emit('exit', code, signal);
+    this.maybeClose();
+  }
+
+  /** @internal git could not be started, or the launcher died. */
+  failed(err: Error): void {
+    const first = !this.exited;
+    this.exited = true;
+    this.emit('error', err);
+    if (!first) return;
+    for (const s of [this.stdin, this.stdout, this.stderr]) s.destroy();
+    this.maybeClose();
+  }
+
+  private maybeClose(): void {
+    if (!this.exited || this.open > 0 || this.closed) return;
+    this.closed = true;
+    this.emit('close', this.exitCode, this.signalCode);
+  }
+}
+
+/** The launcher of this thread. */
+class Launcher {
+  private readonly proc: ChildProcess;
+  private readonly running = new Map<number, GitChild>();
+  dead = false;
+
+  constructor() {
+    this.proc = spawn(process.execPath, ['--max-old-space-size=64', path.join(__dirname, 'launcher-process.js')], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    this.proc.on('message', (msg: LauncherReport, handle?: unknown) => this.onReport(msg, handle));
+    this.proc.once('exit', () => this.die(new Error('the git launcher exited')));
+    this.proc.on('error', (err) => this.die(err));
+    this.idle();
+  }
+
+  start(args: string[], opts: LaunchOptions, id: number): GitChild {
+    const child = new GitChild(id, (req) => this.send(req));
+    this.running.set(id, child);
+    this.busy();
+    this.send({ op: 'spawn', id, args, cwd: opts.cwd, env: opts.env, nice: opts.nice ?? 0 });
+    return child;
+  }
+
+  private send(req: LauncherRequest): void {
+    if (this.dead) return;
+    this.proc.send(req, (err) => { if (err) this.die(err); });
+  }
+
+  private onReport(msg: LauncherReport, handle?: unknown): void {
+    const child = this.running.get(msg.id);
+    if (msg.op === 'fd') {
+      const socket = new Socket({ handle, readable: true, writable: true } as ConstructorParameters<typeof Socket>[0]);
+      if (child) child.attach(msg.fd, msg.pid, socket);
+      else socket.destroy();
+    } else if (msg.op === 'exit') {
+      this.running.delete(msg.id);
+      child?.exited_(msg.code, msg.signal);
+    } else {
+      this.running.delete(msg.id);
+      child?.failed(Object.assign(new Error(msg.message), { code: msg.code }));
+    }
+    if (this.running.size === 0) this.idle();
+  }
+
+  // why: an idle launcher must not keep a process (a CLI command, a test) alive.
+  private idle(): void {
+    this.proc.unref();
+    (this.proc.channel as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  private busy(): void {
+    this.proc.ref();
+    (this.proc.channel as { ref?: () => void } | undefined)?.ref?.();
+  }
+
+  private die(err: Error): void {
+    if (this.dead) return;
+    this.dead = true;
+    if (launcher === this) launcher = null;
+    for (const child of this.running.values()) child.failed(err);
+    this.running.clear();
+    this.proc.kill('SIGKILL');
+  }
+}
+
+let launcher: Launcher | null = null;
+let nextId = 1;
+
+/** Start git with `args` through this thread's launcher (started on first use, restarted if it died). */
+export function launchGit(args: string[], opts: LaunchOptions): GitChild {
+  if (!launcher || launcher.dead) launcher = new Launcher();
+  return launcher.start(args, opts, nextId++);
+}
