@@ -2,7 +2,6 @@
  * The Piscina task file: every CPU-heavy or blocking git read the server hands to worker threads.
  * Each export is one task, called by name through src/pool. Tasks never touch the database.
  */
-export { resolveCommit } from './tasks/refs';
 export { checkSignature } from './tasks/signatures';
 export { lastCommits, treePage } from './tasks/contents';
 export { languageStats } from './tasks/languages';

@@ -17,10 +17,14 @@ export class ArchiveController extends Controller {
   @Response<ApiErrorBody>(404, 'not found')
   public async repoGetArchive(@Path() owner: string, @Path() repo: string, @Path() archive: string, @Request() req: ExRequest): Promise<Readable> {
     const rc = await repoAssignment(ctxOf(req), req.principal, owner, repo);
-    const ac = new AbortController();
-    // why: res 'close' before 'finish' means the client left; the build goes on for the cache.
-    req.res!.once('close', () => { if (!req.res!.writableFinished) ac.abort(); });
-    const a = await openArchive(rc, archive, ac.signal);
+    const a = await openArchive(rc, archive);
+    // why: a client that leaves must not keep the file open; a build goes on and still fills the cache.
+    // A build that fails after the headers went out can only cut the response short.
+    req.res!.once('close', () => a.stream.destroy());
+    a.stream.once('error', (err) => {
+      console.error(`archive ${owner}/${repo}/${archive}: ${err.message}`);
+      req.res!.destroy();
+    });
     this.setHeader('Content-Type', a.contentType);
     this.setHeader('Content-Disposition', `attachment; filename="${a.filename.replace(/["\\\r\n]/g, '_')}"`);
     if (a.size !== undefined) this.setHeader('Content-Length', String(a.size));

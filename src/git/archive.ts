@@ -7,16 +7,20 @@ import { runGit, spawnGit, type GitChild } from './run';
 /** The archive formats served. */
 export type ArchiveFormat = 'zip' | 'tar.gz' | 'bundle';
 
-/** A running archive build: git's stdout is the archive; `cleanup` removes scratch files afterwards. */
+/** A running archive build writing `out`; `cleanup` removes scratch files afterwards. */
 export interface ArchiveProcess { child: GitChild; cleanup: () => Promise<void> }
 
 /**
- * Start writing the archive of `commit` (a full id) to stdout. zip and tar.gz put every file under
- * `prefix/`; a bundle holds the history of the commit as branch `main` of a scratch repository.
+ * Start writing the archive of `commit` (a full id) to the file `out`, at background priority.
+ * zip and tar.gz put every file under `prefix/`; a bundle holds the history of the commit as branch
+ * `main` of a scratch repository.
+ * why: git writes the file itself; zip output comes in many small writes that would each cost a
+ * trip through the server.
  */
-export async function spawnArchive(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, signal?: AbortSignal): Promise<ArchiveProcess> {
+export async function spawnArchive(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, out: string): Promise<ArchiveProcess> {
+  const opts = { timeoutMs: 3600_000, background: true, stdoutFile: out };
   if (format !== 'bundle') {
-    const child = spawnGit(['archive', `--format=${format}`, `--prefix=${prefix}/`, '--end-of-options', commit], { gitDir, signal, timeoutMs: 3600_000 });
+    const child = spawnGit(['archive', `--format=${format}`, `--prefix=${prefix}/`, '--end-of-options', commit], { ...opts, gitDir });
     return { child, cleanup: async () => undefined };
   }
   // why: `git bundle` needs a ref to name the history; a scratch repository borrowing the objects
@@ -27,7 +31,7 @@ export async function spawnArchive(gitDir: string, commit: string, format: Archi
     await runGit(['init', '--bare', '--quiet', scratch]);
     await fs.writeFile(path.join(scratch, 'objects', 'info', 'alternates'), `${path.join(gitDir, 'objects')}\n`);
     await runGit(['update-ref', 'refs/heads/main', commit], { gitDir: scratch });
-    const child = spawnGit(['bundle', 'create', '--quiet', '-', 'refs/heads/main'], { gitDir: scratch, signal, timeoutMs: 3600_000 });
+    const child = spawnGit(['bundle', 'create', '--quiet', '-', 'refs/heads/main'], { ...opts, gitDir: scratch });
     return { child, cleanup };
   } catch (err) {
     await cleanup();

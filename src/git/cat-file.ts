@@ -42,3 +42,23 @@ export function readObjects(gitDir: string, ids: string[]): Promise<Map<string, 
   if (ids.length === 0) return Promise.resolve(new Map());
   return catFile.run(gitDir, { input: `${ids.join('\n')}\n`, parse: objectsParser(ids) });
 }
+
+const revParser = new BatchCommand(['cat-file', '--batch-check=%(objectname) %(objecttype)']);
+
+/**
+ * The full id of the commit `rev` names (branch, tag, full or abbreviated id, or any other revision
+ * git understands; tags are peeled), or null when it names none. `rev` must have passed
+ * assertSafeGitArg (no leading '-', no line breaks), since it is written to git as one line.
+ */
+export function resolveCommit(gitDir: string, rev: string): Promise<string | null> {
+  if (rev === '' || rev.startsWith('-') || /[\0\r\n]/.test(rev)) return Promise.reject(new Error('resolveCommit takes a checked revision'));
+  return revParser.run(gitDir, {
+    input: `${rev}^{commit}\n`,
+    parse: (buf) => {
+      const nl = buf.indexOf(10);
+      if (nl < 0) return null;
+      const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) commit$/.exec(buf.subarray(0, nl).toString());
+      return { used: nl + 1, result: m ? m[1] : null };
+    },
+  });
+}

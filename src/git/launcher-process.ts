@@ -6,17 +6,19 @@
  * blocks its event loop for several milliseconds per fork (and stalls its other threads), while
  * this process forks in about one.
  *
- * Messages in: {op:'spawn', id, args, cwd, env, nice} and {op:'kill', id, signal}.
- * Messages out: {op:'fd', id, fd, pid} with the pipe as handle (fd 0, 1, 2 in order),
+ * Messages in: {op:'spawn', id, args, cwd, env, nice, stdoutFile} and {op:'kill', id, signal}.
+ * Messages out: {op:'fd', id, fd, pid} with the pipe as handle (fd 0, 1, 2 in order; no fd 1
+ * when stdout goes to a file),
  * {op:'exit', id, code, signal} and {op:'error', id, message, code}.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 
 /** A request from the server. */
 export type LauncherRequest =
-  | { op: 'spawn'; id: number; args: string[]; cwd: string; env: Record<string, string>; nice: number }
+  | { op: 'spawn'; id: number; args: string[]; cwd: string; env: Record<string, string>; nice: number; stdoutFile?: string }
   | { op: 'kill'; id: number; signal: NodeJS.Signals };
 
 /** A report to the server. */
@@ -51,11 +53,15 @@ function detach(stream: Socket): PipeHandle {
 
 function start(req: Extract<LauncherRequest, { op: 'spawn' }>): void {
   let child: ChildProcess;
+  let out: number | null = null;
   try {
-    child = spawn('git', req.args, { cwd: req.cwd, env: req.env, stdio: 'pipe' });
+    if (req.stdoutFile) out = fs.openSync(req.stdoutFile, 'w', 0o600);
+    child = spawn('git', req.args, { cwd: req.cwd, env: req.env, stdio: ['pipe', out ?? 'pipe', 'pipe'] });
   } catch (err) {
     report({ op: 'error', id: req.id, message: (err as Error).message });
     return;
+  } finally {
+    if (out !== null) fs.closeSync(out);
   }
   child.on('error', (err: NodeJS.ErrnoException) => report({ op: 'error', id: req.id, message: err.message, code: err.code }));
   if (child.pid === undefined) return;
@@ -65,7 +71,7 @@ function start(req: Extract<LauncherRequest, { op: 'spawn' }>): void {
     try { os.setPriority(pid, req.nice); } catch { /* the child may already be gone */ }
   }
   report({ op: 'fd', id: req.id, fd: 0, pid }, detach(child.stdin as Socket));
-  report({ op: 'fd', id: req.id, fd: 1, pid }, detach(child.stdout as Socket));
+  if (child.stdout) report({ op: 'fd', id: req.id, fd: 1, pid }, detach(child.stdout as Socket));
   report({ op: 'fd', id: req.id, fd: 2, pid }, detach(child.stderr as Socket));
   child.once('exit', (code, signal) => {
     children.delete(req.id);

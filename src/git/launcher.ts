@@ -19,6 +19,8 @@ export interface LaunchOptions {
   env: Record<string, string>;
   /** Niceness for background work (0 = as the server). */
   nice?: number;
+  /** Write git's stdout to this file (created or truncated) instead of a pipe; `stdout` then ends at once. */
+  stdoutFile?: string;
 }
 
 /** A git process started by the launcher. */
@@ -30,14 +32,19 @@ export class GitChild extends EventEmitter {
   exitCode: number | null = null;
   signalCode: NodeJS.Signals | null = null;
   private fds = 0;
+  private readonly wanted: number;
   private exited = false;
   private closed = false;
-  private open = 2;
+  private open: number;
 
-  constructor(readonly id: number, private readonly send: (req: LauncherRequest) => void) {
+  constructor(readonly id: number, private readonly send: (req: LauncherRequest) => void, toFile: boolean) {
     super();
-    // why: like a ChildProcess, 'close' waits until stdout and stderr were read to their end (or destroyed).
-    for (const out of [this.stdout, this.stderr]) {
+    this.wanted = toFile ? 2 : 3;
+    if (toFile) this.stdout.end();
+    const outs = toFile ? [this.stderr] : [this.stdout, this.stderr];
+    this.open = outs.length;
+    // why: like a ChildProcess, 'close' waits until its output streams were read to their end (or destroyed).
+    for (const out of outs) {
       let counted = false;
       const ended = () => {
         if (counted) return;
@@ -73,7 +80,7 @@ export class GitChild extends EventEmitter {
       out.once('close', () => socket.destroy());
       socket.pipe(out);
     }
-    if (++this.fds === 3) this.emit('spawn');
+    if (++this.fds === this.wanted) this.emit('spawn');
   }
 
   /** @internal git exited. */
@@ -120,10 +127,10 @@ class Launcher {
   }
 
   start(args: string[], opts: LaunchOptions, id: number): GitChild {
-    const child = new GitChild(id, (req) => this.send(req));
+    const child = new GitChild(id, (req) => this.send(req), opts.stdoutFile !== undefined);
     this.running.set(id, child);
     this.busy();
-    this.send({ op: 'spawn', id, args, cwd: opts.cwd, env: opts.env, nice: opts.nice ?? 0 });
+    this.send({ op: 'spawn', id, args, cwd: opts.cwd, env: opts.env, nice: opts.nice ?? 0, stdoutFile: opts.stdoutFile });
     return child;
   }
 

@@ -26,6 +26,8 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** Work nobody waits on interactively (archives, diff stats): git runs at a lower CPU priority. */
   background?: boolean;
+  /** Write stdout to this file instead of the `stdout` stream (spawnGit only). */
+  stdoutFile?: string;
 }
 
 /** A git command that exited non-zero. */
@@ -68,7 +70,7 @@ export function spawnGit(args: string[], opts: GitOptions = {}): GitChild {
   const argv = opts.gitDir ? [`--git-dir=${opts.gitDir}`, ...args] : args;
   // why: never run in the server's own working directory, where git would find and use the forge's checkout.
   const cwd = opts.cwd ?? opts.gitDir ?? os.tmpdir();
-  const child = launchGit(argv, { cwd, env: gitEnv(opts), nice: opts.background ? 10 : 0 });
+  const child = launchGit(argv, { cwd, env: gitEnv(opts), nice: opts.background ? 10 : 0, stdoutFile: opts.stdoutFile });
   const stop = () => child.kill('SIGKILL');
   const timer = setTimeout(stop, opts.timeoutMs ?? 600_000);
   timer.unref();

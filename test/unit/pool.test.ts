@@ -1,4 +1,4 @@
-/** The worker pool: a task runs in a thread against a real repository, and marked errors come back typed. */
+/** The worker pool (a task runs in a thread against a real repository, marked errors come back typed) and the git readers beside it. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { runTask, closePool } from '../../src/pool';
 import { HttpError } from '../../src/errors';
+import { resolveCommit } from '../../src/git/cat-file';
 
 describe('worker pool', () => {
   let dir: string;
@@ -25,15 +26,22 @@ describe('worker pool', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('resolves branches, annotated tags and short ids to the commit in a worker thread', async () => {
-    const gitDir = path.join(dir, '.git');
-    for (const rev of ['main', 'v1', head.slice(0, 8), head]) expect(await runTask('resolveCommit', { gitDir, rev })).to.equal(head);
+  it('runs a task in a worker thread against the repository', async () => {
+    const page = await runTask('treePage', { gitDir: path.join(dir, '.git'), sha: 'main', recursive: false, page: 1, perPage: 10 });
+    expect(page.entries.map((e) => e.path)).to.deep.equal(['a']);
   });
 
   it('turns a task error into the typed HTTP error', async () => {
-    const err = await runTask('resolveCommit', { gitDir: path.join(dir, '.git'), rev: 'nope' }).catch((e: unknown) => e);
+    const err = await runTask('treePage', { gitDir: path.join(dir, '.git'), sha: 'nope', recursive: false, page: 1, perPage: 10 }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(HttpError);
-    expect((err as HttpError).status).to.equal(404);
-    expect((err as HttpError).message).to.equal('object does not exist [id: nope, rel_path: ]');
+    expect((err as HttpError).status).to.equal(400);
+    expect((err as HttpError).message).to.equal('sha not found [nope]');
+  });
+
+  it('resolves branches, annotated tags and short ids to the commit through the cat-file reader, and unknown names to null', async () => {
+    const gitDir = path.join(dir, '.git');
+    for (const rev of ['main', 'v1', head.slice(0, 8), head]) expect(await resolveCommit(gitDir, rev)).to.equal(head);
+    for (const rev of ['nope', 'main:a', 'v1^{tree}']) expect(await resolveCommit(gitDir, rev)).to.equal(null);
+    await resolveCommit(gitDir, 'a\nmain').then(() => expect.fail('a line break was written to git'), (e: Error) => expect(e.message).to.match(/checked revision/));
   });
 });

@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { PassThrough, Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import { settings } from '../../config';
 import { NotFound } from '../../errors';
 import { repoPath } from '../../git/paths';
@@ -42,8 +41,8 @@ export function archiveDir(repoId: number): string {
 
 const building = new Map<string, Promise<void>>();
 
-/** Serve `<ref>.<ext>` of the repository; `signal` aborts when the client goes away. */
-export async function openArchive(rc: RepoContext, archive: string, signal: AbortSignal): Promise<ArchiveDownload> {
+/** Serve `<ref>.<ext>` of the repository. */
+export async function openArchive(rc: RepoContext, archive: string): Promise<ArchiveDownload> {
   assertCodeReadable(rc);
   const match = FORMATS.find(([ext]) => archive.endsWith(ext) && archive.length > ext.length);
   if (!match) throw new NotFound('Unknown archive format');
@@ -67,8 +66,8 @@ export async function openArchive(rc: RepoContext, archive: string, signal: Abor
     const built = await fromCache(file);
     if (built) return { ...built, contentType, filename };
   }
-  const live = await buildOnce(file, (out) => build(gitDir, commit, format, rc.repo.name, file, out, signal));
-  if (live) return { stream: live, contentType, filename };
+  const live = await buildOnce(file, () => build(gitDir, commit, format, rc.repo.name, file));
+  if (live) return { stream: followFile(live), contentType, filename };
   const built = await fromCache(file);
   if (!built) throw new Error(`archive ${file} was not built`);
   return { ...built, contentType, filename };
@@ -87,71 +86,101 @@ async function fromCache(file: string): Promise<{ stream: Readable; size: number
   }
 }
 
+/** A build in progress: the file being written, open for reading, and its end (the file is in the cache when it resolves). */
+interface Build { fh: fsp.FileHandle; done: Promise<void> }
+
 /**
- * Build `file` unless another process did meanwhile. Resolves with the live stream when this call
+ * Build `file` unless another process did meanwhile. Resolves with the build when this call
  * builds, or null when the cached file can be served.
  */
-function buildOnce(file: string, run: (out: PassThrough) => Promise<void>): Promise<PassThrough | null> {
+function buildOnce(file: string, start: () => Promise<Build>): Promise<Build | null> {
   return new Promise((resolve, reject) => {
     let handedOut = false;
     // why: the lock key names the archive, so different archives build in parallel; the wait is long because a build of a big repository takes a while.
     const done = locker().withLock(`archive:${file}`, async () => {
       if (fs.existsSync(file)) {
         handedOut = true;
-        resolve(null);
-        return;
+        return resolve(null);
       }
-      const out = new PassThrough();
+      const b = await start();
       handedOut = true;
-      resolve(out);
-      await run(out);
+      resolve(b);
+      await b.done;
     }, { waitMs: 600_000 });
     building.set(file, done.catch(() => undefined));
     done.catch((err: unknown) => { if (!handedOut) reject(err); }).finally(() => building.delete(file));
   });
 }
 
-/** Run git, writing the archive to a temporary file and to the client; the file becomes the cache entry when git succeeds. */
-async function build(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, file: string, out: PassThrough, signal: AbortSignal): Promise<void> {
+/**
+ * Start git writing the archive to a temporary file, which becomes the cache entry when git
+ * succeeds. A client that goes away does not stop the build, which still fills the cache.
+ */
+async function build(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, file: string): Promise<Build> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  let clientAlive = true;
-  let waiting: (() => void) | null = null;
-  const dropClient = () => {
-    clientAlive = false;
-    waiting?.();
-    out.destroy();
-  };
-  if (signal.aborted) dropClient();
-  signal.addEventListener('abort', dropClient, { once: true });
-  // why: the file gets every byte at git's pace; the client is fed as fast as it reads, and a client
-  // that leaves does not stop the build, which still fills the cache.
-  const tee = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      if (!clientAlive || out.write(chunk)) return cb(null, chunk);
-      waiting = () => { waiting = null; cb(null, chunk); };
-      out.once('drain', () => waiting?.());
-    },
-  });
-  const proc = await spawnArchive(gitDir, commit, format, prefix);
-  const exited = new Promise<number | null>((resolve) => proc.child.once('close', resolve));
+  const proc = await spawnArchive(gitDir, commit, format, prefix, tmp);
   let stderr = '';
   proc.child.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString(); });
-  try {
-    await pipeline(proc.child.stdout, tee, fs.createWriteStream(tmp));
-    const code = await exited;
+  proc.child.stdin.end();
+  const closed = new Promise<number | null>((resolve) => proc.child.once('close', resolve));
+  // why: the launcher creates the file before git starts; opened now, it stays readable after the rename.
+  await Promise.race([new Promise((resolve) => proc.child.once('spawn', resolve)), closed]);
+  const fh = await fsp.open(tmp, 'r').catch(async (err: unknown) => {
+    await closed;
+    await proc.cleanup();
+    throw new Error(`git ${format} archive did not start (${(err as Error).message}): ${stderr.trim()}`);
+  });
+  const done = closed.then(async (code) => {
     if (code !== 0) throw new Error(`git ${format} archive failed (${code}): ${stderr.trim()}`);
     await fsp.rename(tmp, file);
-    if (clientAlive) out.end();
     void evictIfFull().catch((err: unknown) => console.error('archive cache eviction:', err));
-  } catch (err) {
+  }).catch(async (err: unknown) => {
     await fsp.rm(tmp, { force: true });
-    out.destroy(err as Error);
     throw err;
-  } finally {
-    signal.removeEventListener('abort', dropClient);
-    await proc.cleanup();
-  }
+  }).finally(() => proc.cleanup());
+  return { fh, done };
+}
+
+const FOLLOW_POLL_MS = 5;
+
+/**
+ * Stream a file that git is still writing, from its start until the build ends (an error when it
+ * fails). Reads stay open on the file, so the rename into the cache does not disturb them.
+ */
+function followFile(b: Build): Readable {
+  let ended = false;
+  let failure: Error | null = null;
+  const settled = b.done.then(() => { ended = true; }, (err: Error) => { failure = err; ended = true; });
+  const fh = b.fh;
+  let pos = 0;
+  return new Readable({
+    async read(size) {
+      try {
+        for (;;) {
+          const finished = ended;
+          const buf = Buffer.allocUnsafe(Math.max(size, 64 * 1024));
+          const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+          if (bytesRead > 0) {
+            pos += bytesRead;
+            this.push(buf.subarray(0, bytesRead));
+            return;
+          }
+          if (finished) {
+            if (failure) this.destroy(failure);
+            else this.push(null);
+            return;
+          }
+          await Promise.race([settled, new Promise((r) => setTimeout(r, FOLLOW_POLL_MS))]);
+        }
+      } catch (err) {
+        this.destroy(err as Error);
+      }
+    },
+    destroy(err, cb) {
+      void fh.close().finally(() => cb(err));
+    },
+  });
 }
 
 let lastEviction = 0;

@@ -7,11 +7,11 @@ import type { DbContext } from '../../db';
 import { Conflict, NotFound } from '../../errors';
 import { assertSafeGitArg } from '../../git/run';
 import { repoPath } from '../../git/paths';
+import { resolveCommit } from '../../git/cat-file';
 import { listCommitIds, readCommits, diffCommits, diffFiles, mergeBase, type ChangedFile, type CommitRecord, type HistoryRange } from '../../git/history';
 import { findUsersByEmails } from '../../models/email-address.model';
 import type { UserModel } from '../../models/user.model';
 import { AccessMode, UnitType } from '../../models/perm';
-import { runTask } from '../../pool';
 import type { RepoContext } from '../repo/context';
 import { verifyCommits, type Verification } from './verify.service';
 
@@ -49,8 +49,9 @@ function assertNotEmpty(rc: RepoContext): void {
 
 /** The full commit id `rev` names in the repository at `gitDir`; 404 when there is none. */
 export async function resolveCommitId(gitDir: string, rev: string, what = 'sha'): Promise<string> {
-  assertSafeGitArg(rev, what);
-  return runTask('resolveCommit', { gitDir, rev });
+  const id = await resolveCommit(gitDir, assertSafeGitArg(rev, what));
+  if (!id) throw new NotFound(`object does not exist [id: ${rev}, rel_path: ]`);
+  return id;
 }
 
 // why: a history's id list depends only on immutable commit ids and the filters, so it is cached

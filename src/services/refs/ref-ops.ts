@@ -6,11 +6,10 @@
  */
 import type { DbContext } from '../../db';
 import { Conflict } from '../../errors';
-import { assertSafeGitArg } from '../../git/run';
+import { resolveCommit } from '../../git/cat-file';
 import { readCommits, type CommitRecord } from '../../git/history';
 import { moveRefs, RefConflict, type RefMove } from '../../git/ref-write';
 import { findUsersByEmails } from '../../models/email-address.model';
-import { runTask } from '../../pool';
 import { syncRepoRefsLocked } from '../git-push/sync.service';
 import { verifyCommits, type Verification } from '../history/verify.service';
 import { isValidRefName } from './names';
@@ -18,14 +17,8 @@ import { isValidRefName } from './names';
 /** The full commit id `rev` (branch, tag or commit id) names, or null when it names no commit. */
 export async function resolveRev(gitDir: string, rev: string): Promise<string | null> {
   // why: only names and ids; revision expressions (`:/text`, `@{...}`, `~`) are not start points here.
-  if (!isValidRefName(rev)) return null;
-  try {
-    assertSafeGitArg(rev);
-    return await runTask('resolveCommit', { gitDir, rev });
-  } catch (err) {
-    if ((err as { status?: number }).status === 404 || (err as { status?: number }).status === 400) return null;
-    throw err;
-  }
+  if (!isValidRefName(rev) || rev.startsWith('-')) return null;
+  return resolveCommit(gitDir, rev);
 }
 
 /** A commit with its signature verification. */
