@@ -9,6 +9,7 @@ import { deleteDeployKeysOfRepo } from './deploy-key.model';
 import { UserModel } from './user.model';
 import { OrgUserModel } from './org-user.model';
 import type { UnitType } from './perm';
+import { TableCache } from './table-cache';
 
 @Table({ tableName: 'repository', underscored: true, timestamps: true })
 export class RepositoryModel extends Model {
@@ -42,9 +43,18 @@ export class RepositoryModel extends Model {
   declare updatedAt: Date;
 }
 
+// why: every repository route resolves owner/name first. Rows are cached as plain values and each
+// caller gets its own instance, so a service may change and save it as if it came from a query.
+const byOwnerAndName = new TableCache<Record<string, unknown> | null>('repository', ['repository']);
+
 /** A repository of an owner by name, case-insensitively. */
-export function findRepoByOwnerAndName(ctx: DbContext, ownerId: number, name: string): Promise<RepositoryModel | null> {
-  return RepositoryModel.findOne({ where: { ownerId, lowerName: name.toLowerCase() }, transaction: ctx.tx });
+export async function findRepoByOwnerAndName(ctx: DbContext, ownerId: number, name: string): Promise<RepositoryModel | null> {
+  const lowerName = name.toLowerCase();
+  const row = await byOwnerAndName.get(ctx, `${ownerId}/${lowerName}`, async () => {
+    const found = await RepositoryModel.findOne({ where: { ownerId, lowerName }, transaction: ctx.tx });
+    return found ? (found.get({ plain: true }) as Record<string, unknown>) : null;
+  });
+  return row ? RepositoryModel.build({ ...row }, { isNewRecord: false, raw: true }) : null;
 }
 
 /** Number of repositories an owner (user or organization) has. */

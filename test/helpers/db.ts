@@ -13,8 +13,19 @@ export type Row = Record<string, any>;
 
 const isPg = (server: TestServer) => server.env.FORGE__DATABASE__DB_TYPE === 'postgres';
 
-/** Run one statement and return its rows. */
+// why: the server caches users, repositories, units and email owners per process for up to 2 s
+// (src/models/user.model.ts, table-cache.ts), invalidated by its own writes only; a write made
+// behind its back, as here, is seen once that time has passed.
+const SERVER_CACHE_MS = 2_100;
+
+/** Run one statement and return its rows; after an UPDATE or DELETE, wait until the server can no longer serve a cached copy. */
 export async function sql(server: TestServer, query: string, params: unknown[] = []): Promise<Row[]> {
+  const rows = await runSql(server, query, params);
+  if (/^\s*(UPDATE|DELETE)\b/i.test(query)) await new Promise((r) => setTimeout(r, SERVER_CACHE_MS));
+  return rows;
+}
+
+async function runSql(server: TestServer, query: string, params: unknown[] = []): Promise<Row[]> {
   const env = server.env;
   if (isPg(server)) {
     const [host, port] = env.FORGE__DATABASE__HOST.split(':');

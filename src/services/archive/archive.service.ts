@@ -80,7 +80,7 @@ async function fromCache(file: string): Promise<{ stream: Readable; size: number
     const { size } = await fd.stat();
     const now = new Date();
     await fsp.utimes(file, now, now).catch(() => undefined);
-    return { stream: fd.createReadStream(), size };
+    return { stream: fd.createReadStream({ highWaterMark: READ_CHUNK }), size };
   } catch {
     return null;
   }
@@ -142,7 +142,10 @@ async function build(gitDir: string, commit: string, format: ArchiveFormat, pref
   return { fh, done };
 }
 
-const FOLLOW_POLL_MS = 5;
+// why: archives are megabytes; large reads mean few file reads and socket writes per download, and
+// a file still being written is looked at again after a pause rather than read in a busy loop.
+const READ_CHUNK = 1024 * 1024;
+const FOLLOW_POLL_MS = 20;
 
 /**
  * Stream a file that git is still writing, from its start until the build ends (an error when it
@@ -153,17 +156,17 @@ function followFile(b: Build): Readable {
   let failure: Error | null = null;
   const settled = b.done.then(() => { ended = true; }, (err: Error) => { failure = err; ended = true; });
   const fh = b.fh;
+  const buf = Buffer.allocUnsafe(READ_CHUNK);
   let pos = 0;
   return new Readable({
-    async read(size) {
+    async read() {
       try {
         for (;;) {
           const finished = ended;
-          const buf = Buffer.allocUnsafe(Math.max(size, 64 * 1024));
           const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
           if (bytesRead > 0) {
             pos += bytesRead;
-            this.push(buf.subarray(0, bytesRead));
+            this.push(Buffer.from(buf.subarray(0, bytesRead)));
             return;
           }
           if (finished) {
