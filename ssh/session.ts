@@ -13,6 +13,7 @@ import { authorizeGitService } from '../src/services/repo/git-access';
 import { spawnGitService, type GitService } from '../src/services/repo/git-serve';
 import { refreshSshIdentity, sshPrincipal, type SshIdentity } from '../src/services/keys/ssh-auth.service';
 import { signLfsToken } from '../src/services/lfs/token';
+import { writeInPackets } from './channel-writer';
 import { CommandRefused, decideEnv, parseCommand, type SshCommand } from './command';
 
 /** Callbacks the server uses to know when a connection is busy (for draining). */
@@ -49,7 +50,7 @@ function serviceOf(cmd: Exclude<SshCommand, { kind: 'greeting' }>): GitService {
 }
 
 function pipeGit(channel: ServerChannel, child: ReturnType<typeof spawnGitService>, ac: AbortController, done: () => void): void {
-  child.stdout.pipe(channel, { end: false });
+  const stdout = writeInPackets(child.stdout, channel);
   child.stderr.pipe(channel.stderr, { end: false });
   channel.pipe(child.stdin);
   child.stdin.on('error', () => undefined);
@@ -59,10 +60,13 @@ function pipeGit(channel: ServerChannel, child: ReturnType<typeof spawnGitServic
   const end = (code: number | null, signal: NodeJS.Signals | null) => {
     if (ended) return;
     ended = true;
-    if (code !== null) channel.exit(code);
-    else channel.exit((signal ?? 'KILL').replace(/^SIG/, ''), false, 'git was stopped');
-    channel.end();
-    done();
+    // why: the exit status and EOF must follow the last output still waiting for the client's window.
+    stdout.flushed(() => {
+      if (code !== null) channel.exit(code);
+      else channel.exit((signal ?? 'KILL').replace(/^SIG/, ''), false, 'git was stopped');
+      channel.end();
+      done();
+    });
   };
   child.once('close', end);
   child.once('error', (err) => {
