@@ -1,7 +1,6 @@
 /** Repository archives: `GET /repos/{owner}/{repo}/archive/{ref}.zip|.tar.gz|.bundle`, streamed. */
-import type { Readable } from 'node:stream';
 import type { Request as ExRequest } from 'express';
-import { Controller, Get, Path, Produces, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import { Controller, Get, Path, Produces, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { ApiErrorBody } from '../errors';
 import { ctxOf } from '../middleware/context';
 import { repoAssignment } from '../services/repo/context';
@@ -14,20 +13,21 @@ export class ArchiveController extends Controller {
   @Get('archive/{archive}')
   @Security('public', ['repository'])
   @Produces('application/octet-stream')
+  @SuccessResponse(200, 'the archive')
   @Response<ApiErrorBody>(404, 'not found')
-  public async repoGetArchive(@Path() owner: string, @Path() repo: string, @Path() archive: string, @Request() req: ExRequest): Promise<Readable> {
+  public async repoGetArchive(@Path() owner: string, @Path() repo: string, @Path() archive: string, @Request() req: ExRequest): Promise<void> {
     const rc = await repoAssignment(ctxOf(req), req.principal, owner, repo);
     const a = await openArchive(rc, archive);
-    // why: a client that leaves must not keep the file open; a build goes on and still fills the cache.
-    // A build that fails after the headers went out can only cut the response short.
-    req.res!.once('close', () => a.stream.destroy());
-    a.stream.once('error', (err) => {
-      console.error(`archive ${owner}/${repo}/${archive}: ${err.message}`);
-      req.res!.destroy();
+    const res = req.res!;
+    res.status(200);
+    res.setHeader('Content-Type', a.contentType);
+    res.setHeader('Content-Disposition', `attachment; filename="${a.filename.replace(/["\\\r\n]/g, '_')}"`);
+    if (a.size !== undefined) res.setHeader('Content-Length', String(a.size));
+    // why: the body is written here (tsoa sends nothing once headers are out). A build that fails
+    // after the headers went out can only cut the response short.
+    await a.writeTo(res).catch((err: Error) => {
+      if (!res.destroyed) console.error(`archive ${owner}/${repo}/${archive}: ${err.message}`);
+      res.destroy();
     });
-    this.setHeader('Content-Type', a.contentType);
-    this.setHeader('Content-Disposition', `attachment; filename="${a.filename.replace(/["\\\r\n]/g, '_')}"`);
-    if (a.size !== undefined) this.setHeader('Content-Length', String(a.size));
-    return a.stream;
   }
 }

@@ -62,6 +62,10 @@ export function gitEnv(opts: GitOptions = {}): Record<string, string> {
   return env;
 }
 
+// why: the kernel shares CPU by weight; a dozen archive builds at niceness 10 together still
+// outweigh the server's event loop, at 19 they do not.
+const BACKGROUND_NICE = 19;
+
 /**
  * Start git and stream its stdio. The caller must consume stdout and stderr. git is started by the
  * launcher process (./launcher), never forked from the server itself.
@@ -70,7 +74,7 @@ export function spawnGit(args: string[], opts: GitOptions = {}): GitChild {
   const argv = opts.gitDir ? [`--git-dir=${opts.gitDir}`, ...args] : args;
   // why: never run in the server's own working directory, where git would find and use the forge's checkout.
   const cwd = opts.cwd ?? opts.gitDir ?? os.tmpdir();
-  const child = launchGit(argv, { cwd, env: gitEnv(opts), nice: opts.background ? 10 : 0, stdoutFile: opts.stdoutFile });
+  const child = launchGit(argv, { cwd, env: gitEnv(opts), nice: opts.background ? BACKGROUND_NICE : 0, stdoutFile: opts.stdoutFile });
   const stop = () => child.kill('SIGKILL');
   const timer = setTimeout(stop, opts.timeoutMs ?? 600_000);
   timer.unref();
