@@ -84,7 +84,7 @@ export class GitChild extends EventEmitter {
   }
 
   /** @internal git exited. */
-  exited_(code: number | null, signal: NodeJS.Signals | null): void {
+  reportExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.exited = true;
     this.exitCode = code;
     this.signalCode = signal;
@@ -147,7 +147,7 @@ class Launcher {
       else socket.destroy();
     } else if (msg.op === 'exit') {
       this.running.delete(msg.id);
-      child?.exited_(msg.code, msg.signal);
+      child?.reportExit(msg.code, msg.signal);
     } else {
       this.running.delete(msg.id);
       child?.failed(Object.assign(new Error(msg.message), { code: msg.code }));
