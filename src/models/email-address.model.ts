@@ -1,7 +1,7 @@
 /** An email address of a user; the primary one mirrors users.email. */
 import type { DbContext } from '../db';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
-import { findUserById, UserModel, UserType } from './user.model';
+import { findUsersByIds, UserModel, UserType } from './user.model';
 import { TableCache } from './table-cache';
 
 // why: every commit list maps up to a hundred author and committer emails to users.
@@ -56,7 +56,7 @@ export async function findUsersByEmails(ctx: DbContext, emails: string[]): Promi
   });
   const out = new Map<string, UserModel>();
   const uids = [...new Set([...owners.values()].filter((uid): uid is number => uid !== null))];
-  const users = new Map((await Promise.all(uids.map((id) => findUserById(ctx, id)))).filter((u) => u !== null).map((u) => [u!.id, u!]));
+  const users = new Map((await findUsersByIds(ctx, uids)).map((u) => [u.id, u]));
   for (const [email, uid] of owners) {
     const u = uid === null ? undefined : users.get(uid);
     if (u && u.type === UserType.Individual && u.isActive) out.set(email, u);

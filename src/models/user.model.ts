@@ -111,11 +111,16 @@ async function fillUser(where: { id: number } | { lowerName: string }): Promise<
   const gen = generation;
   const row = await UserModel.findOne({ where });
   if (!row) return null;
+  return remember(row, gen, now);
+}
+
+/** Make a fetched row a cached snapshot. */
+function remember(row: UserModel, gen: number, at: number): UserModel {
   const user = snapshot(row);
   // why: a write that committed while this read was in flight bumped the generation; its row may be stale.
   if (gen === generation) {
     if (byId.size > 10_000) clearUserCache();
-    byId.set(user.id, { user, at: now });
+    byId.set(user.id, { user, at });
     idByLowerName.set(user.lowerName, user.id);
   }
   return user;
@@ -136,10 +141,22 @@ export function findIndividualByName(ctx: DbContext, name: string): Promise<User
   return UserModel.findOne({ where: { lowerName: name.toLowerCase(), type: UserType.Individual }, transaction: ctx.tx });
 }
 
-/** Users with these ids, in no particular order. */
-export function findUsersByIds(ctx: DbContext, ids: number[]): Promise<UserModel[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return UserModel.findAll({ where: { id: { [Op.in]: ids } }, transaction: ctx.tx });
+/** Users with these ids, in no particular order: fresh cached ones, the rest in one query. */
+export async function findUsersByIds(ctx: DbContext, ids: number[]): Promise<UserModel[]> {
+  if (ids.length === 0) return [];
+  if (ctx.tx) return UserModel.findAll({ where: { id: { [Op.in]: ids } }, transaction: ctx.tx });
+  const now = Date.now();
+  const out: UserModel[] = [];
+  const missing: number[] = [];
+  for (const id of new Set(ids)) {
+    const hit = byId.get(id);
+    if (hit && now - hit.at < USER_CACHE_TTL_MS) out.push(hit.user);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return out;
+  const gen = generation;
+  for (const row of await UserModel.findAll({ where: { id: { [Op.in]: missing } } })) out.push(remember(row, gen, now));
+  return out;
 }
 
 /** Number of site administrators. */
