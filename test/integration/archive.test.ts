@@ -155,6 +155,33 @@ describe('archives', () => {
     expect((await get('/repos/alice/arch/archive/main.zip')).status).to.equal(200);
   });
 
+  it('serves a commit by id only while a branch or tag reaches it, across pushes', async () => {
+    const side = path.join(tmp, 'side');
+    ok(await g(['clone', '-q', url('arch'), side]));
+    fs.writeFileSync(path.join(side, 'side.txt'), 'side\n');
+    ok(await g(['add', '.'], side));
+    ok(await g(['commit', '-qm', 'side'], side));
+    const commit = ok(await g(['rev-parse', 'HEAD'], side)).stdout.trim();
+    const branches = async () => ((await w.raw('GET', '/repos/alice/arch/branches', undefined, { token: alice.token })).body as { name: string }[]).map((b) => b.name);
+    const waitBranches = async (has: boolean) => {
+      for (let i = 0; i < 400 && (await branches()).includes('side') !== has; i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    // pushed objects without a ref: not served
+    ok(await g(['push', '-q', url('arch'), `${commit}:refs/heads/side`], side));
+    ok(await g(['push', '-q', url('arch'), ':side'], side));
+    await waitBranches(false);
+    expect((await get(`/repos/alice/arch/archive/${commit}.zip`)).status).to.equal(404);
+    // a branch reaches it: served, and the answer is remembered
+    ok(await g(['push', '-q', url('arch'), `${commit}:refs/heads/side`], side));
+    await waitBranches(true);
+    expect((await get(`/repos/alice/arch/archive/${commit}.zip`)).status).to.equal(200);
+    expect((await get(`/repos/alice/arch/archive/${commit}.tar.gz`)).status).to.equal(200);
+    // the branch is deleted: no longer served, although the archive is in the cache
+    ok(await g(['push', '-q', url('arch'), ':side'], side));
+    await waitBranches(false);
+    expect((await get(`/repos/alice/arch/archive/${commit}.zip`)).status).to.equal(404);
+  });
+
   it('deleting the repository removes its cached archives', async () => {
     expect(cacheFiles(repoId).length).to.be.greaterThan(0);
     expect((await w.raw('DELETE', '/repos/alice/arch', undefined, { token: alice.token })).status).to.equal(204);

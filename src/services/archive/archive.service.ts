@@ -16,6 +16,8 @@ import { repoPath } from '../../git/paths';
 import { spawnArchive, type ArchiveFormat } from '../../git/archive';
 import { isReachable } from '../../git/refs';
 import { locker } from '../../lock';
+import { systemCtx } from '../../db';
+import { TableCache } from '../../models/table-cache';
 import type { RepoContext } from '../repo/context';
 import { assertCodeReadable, resolveCommitId } from '../history/commit.service';
 
@@ -42,6 +44,11 @@ export function archiveDir(repoId: number): string {
 
 const building = new Map<string, Promise<void>>();
 
+// why: a reachability walk plus a git process per download of an archive by commit id cost more
+// than serving a cached archive. Refs move only with a write to the branch table (branches) or the
+// release table (tags), and either clears this on every node.
+const reachable = new TableCache<boolean>('archive-reachable', ['branch', 'release'], 60_000);
+
 /** Serve `<ref>.<ext>` of the repository. */
 export async function openArchive(rc: RepoContext, archive: string): Promise<ArchiveDownload> {
   assertCodeReadable(rc);
@@ -53,7 +60,7 @@ export async function openArchive(rc: RepoContext, archive: string): Promise<Arc
   const gitDir = repoPath(rc.owner.name, rc.repo.name);
   const commit = await resolveCommitId(gitDir, ref, 'ref');
   // why: an archive by commit id serves only history a branch or tag still reaches (git's own rule for upload-archive).
-  if (/^[0-9a-f]{4,64}$/i.test(ref) && !(await isReachable(gitDir, commit))) throw new NotFound(`object does not exist [id: ${ref}, rel_path: ]`);
+  if (/^[0-9a-f]{4,64}$/i.test(ref) && !(await reachable.get(systemCtx, `${gitDir}\0${commit}`, () => isReachable(gitDir, commit)))) throw new NotFound(`object does not exist [id: ${ref}, rel_path: ]`);
   // why: the prefix inside the archive is the repository name, so a renamed repository gets new files.
   const nameTag = crypto.createHash('sha1').update(rc.repo.name).digest('hex').slice(0, 8);
   const file = path.join(archiveDir(rc.repo.id), `${commit}-${nameTag}${ext}`);
@@ -145,8 +152,9 @@ async function build(gitDir: string, commit: string, format: ArchiveFormat, pref
 
 // why: archives are megabytes. They are copied through one reused buffer per download, each write
 // finished before the next read: a new buffer per chunk made V8 run a full garbage collection
-// (10-17 ms pauses) several times a second under load. A file git is still writing is looked at
-// again after a pause rather than read in a busy loop.
+// (10-17 ms pauses) several times a second under load. A file git is still writing is read again
+// after a pause once it has been read to its current end: reading each few kilobytes git adds
+// (zip output comes in small writes) sent the client hundreds of small chunks.
 const READ_CHUNK = 1024 * 1024;
 const FOLLOW_POLL_MS = 5;
 
@@ -170,13 +178,15 @@ async function copyFile(fh: fsp.FileHandle, out: Writable, growing: Promise<void
         pos += bytesRead;
         const written = new Promise<void>((resolve, reject) => out.write(buf.subarray(0, bytesRead), (err) => (err ? reject(err) : resolve())));
         await Promise.race([written, gone]);
-      } else if (finished) {
+      }
+      if (bytesRead === buf.length) continue;
+      // a short read reached the end of the file: the whole of it when it was complete before the read
+      if (finished) {
         if (failure) throw failure;
         out.end();
         return;
-      } else {
-        await Promise.race([settled, gone, new Promise((r) => setTimeout(r, FOLLOW_POLL_MS))]);
       }
+      await Promise.race([settled, gone, new Promise((r) => setTimeout(r, FOLLOW_POLL_MS))]);
     }
   } finally {
     await fh.close();

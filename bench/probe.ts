@@ -1,0 +1,20 @@
+/**
+ * The event-loop prober of bench/history, run as its own process: `node probe.js <url> <seconds>`
+ * GETs the URL one request at a time, 20 ms apart, and prints the latencies in ms as JSON. In its
+ * own process, what it measures is the server; in the process that drives the load, it measured
+ * that process's own busy event loop.
+ */
+async function main(): Promise<void> {
+  const [url, seconds] = process.argv.slice(2);
+  const deadline = Date.now() + Number(seconds) * 1000;
+  const samples: number[] = [];
+  while (Date.now() < deadline) {
+    const t0 = process.hrtime.bigint();
+    await (await fetch(url)).arrayBuffer();
+    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  process.stdout.write(JSON.stringify(samples));
+}
+
+void main();
