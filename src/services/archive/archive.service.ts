@@ -75,7 +75,7 @@ export async function openArchive(rc: RepoContext, archive: string): Promise<Arc
     if (built) return { ...built, contentType, filename };
   }
   const live = await buildOnce(file, () => build(gitDir, commit, format, rc.repo.name, file));
-  if (live) return { writeTo: (out) => copyFile(live.fh, out, live.done), contentType, filename };
+  if (live) return { writeTo: (out) => copyFile(live.fh, out, live.complete), contentType, filename };
   const built = await fromCache(file);
   if (!built) throw new Error(`archive ${file} was not built`);
   return { ...built, contentType, filename };
@@ -94,8 +94,11 @@ async function fromCache(file: string): Promise<{ writeTo: (out: Writable) => Pr
   }
 }
 
-/** A build in progress: the file being written, open for reading, and its end (the file is in the cache when it resolves). */
-interface Build { fh: fsp.FileHandle; done: Promise<void> }
+/**
+ * A build in progress: the file being written, open for reading; `complete` when git has written
+ * all of it, `done` when it is in the cache.
+ */
+interface Build { fh: fsp.FileHandle; complete: Promise<void>; done: Promise<void> }
 
 /**
  * Build `file` unless another process did meanwhile. Resolves with the build when this call
@@ -132,6 +135,7 @@ async function build(gitDir: string, commit: string, format: ArchiveFormat, pref
   proc.child.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString(); });
   proc.child.stdin.end();
   const closed = new Promise<number | null>((resolve) => proc.child.once('close', resolve));
+  const exited = new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
   // why: the launcher creates the file before git starts; opened now, it stays readable after the rename.
   await Promise.race([new Promise((resolve) => proc.child.once('spawn', resolve)), closed]);
   const fh = await fsp.open(tmp, 'r').catch(async (err: unknown) => {
@@ -139,15 +143,23 @@ async function build(gitDir: string, commit: string, format: ArchiveFormat, pref
     await proc.cleanup();
     throw new Error(`git ${format} archive did not start (${(err as Error).message}): ${stderr.trim()}`);
   });
-  const done = closed.then(async (code) => {
-    if (code !== 0) throw new Error(`git ${format} archive failed (${code}): ${stderr.trim()}`);
+  // why: the file is whole when git exits; the first client need not wait for its output streams to close or for the rename.
+  const complete = Promise.race([exited, closed]).then(async (code) => {
+    if (code === 0) return;
+    await closed;
+    throw new Error(`git ${format} archive failed (${code}): ${stderr.trim()}`);
+  });
+  const done = complete.then(async () => {
+    await closed;
     await fsp.rename(tmp, file);
     void evictIfFull().catch((err: unknown) => console.error('archive cache eviction:', err));
   }).catch(async (err: unknown) => {
     await fsp.rm(tmp, { force: true });
     throw err;
   }).finally(() => proc.cleanup());
-  return { fh, done };
+  // why: a failure reaches the client through copyFile and the build's lock through done.
+  complete.catch(() => undefined);
+  return { fh, complete, done };
 }
 
 // why: archives are megabytes. They are copied through one reused buffer per download, each write
