@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import type { TestServer } from '../test/helpers/server';
 import { COMMITS, SOURCE, benchHome, benchServer, generateSource, gitEnv, median, pushSource, sourcePackMb, timedGit } from './util';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? '3');
+const RUNS = Number(process.env.BENCH_RUNS ?? '5');
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? '32');
 
 /** Does something accept TCP connections on 127.0.0.1:port? */
