@@ -75,23 +75,76 @@ export async function openArchive(rc: RepoContext, archive: string): Promise<Arc
     if (built) return { ...built, contentType, filename };
   }
   const live = await buildOnce(file, () => build(gitDir, commit, format, rc.repo.name, file));
-  if (live) return { writeTo: (out) => copyFile(live.fh, out, live.complete), contentType, filename };
+  if (live) return { writeTo: (out) => copyFile(live.fh, out, live.complete).finally(() => live.fh.close()), contentType, filename };
   const built = await fromCache(file);
   if (!built) throw new Error(`archive ${file} was not built`);
   return { ...built, contentType, filename };
 }
 
-/** The cached file, ready to copy (its mtime marks it recently used), or null. */
+// why: under load, every thread-pool operation of a download (open, stat, utimes, close) cost the
+// event loop a turn on a busy CPU. The files of recently served archives stay open and are shared by
+// their downloads (reads are positional); their mtime, which orders eviction, is refreshed at most
+// once a minute.
+const MAX_OPEN_ARCHIVES = 64;
+const TOUCH_EVERY_MS = 60_000;
+
+/** A cached archive kept open: the downloads reading it, and when its mtime was last refreshed. */
+interface OpenArchive { fh: fsp.FileHandle; size: number; readers: number; touchedAt: number; dropped: boolean }
+
+/** Open cached archives by path, least recently served first. */
+const openArchives = new Map<string, OpenArchive>();
+
+/** Stop sharing `file`; its handle closes when its last download ends. */
+function dropOpenArchive(file: string): void {
+  const entry = openArchives.get(file);
+  if (!entry) return;
+  openArchives.delete(file);
+  entry.dropped = true;
+  if (entry.readers === 0) void entry.fh.close().catch(() => undefined);
+}
+
+/** The cached file, ready to copy, or null. */
 async function fromCache(file: string): Promise<{ writeTo: (out: Writable) => Promise<void>; size: number } | null> {
-  try {
-    const fd = await fsp.open(file, 'r');
-    const { size } = await fd.stat();
-    const now = new Date();
-    await fsp.utimes(file, now, now).catch(() => undefined);
-    return { writeTo: (out) => copyFile(fd, out, null), size };
-  } catch {
+  // why: a file evicted or removed by any process must not be served from a handle kept open here.
+  if (!fs.existsSync(file)) {
+    dropOpenArchive(file);
     return null;
   }
+  let entry = openArchives.get(file);
+  if (entry) {
+    openArchives.delete(file);
+  } else {
+    let fh: fsp.FileHandle | null = null;
+    let size: number;
+    try {
+      fh = await fsp.open(file, 'r');
+      size = (await fh.stat()).size;
+    } catch {
+      await fh?.close().catch(() => undefined);
+      return null;
+    }
+    const opened: OpenArchive = { fh, size, readers: 0, touchedAt: 0, dropped: false };
+    // why: a concurrent request may have opened it meanwhile; one handle is kept.
+    entry = openArchives.get(file) ?? opened;
+    if (entry !== opened) await fh.close();
+    openArchives.delete(file);
+  }
+  openArchives.set(file, entry);
+  for (const oldest of openArchives.keys()) {
+    if (openArchives.size <= MAX_OPEN_ARCHIVES) break;
+    dropOpenArchive(oldest);
+  }
+  if (Date.now() - entry.touchedAt > TOUCH_EVERY_MS) {
+    entry.touchedAt = Date.now();
+    const now = new Date();
+    void fsp.utimes(file, now, now).catch(() => undefined);
+  }
+  const shared = entry;
+  shared.readers++;
+  const release = async () => {
+    if (--shared.readers === 0 && shared.dropped) await shared.fh.close().catch(() => undefined);
+  };
+  return { writeTo: (out) => copyFile(shared.fh, out, null).finally(release), size: shared.size };
 }
 
 /**
@@ -171,7 +224,7 @@ const READ_CHUNK = 1024 * 1024;
 const FOLLOW_POLL_MS = 5;
 
 /**
- * Copy `fh` from its start to `out`, then end `out` and close the file. With `growing`, the file is
+ * Copy `fh` from its start to `out`, then end `out` (the caller closes the file). With `growing`, the file is
  * still being written and is followed until that settles (a rejection ends the copy with its error).
  * A closed `out` stops the copy quietly.
  */
@@ -182,26 +235,22 @@ async function copyFile(fh: fsp.FileHandle, out: Writable, growing: Promise<void
   const gone = new Promise<void>((resolve) => out.once('close', resolve));
   const buf = Buffer.allocUnsafe(READ_CHUNK);
   let pos = 0;
-  try {
-    while (!out.destroyed) {
-      const finished = ended;
-      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
-      if (bytesRead > 0) {
-        pos += bytesRead;
-        const written = new Promise<void>((resolve, reject) => out.write(buf.subarray(0, bytesRead), (err) => (err ? reject(err) : resolve())));
-        await Promise.race([written, gone]);
-      }
-      if (bytesRead === buf.length) continue;
-      // a short read reached the end of the file: the whole of it when it was complete before the read
-      if (finished) {
-        if (failure) throw failure;
-        out.end();
-        return;
-      }
-      await Promise.race([settled, gone, new Promise((r) => setTimeout(r, FOLLOW_POLL_MS))]);
+  while (!out.destroyed) {
+    const finished = ended;
+    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    if (bytesRead > 0) {
+      pos += bytesRead;
+      const written = new Promise<void>((resolve, reject) => out.write(buf.subarray(0, bytesRead), (err) => (err ? reject(err) : resolve())));
+      await Promise.race([written, gone]);
     }
-  } finally {
-    await fh.close();
+    if (bytesRead === buf.length) continue;
+    // a short read reached the end of the file: the whole of it when it was complete before the read
+    if (finished) {
+      if (failure) throw failure;
+      out.end();
+      return;
+    }
+    await Promise.race([settled, gone, new Promise((r) => setTimeout(r, FOLLOW_POLL_MS))]);
   }
 }
 
@@ -229,6 +278,7 @@ export async function evictIfFull(force = false): Promise<void> {
   if (total <= max) return;
   for (const f of files.sort((a, b) => a.mtime - b.mtime)) {
     if (total <= max * 0.8) break;
+    dropOpenArchive(f.file);
     await fsp.rm(f.file, { force: true });
     total -= f.size;
   }
@@ -236,5 +286,7 @@ export async function evictIfFull(force = false): Promise<void> {
 
 /** Forget every cached archive of a repository (deletion). */
 export async function removeArchives(repoId: number): Promise<void> {
+  const dir = archiveDir(repoId) + path.sep;
+  for (const file of [...openArchives.keys()]) if (file.startsWith(dir)) dropOpenArchive(file);
   await fsp.rm(archiveDir(repoId), { recursive: true, force: true });
 }
