@@ -126,7 +126,7 @@ async function fromCache(file: string): Promise<{ writeTo: (out: Writable) => Pr
     const opened: OpenArchive = { fh, size, readers: 0, touchedAt: 0, dropped: false };
     // why: a concurrent request may have opened it meanwhile; one handle is kept.
     entry = openArchives.get(file) ?? opened;
-    if (entry !== opened) await fh.close();
+    if (entry !== opened) void fh.close().catch(() => undefined);
     openArchives.delete(file);
   }
   openArchives.set(file, entry);
