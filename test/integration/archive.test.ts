@@ -12,34 +12,36 @@ import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { git, gitHome, serverRepoDir, type GitResult } from '../helpers/repo-fixture';
 
+let w: World;
+let alice: TestUser;
+let home: string;
+
+const ok = (r: GitResult) => { expect(r.code, r.stderr).to.equal(0); return r; };
+const g = (args: string[], cwd?: string) => git(args, { cwd, home });
+const url = (repo: string) => `http://alice:${alice.token}@${new URL(w.server.url).host}/alice/${repo}.git`;
+const get = async (p: string, token: string | null = alice.token) => {
+  const res = await fetch(`${w.server.api}${p}`, { headers: token ? { Authorization: `token ${token}` } : {} });
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+};
+const rawArchive = (repo: string, commit: string, format: string) =>
+  execFileSync('git', ['--git-dir', serverRepoDir(w.server, 'alice', repo), 'archive', `--format=${format}`, `--prefix=${repo}/`, commit], { maxBuffer: 64 << 20 });
+const waitProcessed = async (repo: string) => {
+  for (let i = 0; i < 400; i++) {
+    if ((await w.raw('GET', `/repos/alice/${repo}`, undefined, { token: alice.token })).body.empty === false) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('push not processed');
+};
+
 describe('archives', () => {
-  let w: World;
-  let alice: TestUser;
   let bob: TestUser;
-  let home: string;
   let tmp: string;
   let head: string;
   let d: string;
 
-  const ok = (r: GitResult) => { expect(r.code, r.stderr).to.equal(0); return r; };
-  const g = (args: string[], cwd?: string) => git(args, { cwd, home });
-  const url = (repo: string) => `http://alice:${alice.token}@${new URL(w.server.url).host}/alice/${repo}.git`;
-  const get = async (p: string, token: string | null = alice.token) => {
-    const res = await fetch(`${w.server.api}${p}`, { headers: token ? { Authorization: `token ${token}` } : {} });
-    return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
-  };
   const cacheFiles = (repoId: number) => {
     const dir = path.join(w.server.dataDir, 'repo-archive', String(repoId));
     return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => !f.endsWith('.tmp')) : [];
-  };
-  const rawArchive = (repo: string, commit: string, format: string) =>
-    execFileSync('git', ['--git-dir', serverRepoDir(w.server, 'alice', repo), 'archive', `--format=${format}`, `--prefix=${repo}/`, commit], { maxBuffer: 64 << 20 });
-  const waitProcessed = async (repo: string) => {
-    for (let i = 0; i < 400; i++) {
-      if ((await w.raw('GET', `/repos/alice/${repo}`, undefined, { token: alice.token })).body.empty === false) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('push not processed');
   };
   let repoId: number;
 
@@ -186,5 +188,43 @@ describe('archives', () => {
     expect(cacheFiles(repoId).length).to.be.greaterThan(0);
     expect((await w.raw('DELETE', '/repos/alice/arch', undefined, { token: alice.token })).status).to.equal(204);
     expect(cacheFiles(repoId)).to.deep.equal([]);
+  });
+});
+
+describe('archives larger than the copy buffer', () => {
+  let tmp: string;
+  const commits: string[] = [];
+
+  before(async () => {
+    w = await startWorld();
+    alice = await w.user('alice');
+    home = gitHome();
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-archive-big-'));
+    await w.raw('POST', '/user/repos', { name: 'big' }, { token: alice.token });
+    const d = path.join(tmp, 'work');
+    ok(await g(['init', '-q', '-b', 'main', d]));
+    // incompressible content, so each archive is several times the 1 MB copy buffer
+    for (const round of [1, 2]) {
+      for (const name of ['a.bin', 'b.bin']) fs.writeFileSync(path.join(d, name), crypto.randomBytes(1536 * 1024));
+      ok(await g(['add', '.'], d));
+      ok(await g(['commit', '-qm', `round ${round}`], d));
+      commits.push(ok(await g(['rev-parse', 'HEAD'], d)).stdout.trim());
+    }
+    ok(await g(['push', '-q', url('big'), 'main'], d));
+    await waitProcessed('big');
+  });
+  after(async () => { await w?.stop(); });
+
+  it('serves concurrent downloads of several archives, while built and then from the cache, each identical to git archive', async () => {
+    // why: downloads share copy buffers one after another; a buffer handed on too early would mix archives.
+    const archives = commits.flatMap((c) => ['zip', 'tar.gz'].map((f) => ({ c, f, raw: rawArchive('big', c, f) })));
+    expect(archives[0].raw.length).to.be.greaterThan(3 << 20);
+    for (const phase of ['built', 'cached']) {
+      const got = await Promise.all(archives.flatMap((a) => Array.from({ length: 4 }, () => get(`/repos/alice/big/archive/${a.c}.${a.f}`).then((r) => ({ a, r })))));
+      for (const { a, r } of got) {
+        expect(r.status, phase).to.equal(200);
+        expect(r.body.equals(a.raw), `${phase} ${a.c}.${a.f}`).to.equal(true);
+      }
+    }
   });
 });

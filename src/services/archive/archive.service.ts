@@ -223,17 +223,33 @@ async function build(gitDir: string, commit: string, format: ArchiveFormat, pref
 const READ_CHUNK = 1024 * 1024;
 const FOLLOW_POLL_MS = 5;
 
+// why: a new 1 MB buffer per download (a thousand downloads in 10 s under load) is external memory
+// that V8 answers with full mark-compacts of the whole heap, 40-50 ms pauses of the event loop.
+// A copy buffer goes back to this list when its download ends, so buffers are allocated once.
+const idleBuffers: Buffer[] = [];
+const MAX_IDLE_BUFFERS = 16;
+
 /**
  * Copy `fh` from its start to `out`, then end `out` (the caller closes the file). With `growing`, the file is
  * still being written and is followed until that settles (a rejection ends the copy with its error).
  * A closed `out` stops the copy quietly.
  */
 async function copyFile(fh: fsp.FileHandle, out: Writable, growing: Promise<void> | null): Promise<void> {
+  const buf = idleBuffers.pop() ?? Buffer.allocUnsafe(READ_CHUNK);
+  try {
+    await copyChunks(fh, out, growing, buf);
+  } finally {
+    // why: a write to a socket that closed meanwhile may not have finished with the buffer; only then is it dropped.
+    if (!out.destroyed && idleBuffers.length < MAX_IDLE_BUFFERS) idleBuffers.push(buf);
+  }
+}
+
+/** copyFile's loop, through `buf`. */
+async function copyChunks(fh: fsp.FileHandle, out: Writable, growing: Promise<void> | null, buf: Buffer): Promise<void> {
   let ended = growing === null;
   let failure: Error | null = null;
   const settled = growing ? growing.then(() => { ended = true; }, (err: Error) => { failure = err; ended = true; }) : Promise.resolve();
   const gone = new Promise<void>((resolve) => out.once('close', resolve));
-  const buf = Buffer.allocUnsafe(READ_CHUNK);
   let pos = 0;
   while (!out.destroyed) {
     const finished = ended;
