@@ -71,6 +71,8 @@ async function eventLoopHealth(api: string, token: string, cacheDir: string, nic
     load.once('message', (m) => resolve(m as { archives: number; pages: number }));
     load.once('exit', (code) => reject(new Error(`the load process exited with ${code}`)));
   });
+  // why: when the prober fails, the load is killed below and nothing awaits this any more.
+  served.catch(() => undefined);
   try {
     const probe = await execFileAsync(process.execPath, [path.join(__dirname, 'probe.js'), `${api}/version`, String(LOOP_SECONDS)]);
     load.send('stop');
