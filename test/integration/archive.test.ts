@@ -192,16 +192,14 @@ describe('archives', () => {
 });
 
 describe('archives larger than the copy buffer', () => {
-  let tmp: string;
   const commits: string[] = [];
 
   before(async () => {
     w = await startWorld();
     alice = await w.user('alice');
     home = gitHome();
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-archive-big-'));
     await w.raw('POST', '/user/repos', { name: 'big' }, { token: alice.token });
-    const d = path.join(tmp, 'work');
+    const d = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'forge-archive-big-')), 'work');
     ok(await g(['init', '-q', '-b', 'main', d]));
     // incompressible content, so each archive is several times the 1 MB copy buffer
     for (const round of [1, 2]) {
