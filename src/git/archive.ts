@@ -7,6 +7,13 @@ import { runGit, spawnGit, type GitChild } from './run';
 /** The archive formats served. */
 export type ArchiveFormat = 'zip' | 'tar.gz' | 'bundle';
 
+// why: zip deflates each file with its own zlib stream, whose ~256 KB of state glibc's malloc gives
+// back to the kernel when the stream ends (freed memory at the heap top over the 128 KB trim
+// threshold) and faults in again, zeroed, for the next file: 10,000 page faults for 400 files, a
+// third of git's time. Keeping up to 4 MB of freed heap makes the same archive (byte for byte) with
+// 700. Other C libraries ignore the variable.
+export const ARCHIVE_ENV = { GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=4194304' };
+
 /** A running archive build writing `out`; `cleanup` removes scratch files afterwards. */
 export interface ArchiveProcess { child: GitChild; cleanup: () => Promise<void> }
 
@@ -20,7 +27,7 @@ export interface ArchiveProcess { child: GitChild; cleanup: () => Promise<void> 
 export async function spawnArchive(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, out: string): Promise<ArchiveProcess> {
   const opts = { timeoutMs: 3600_000, background: true, stdoutFile: out };
   if (format !== 'bundle') {
-    const child = spawnGit(['archive', `--format=${format}`, `--prefix=${prefix}/`, '--end-of-options', commit], { ...opts, gitDir });
+    const child = spawnGit(['archive', `--format=${format}`, `--prefix=${prefix}/`, '--end-of-options', commit], { ...opts, gitDir, env: ARCHIVE_ENV });
     return { child, cleanup: async () => undefined };
   }
   // why: `git bundle` needs a ref to name the history; a scratch repository borrowing the objects
