@@ -6,7 +6,9 @@ import { BatchCommand } from './batch';
 /** A git object as cat-file prints it. */
 export interface GitObject { type: string; data: Buffer }
 
-const catFile = new BatchCommand(['cat-file', '--batch']);
+// why: with --batch, git flushes after every object, so fifty commits came as fifty small pipe
+// writes, each a wake-up of the reader; buffered, with a flush per request, they come in a few.
+const catFile = new BatchCommand(['cat-file', '--batch-command', '--buffer']);
 
 /** A parser for `<id> <type> <size>\n<data>\n` and `<id> missing\n` records, one per requested id. */
 function objectsParser(ids: string[]) {
@@ -40,7 +42,7 @@ function objectsParser(ids: string[]) {
 export function readObjects(gitDir: string, ids: string[]): Promise<Map<string, GitObject>> {
   if (ids.some((id) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id))) return Promise.reject(new Error('readObjects takes full object ids'));
   if (ids.length === 0) return Promise.resolve(new Map());
-  return catFile.run(gitDir, { input: `${ids.join('\n')}\n`, parse: objectsParser(ids) });
+  return catFile.run(gitDir, { input: `${ids.map((id) => `contents ${id}`).join('\n')}\nflush\n`, parse: objectsParser(ids) });
 }
 
 const revParser = new BatchCommand(['cat-file', '--batch-check=%(objectname) %(objecttype)']);

@@ -76,9 +76,8 @@ export function parseIdentity(line: string): GitIdentity {
 
 const SIGNATURE_HEADERS = new Set(['gpgsig', 'gpgsig-sha256']);
 
-/** Parse a raw commit object. */
-export function parseCommit(id: string, raw: Buffer): CommitRecord {
-  const text = raw.toString('utf8');
+/** Parse a commit object's text. */
+export function parseCommit(id: string, text: string): CommitRecord {
   const end = text.indexOf('\n\n');
   const head = end < 0 ? text : text.slice(0, end);
   const message = end < 0 ? '' : text.slice(end + 2);
@@ -110,13 +109,52 @@ export function parseCommit(id: string, raw: Buffer): CommitRecord {
   return c;
 }
 
+// why: commit objects never change, and the same pages of a commit list are read again and again
+// (CI polling, browsing); the cat-file round trip for fifty commits cost 0.8 ms of a 5 ms page.
+// Their text is kept per repository, least recently used first, up to MAX_KEPT_CHARS: one string
+// per commit, since the heap's object count is what a full garbage collection pays for (parsed
+// records, a dozen objects each, made those pauses half as long again).
+const commitTexts = new Map<string, string>();
+const MAX_KEPT_CHARS = 16 * 1024 * 1024;
+let keptChars = 0;
+
+function keepText(key: string, text: string): void {
+  commitTexts.set(key, text);
+  keptChars += text.length;
+  for (const [k, old] of commitTexts) {
+    if (keptChars <= MAX_KEPT_CHARS) break;
+    commitTexts.delete(k);
+    keptChars -= old.length;
+  }
+}
+
 /** Parsed commits for `ids` (in that order; ids that are not commits are left out). */
 export async function readCommits(gitDir: string, ids: string[]): Promise<CommitRecord[]> {
-  const objects = await readObjects(gitDir, ids);
+  const texts = new Map<string, string>();
+  const missing: string[] = [];
+  for (const id of ids) {
+    const key = `${gitDir}\0${id}`;
+    const text = commitTexts.get(key);
+    if (text === undefined) {
+      missing.push(id);
+      continue;
+    }
+    commitTexts.delete(key);
+    commitTexts.set(key, text);
+    texts.set(id, text);
+  }
+  if (missing.length) {
+    for (const [id, o] of await readObjects(gitDir, [...new Set(missing)])) {
+      if (o.type !== 'commit') continue;
+      const text = o.data.toString('utf8');
+      texts.set(id, text);
+      if (text.length <= MAX_KEPT_CHARS / 64) keepText(`${gitDir}\0${id}`, text);
+    }
+  }
   const out: CommitRecord[] = [];
   for (const id of ids) {
-    const o = objects.get(id);
-    if (o?.type === 'commit') out.push(parseCommit(id, o.data));
+    const text = texts.get(id);
+    if (text !== undefined) out.push(parseCommit(id, text));
   }
   return out;
 }
