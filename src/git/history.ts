@@ -119,6 +119,9 @@ const MAX_KEPT_CHARS = 16 * 1024 * 1024;
 let keptChars = 0;
 
 function keepText(key: string, text: string): void {
+  // why: two reads may both have missed the same commit.
+  keptChars -= commitTexts.get(key)?.length ?? 0;
+  commitTexts.delete(key);
   commitTexts.set(key, text);
   keptChars += text.length;
   for (const [k, old] of commitTexts) {
