@@ -1,5 +1,6 @@
 /**
- * Reading objects by id through a long-running `git cat-file --batch` per repository (./batch).
+ * Reading objects by id through a long-running `git cat-file --batch-command --buffer` per
+ * repository (./batch).
  */
 import { BatchCommand } from './batch';
 
