@@ -27,9 +27,10 @@ async function runPrimary(workers: number): Promise<void> {
   await closeDatabase();
   relayInPrimary();
   // why: a larger young generation means fewer scavenges per request burst, and fewer objects of
-  // requests still running at a scavenge get promoted: under bench/history's load, 64 MB instead of
-  // 32 halved the full collections (1 instead of 2-4 in 20 s, 30-60 ms each) and took the median
-  // event-loop p99 from 44 to 32 ms over five alternated runs, for about 60 MB more resident memory.
+  // requests still running at a scavenge get promoted: under bench/history's load, over eight runs
+  // alternating 32 and 64 MB, 64 MB had 1-2 full collections (30-80 ms each) in 20 s instead of 2-4,
+  // and a median event-loop p99 of 37 ms instead of 45 (the machine moved it more than the setting
+  // did), for about 55 MB more resident memory.
   // Without incremental marking, V8 answers the pressure of the buffers that stream through a worker
   // (SSH packets, pipe reads, archive chunks: megabytes per second, all short-lived) with a scavenge
   // instead of a full mark-compact of the whole heap; with it, an SSH clone of 100 MB cost the
