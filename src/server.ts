@@ -26,16 +26,12 @@ async function runPrimary(workers: number): Promise<void> {
   if (applied.length) console.log(`migrations applied: ${applied.join(', ')}`);
   await closeDatabase();
   relayInPrimary();
-  // why: a larger young generation means fewer scavenges per request burst, and fewer objects of
-  // requests still running at a scavenge get promoted: under bench/history's load, over eight runs
-  // alternating 32 and 64 MB, 64 MB had 1-2 full collections (30-80 ms each) in 20 s instead of 2-4,
-  // and a median event-loop p99 of 37 ms instead of 45 (the machine moved it more than the setting
-  // did), for about 55 MB more resident memory.
+  // why: a larger young generation means fewer scavenges per request burst, which keeps the latency tail short.
   // Without incremental marking, V8 answers the pressure of the buffers that stream through a worker
   // (SSH packets, pipe reads, archive chunks: megabytes per second, all short-lived) with a scavenge
   // instead of a full mark-compact of the whole heap; with it, an SSH clone of 100 MB cost the
   // worker about 25 full collections and twice the CPU.
-  cluster.setupPrimary({ execArgv: [...process.execArgv, '--max-semi-space-size=64', '--no-incremental-marking'] });
+  cluster.setupPrimary({ execArgv: [...process.execArgv, '--max-semi-space-size=32', '--no-incremental-marking'] });
   let stopping = false;
   // why: each worker keeps an index across restarts; worker 0 runs the once-per-node start-up jobs (the reconciler).
   const indexOf = new Map<Worker, number>();
