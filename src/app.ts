@@ -3,6 +3,7 @@
  * and the one error handler that writes Gitea's error body.
  */
 import crypto from 'node:crypto';
+import http from 'node:http';
 import express, { type Request, type Response, type NextFunction, type Express } from 'express';
 import { RegisterRoutes } from './generated/routes';
 import { settings } from './config';
@@ -17,8 +18,28 @@ import { internalRouter } from './web/internal';
 import { lfsRouter } from './web/lfs';
 import { attachmentsRouter } from './web/attachments';
 
+/** The HTTP server of one worker process, serving the Express application. */
+export function createWebServer(): http.Server {
+  const app = buildApp();
+  // why: Express's init middleware gives every request and response the app's prototypes with
+  // Object.setPrototypeOf. On objects built by Node's plain classes, V8 then kept about 2 KB of
+  // every request alive through two scavenges (99.9% of what survived one survived the next), so
+  // it was all promoted: at 2,500 requests/s the old generation filled into a 30-70 ms full
+  // collection every few seconds. Built from these classes, the objects already have those
+  // prototypes and Express's call changes nothing.
+  class ExpressRequest extends http.IncomingMessage {}
+  class ExpressResponse extends http.ServerResponse {}
+  for (const [cls, proto] of [[ExpressRequest, express.request], [ExpressResponse, express.response]] as const) {
+    Object.setPrototypeOf(cls.prototype, proto);
+    Object.defineProperty(cls.prototype, 'app', { value: app, configurable: true, enumerable: true, writable: true });
+  }
+  app.request = ExpressRequest.prototype as Express['request'];
+  app.response = ExpressResponse.prototype as Express['response'];
+  return http.createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
+}
+
 /** Build the Express application of one worker process. */
-export function buildApp(): Express {
+function buildApp(): Express {
   const app = express();
   const s = settings();
   app.disable('x-powered-by');

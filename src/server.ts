@@ -102,8 +102,8 @@ async function runWorker(): Promise<void> {
   const s = bootSettings();
   openDatabase(s);
   startBus();
-  const { buildApp } = await import('./app');
-  const srv = http.createServer(buildApp());
+  const { createWebServer } = await import('./app');
+  const srv = createWebServer();
   srv.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     srv.once('error', reject);
