@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import { BatchCommand } from './batch';
 import { readObjects } from './cat-file';
+import { WeightedLru } from './lru';
 import { runGit } from './run';
 
 /** Name, email and ISO 8601 date (with the commit's own offset) of an author or committer. */
@@ -111,47 +112,27 @@ export function parseCommit(id: string, text: string): CommitRecord {
 
 // why: commit objects never change, and the same pages of a commit list are read again and again
 // (CI polling, browsing); the cat-file round trip for fifty commits cost 0.8 ms of a 5 ms page.
-// Their text is kept per repository, least recently used first, up to MAX_KEPT_CHARS: one string
-// per commit, since the heap's object count is what a full garbage collection pays for (parsed
-// records, a dozen objects each, made those pauses half as long again).
-const commitTexts = new Map<string, string>();
+// Their text is kept per repository, up to MAX_KEPT_CHARS: one string per commit, since the heap's
+// object count is what a full garbage collection pays for (parsed records, a dozen objects each,
+// made those pauses half as long again).
 const MAX_KEPT_CHARS = 16 * 1024 * 1024;
-let keptChars = 0;
-
-function keepText(key: string, text: string): void {
-  // why: two reads may both have missed the same commit.
-  keptChars -= commitTexts.get(key)?.length ?? 0;
-  commitTexts.delete(key);
-  commitTexts.set(key, text);
-  keptChars += text.length;
-  for (const [k, old] of commitTexts) {
-    if (keptChars <= MAX_KEPT_CHARS) break;
-    commitTexts.delete(k);
-    keptChars -= old.length;
-  }
-}
+const commitTexts = new WeightedLru<string>(MAX_KEPT_CHARS, (text) => text.length);
 
 /** Parsed commits for `ids` (in that order; ids that are not commits are left out). */
 export async function readCommits(gitDir: string, ids: string[]): Promise<CommitRecord[]> {
   const texts = new Map<string, string>();
   const missing: string[] = [];
   for (const id of ids) {
-    const key = `${gitDir}\0${id}`;
-    const text = commitTexts.get(key);
-    if (text === undefined) {
-      missing.push(id);
-      continue;
-    }
-    commitTexts.delete(key);
-    commitTexts.set(key, text);
-    texts.set(id, text);
+    const text = commitTexts.get(`${gitDir}\0${id}`);
+    if (text === undefined) missing.push(id);
+    else texts.set(id, text);
   }
   if (missing.length) {
     for (const [id, o] of await readObjects(gitDir, [...new Set(missing)])) {
       if (o.type !== 'commit') continue;
       const text = o.data.toString('utf8');
       texts.set(id, text);
-      if (text.length <= MAX_KEPT_CHARS / 64) keepText(`${gitDir}\0${id}`, text);
+      if (text.length <= MAX_KEPT_CHARS / 64) commitTexts.set(`${gitDir}\0${id}`, text);
     }
   }
   const out: CommitRecord[] = [];

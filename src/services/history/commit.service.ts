@@ -7,6 +7,7 @@ import type { DbContext } from '../../db';
 import { Conflict, NotFound } from '../../errors';
 import { assertSafeGitArg } from '../../git/run';
 import { repoPath } from '../../git/paths';
+import { WeightedLru } from '../../git/lru';
 import { resolveCommit } from '../../git/cat-file';
 import { listCommitIds, readCommits, diffCommits, diffFiles, mergeBase, type ChangedFile, type CommitRecord, type HistoryRange } from '../../git/history';
 import { findUsersByEmails } from '../../models/email-address.model';
@@ -57,26 +58,14 @@ export async function resolveCommitId(gitDir: string, rev: string, what = 'sha')
 // why: a history's id list depends only on immutable commit ids and the filters, so it is cached
 // without expiry (bounded by the number of ids held, least recently used first): the count is its
 // length and any page is a slice, so a deep page does not walk the history again.
-const histories = new Map<string, string[]>();
-const MAX_CACHED_IDS = 2_000_000;
-let cachedIds = 0;
+const histories = new WeightedLru<string[]>(2_000_000, (ids) => ids.length);
 
 async function historyIds(gitDir: string, range: HistoryRange): Promise<string[]> {
   const key = JSON.stringify([gitDir, range.rev, range.not, range.path, range.since?.getTime(), range.until?.getTime()]);
   const hit = histories.get(key);
-  if (hit) {
-    histories.delete(key);
-    histories.set(key, hit);
-    return hit;
-  }
+  if (hit) return hit;
   const ids = await listCommitIds(gitDir, range);
   histories.set(key, ids);
-  cachedIds += ids.length;
-  for (const [k, v] of histories) {
-    if (cachedIds <= MAX_CACHED_IDS || k === key) break;
-    histories.delete(k);
-    cachedIds -= v.length;
-  }
   return ids;
 }
 
