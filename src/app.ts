@@ -10,6 +10,8 @@ import { settings } from './config';
 import { authenticate } from './middleware/auth';
 import { greedyParams } from './middleware/greedy-params';
 import { streamedUploads } from './middleware/streamed-uploads';
+import { bodyGuard, guardRowIds, inputGuard } from './middleware/input-guard';
+import { withCancellation } from './git/cancel';
 import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
@@ -38,6 +40,32 @@ export function createWebServer(): http.Server {
   return http.createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
 }
 
+/** The worker's private loopback server for its hooks: the internal API only. */
+export function createInternalServer(): http.Server {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(internalRouter());
+  app.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
+  app.use(errorHandler());
+  return http.createServer(app);
+}
+
+/** The one error handler: Gitea's body for every failure; a 500 hides internals from non-admins and is logged. */
+function errorHandler() {
+  const s = settings();
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const swaggerUrl = `${s.server.rootUrl}api/swagger`;
+    const out = mapError(err, swaggerUrl, !!req.principal?.user?.isAdmin);
+    if (out.log) console.error(`[${req.requestId ?? '-'}] ${req.method} ${req.originalUrl}:`, err);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
+    res.status(out.status).json(out.body);
+  };
+}
+
 /** Build the Express application of one worker process. */
 function buildApp(): Express {
   const app = express();
@@ -50,6 +78,16 @@ function buildApp(): Express {
     req.requestId = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || crypto.randomUUID();
     res.setHeader('X-Request-Id', req.requestId);
     next();
+  });
+  // why: a malformed escape or a NUL must be refused before any router decodes it or a query carries it to the database.
+  app.use(inputGuard());
+  // why: git started for a read dies with its client (a crafted tree can keep git busy for hours);
+  // writes run to their end, so a change is never cut between git and the database.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const ac = new AbortController();
+    res.once('close', () => { if (!res.writableFinished) ac.abort(); });
+    withCancellation(ac.signal, next);
   });
 
   app.use(internalRouter());
@@ -74,6 +112,8 @@ function buildApp(): Express {
   api.use(streamedUploads());
   api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.text({ limit: '10mb', type: 'text/plain' }));
+  api.use(bodyGuard());
+  guardRowIds(api, ['id', 'attachment_id']);
   api.use(authenticate());
   RegisterRoutes(api);
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
@@ -85,16 +125,6 @@ function buildApp(): Express {
   app.use(webRouter());
 
   // why: one error handler for everything, so every failure has Gitea's body and no 500 leaks internals.
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const swaggerUrl = `${s.server.rootUrl}api/swagger`;
-    const out = mapError(err, swaggerUrl, !!req.principal?.user?.isAdmin);
-    if (out.log) console.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);
-    res.status(out.status).json(out.body);
-  });
+  app.use(errorHandler());
   return app;
 }

@@ -1,22 +1,25 @@
 /**
  * `forge web`: the primary loads config, migrates once under the lock, forks the workers named by
  * cluster.config.ts and restarts any that die; each worker serves HTTP and SSH on the
- * shared ports. SIGTERM stops accepting, drains in-flight requests and exits 0.
+ * shared ports. SIGTERM stops accepting HTTP and SSH, lets requests, clones and pushes in flight
+ * finish (at most [server] GRACEFUL_HAMMER_TIME) and exits 0.
  */
 import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import clusterConfig from '../cluster.config';
 import { bootSettings, bootDatabase } from './boot';
-import { ConfigError } from './config';
+import { ConfigError, settings } from './config';
+import { drainable, type DrainableServer } from './drain';
 import { closeDatabase, openDatabase } from './db';
-import { closeRedis } from './lock/redis';
+import { closeRedis, waitForRedis } from './lock/redis';
 import { relayInPrimary, startBus } from './queue/bus';
 import { startPushProcessing, type PushProcessing } from './services/git-push/push.worker';
 import type { SshServerHandle } from '../ssh/server';
 
-const DRAIN_MS = 25_000;
 
 async function runPrimary(workers: number): Promise<void> {
+  const startedAt = Date.now();
   const s = bootSettings();
   // why: a cluster shares state through PostgreSQL and Redis; refusing early beats split-brain SQLite files.
   if (clusterConfig.mode === 'cluster' && (s.database.dbType !== 'postgres' || !s.redis.connStr)) {
@@ -36,7 +39,7 @@ async function runPrimary(workers: number): Promise<void> {
   // why: each worker keeps an index across restarts; worker 0 runs the once-per-node start-up jobs (the reconciler).
   const indexOf = new Map<Worker, number>();
   const fork = (index: number): void => {
-    indexOf.set(cluster.fork({ FORGE_WORKER: '1', FORGE_WORKER_INDEX: String(index) }), index);
+    indexOf.set(cluster.fork({ FORGE_WORKER: '1', FORGE_WORKER_INDEX: String(index), FORGE_NODE_STARTED: String(startedAt) }), index);
   };
   cluster.on('exit', (w, code, signal) => {
     if (stopping) return;
@@ -62,35 +65,35 @@ async function runPrimary(workers: number): Promise<void> {
       });
       w.send({ forgeStop: true });
     }
-    setTimeout(() => process.exit(0), DRAIN_MS + 5_000).unref();
+    // why: workers bound their own drain by GRACEFUL_HAMMER_TIME; this only guards against one that hangs.
+    setTimeout(() => process.exit(0), (s.server.gracefulHammerTime + 5) * 1000).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }
 
 async function runWorker(): Promise<void> {
-  let server: http.Server | null = null;
+  let server: DrainableServer | null = null;
+  let internal: http.Server | null = null;
   let pushes: PushProcessing | null = null;
   let ssh: SshServerHandle | null = null;
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    setTimeout(() => process.exit(0), DRAIN_MS).unref();
+    // why: [server] GRACEFUL_HAMMER_TIME bounds the wait; whatever still runs then is cut.
+    setTimeout(() => process.exit(0), settings().server.gracefulHammerTime * 1000).unref();
     if (!server) process.exit(0);
-    // why: SSH stops accepting at once, but HTTP keeps serving until running SSH git commands are
-    // done, because a push's hooks call this node's internal HTTP API.
-    void (ssh?.stop() ?? Promise.resolve()).then(() => {
-      // why: close() stops accepting and waits for in-flight requests; keep-alive sockets that finish a
-      // request while draining would otherwise hold it open, so idle ones are closed as they appear.
-      server!.close(() => {
-        void (pushes?.stop() ?? Promise.resolve())
-          .then(() => Promise.all([closeDatabase(), closeRedis()]))
-          .finally(() => process.exit(0));
+    // why: both listeners stop accepting at once; SSH sessions and HTTP exchanges in flight finish.
+    // The hooks of a push still in flight reach this worker's private internal listener, which
+    // stays open until the end.
+    void Promise.all([ssh?.stop(), server!.drain()])
+      .then(() => pushes?.stop())
+      .then(() => Promise.all([closeDatabase(), closeRedis()]))
+      .finally(() => {
+        internal?.close();
+        process.exit(0);
       });
-      server!.closeIdleConnections();
-      setInterval(() => server!.closeIdleConnections(), 100).unref();
-    });
   };
   // why: listen for the primary's stop before booting, so a worker told to stop while starting does not linger.
   process.on('message', (m: { forgeStop?: boolean }) => {
@@ -98,13 +101,27 @@ async function runWorker(): Promise<void> {
   });
   process.on('SIGTERM', stop);
   process.on('SIGINT', () => undefined);
+  // why: a worker carries every clone and push in flight; one request's bug must cost that request
+  // only. Handlers answer their own errors; anything that escapes them is logged here, never fatal.
+  process.on('unhandledRejection', (err) => console.error('unhandled rejection:', err));
+  process.on('uncaughtException', (err) => console.error('uncaught exception:', err));
 
   const s = bootSettings();
   openDatabase(s);
+  if (s.redis.connStr && !(await waitForRedis(10_000))) console.error('redis: not reachable at start; running without it until it is');
   startBus();
-  const { createWebServer } = await import('./app');
+  const { createWebServer, createInternalServer } = await import('./app');
+  internal = createInternalServer();
+  // why: the hooks of this worker's receive-packs call back on a loopback port of its own, not the
+  // shared public port, so they reach this very process while it drains (exclusive: not shared by cluster).
+  await new Promise<void>((resolve, reject) => {
+    internal!.once('error', reject);
+    internal!.listen({ port: 0, host: '127.0.0.1', exclusive: true }, resolve);
+  });
+  if (!s.server.localRootUrl) s.server.localRootUrl = `http://127.0.0.1:${(internal.address() as AddressInfo).port}/`;
   const srv = createWebServer();
   srv.keepAliveTimeout = 65_000;
+  const drainableSrv = drainable(srv);
   await new Promise<void>((resolve, reject) => {
     srv.once('error', reject);
     srv.listen(s.server.httpPort, s.server.httpAddr, resolve);
@@ -114,8 +131,8 @@ async function runWorker(): Promise<void> {
     ssh = await startSshServer();
   }
   if (stopping) process.exit(0);
-  server = srv;
-  pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0' });
+  server = drainableSrv;
+  pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
   process.send?.({ forgeReady: true });
 }
 

@@ -128,6 +128,7 @@ export function handleSession(session: Session, identity: SshIdentity, hooks: Se
     if (refusal) return fail(channel, refusal);
     hooks.started();
     run(channel, identity, raw, gitProtocol, hooks).catch((err: unknown) => {
+      if (err instanceof HttpError && err.log) console.error(`ssh: ${raw}:`, err);
       if (err instanceof CommandRefused || err instanceof HttpError) return fail(channel, err.message);
       console.error('ssh: command failed:', err);
       fail(channel, 'Internal Server Error');

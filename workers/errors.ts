@@ -17,3 +17,19 @@ export function parseTaskError(err: unknown): { status: number; message: string 
   const m = MARK.exec(msg);
   return m ? { status: Number(m[1]), message: msg.slice(m[0].length) } : null;
 }
+
+/**
+ * A task whose HTTP errors (thrown by the shared git helpers: a damaged repository, an answer too
+ * large) keep their status across the thread boundary.
+ */
+export function keepingStatus<A, R>(task: (arg: A) => Promise<R>): (arg: A) => Promise<R> {
+  return async (arg: A) => {
+    try {
+      return await task(arg);
+    } catch (err) {
+      const status = (err as { status?: unknown })?.status;
+      if (err instanceof Error && typeof status === 'number' && !parseTaskError(err)) throw taskError(status, err.message);
+      throw err;
+    }
+  };
+}

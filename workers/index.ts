@@ -2,7 +2,14 @@
  * The Piscina task file: every CPU-heavy or blocking git read the server hands to worker threads.
  * Each export is one task, called by name through src/pool. Tasks never touch the database.
  */
-export { checkSignature } from './tasks/signatures';
-export { lastCommits, treePage } from './tasks/contents';
-export { languageStats } from './tasks/languages';
-export { matchRegexes } from './tasks/patterns';
+import { keepingStatus } from './errors';
+import { checkSignature as checkSignatureTask } from './tasks/signatures';
+import { lastCommits as lastCommitsTask, treePage as treePageTask } from './tasks/contents';
+import { languageStats as languageStatsTask } from './tasks/languages';
+import { matchRegexes as matchRegexesTask } from './tasks/patterns';
+
+export const checkSignature = keepingStatus(checkSignatureTask);
+export const lastCommits = keepingStatus(lastCommitsTask);
+export const treePage = keepingStatus(treePageTask);
+export const languageStats = keepingStatus(languageStatsTask);
+export const matchRegexes = keepingStatus(matchRegexesTask);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ini from 'ini';
 
-type Kind = 'string' | 'int' | 'bool' | 'list' | 'url';
+type Kind = 'string' | 'int' | 'bool' | 'list' | 'url' | 'duration';
 interface KeySpec {
   kind: Kind;
   def: string;
@@ -37,12 +37,20 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     SSH_LISTEN_HOST: { kind: 'string', def: '0.0.0.0' },
     SSH_USER: { kind: 'string', def: 'git' },
     SSH_SERVER_HOST_KEYS: { kind: 'list', def: 'ssh/forge.ed25519,ssh/forge.rsa', keepCase: true },
+    LFS_MAX_BATCH_SIZE: { kind: 'int', def: '1000', min: 0, max: 1e7 },
+    GRACEFUL_HAMMER_TIME: { kind: 'duration', def: '60s', min: 0, max: 86400 },
   },
   lfs: { PATH: { kind: 'string', def: '' } },
   'repo-archive': {
     PATH: { kind: 'string', def: '' },
     MAX_SIZE: { kind: 'int', def: '2048', min: 1, max: 1e9 },
+    MAX_ARCHIVE_SIZE: { kind: 'int', def: '1024', min: 0, max: 1e9 },
   },
+  git: {
+    PROCESS_MEMORY_LIMIT: { kind: 'int', def: '4096', min: 0, max: 1e9 },
+    MAX_TREE_ENTRIES: { kind: 'int', def: '100000', min: 1, max: 1e9 },
+  },
+  'git.timeout': { DEFAULT: { kind: 'int', def: '360', min: 1, max: 1e7 } },
   database: {
     DB_TYPE: { kind: 'string', def: 'sqlite3', oneOf: ['sqlite3', 'postgres'] },
     PATH: { kind: 'string', def: '' },
@@ -63,6 +71,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     MIN_PASSWORD_LENGTH: { kind: 'int', def: '8', min: 1, max: 256 },
     LOGIN_MAX_FAILURES: { kind: 'int', def: '10', min: 1, max: 100000 },
     LOGIN_FAILURE_WINDOW: { kind: 'int', def: '300', min: 1, max: 86400 },
+    DISABLE_QUERY_AUTH_TOKEN: { kind: 'bool', def: 'false' },
   },
   service: {
     DISABLE_REGISTRATION: { kind: 'bool', def: 'false' },
@@ -87,6 +96,8 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     FORCE_PRIVATE: { kind: 'bool', def: 'false' },
     DISABLE_FORKS: { kind: 'bool', def: 'false' },
     ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT: { kind: 'bool', def: 'true' },
+    MAX_PUSH_SIZE: { kind: 'int', def: '2048', min: 0, max: 1e9 },
+    MAX_PUSH_REFS: { kind: 'int', def: '5000', min: 0, max: 1e9 },
   },
   'repository.signing': {
     SIGNING_KEY: { kind: 'string', def: 'none' },
@@ -143,6 +154,17 @@ function convert(section: string, key: string, spec: KeySpec, raw: string): unkn
     }
     case 'list':
       return value === '' ? [] : value.split(',').map((s) => (spec.keepCase ? s.trim() : s.trim().toLowerCase())).filter(Boolean);
+    case 'duration': {
+      // why: Gitea writes durations as Go does ("60s", "1m30s"); a bare number is seconds.
+      if (value === '') return undefined;
+      const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value);
+      const n = /^\d+$/.test(value) ? Number(value) : m && value !== '' ? Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) : NaN;
+      if (!Number.isFinite(n)) throw new ConfigError(`${where}: "${raw}" is not a duration (e.g. 60s, 5m, 1h)`);
+      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+        throw new ConfigError(`${where}: ${n}s is outside ${spec.min}..${spec.max} seconds`);
+      }
+      return n;
+    }
     case 'url':
       if (value !== '') {
         try {
@@ -170,15 +192,23 @@ export interface Settings {
     rootUrl: string; httpAddr: string; httpPort: number; sshPort: number; sshListenPort: number;
     disableSsh: boolean; startSshServer: boolean; appDataPath: string; lfsStartServer: boolean;
     lfsMaxFileSize: number;
-    /** Where this node's own hooks reach its HTTP server (loopback by default). */
+    /** Where the hooks of a push reach the internal API; by default the worker's own loopback listener. */
     localRootUrl: string;
     sshDomain: string; sshListenHost: string; sshUser: string;
     /** Host key files, relative to APP_DATA_PATH unless absolute; generated on first start when missing. */
     sshServerHostKeys: string[];
+    /** Objects one LFS batch request may name (0 = no limit); more is a 413. */
+    lfsMaxBatchSize: number;
+    /** Seconds a stopping worker lets running clones, pushes and requests finish. */
+    gracefulHammerTime: number;
   };
   lfs: { path: string };
   /** Where built archives are cached, and the cache's bound in MB (least recently served are evicted). */
-  repoArchive: { path: string; maxSize: number };
+  repoArchive: { path: string; maxSize: number; maxArchiveSize: number };
+  /** Limits on git children: memory (MB of data per process, 0 = none) and entries a tree listing reads. */
+  git: { processMemoryLimit: number; maxTreeEntries: number };
+  /** Seconds a git command may run unless it has its own bound (clones and pushes end with their client). */
+  gitTimeout: { default: number };
   database: {
     dbType: 'sqlite3' | 'postgres'; path: string; host: string; name: string; user: string; passwd: string;
     sslMode: string; maxOpenConns: number; logSql: boolean;
@@ -187,6 +217,8 @@ export interface Settings {
   security: {
     secretKey: string; internalToken: string; installLock: boolean; twoFactorAuth: string;
     minPasswordLength: number; loginMaxFailures: number; loginFailureWindow: number;
+    /** Gitea's key: ignore `token`/`access_token` in the query string. */
+    disableQueryAuthToken: boolean;
   };
   service: {
     disableRegistration: boolean; emailDomainAllowlist: string[]; emailDomainBlocklist: string[];
@@ -198,6 +230,10 @@ export interface Settings {
     root: string; maxCreationLimit: number; forcePrivate: boolean; disableForks: boolean;
     /** Gitea's default: forks do not count against MAX_CREATION_LIMIT / max_repo_creation. */
     allowForkWithoutMaximumLimit: boolean;
+    /** The largest pack a push may send, in MB (git's receive.maxInputSize; 0 = no limit). */
+    maxPushSize: number;
+    /** The most refs one push may change (0 = no limit). */
+    maxPushRefs: number;
   };
   /** Commit signing: the instance signer's name and email, its key format, and SSH keys trusted for every user. */
   signing: {
@@ -253,6 +289,8 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     service: out.service,
     lfs: out.lfs,
     repoArchive: out['repo-archive'],
+    git: out.git,
+    gitTimeout: out['git.timeout'],
     api: out.api,
     repository: out.repository,
     signing: out['repository.signing'],
@@ -271,8 +309,8 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     s.server.rootUrl = `http://${host}:${s.server.httpPort}/`;
   }
   if (!s.server.rootUrl.endsWith('/')) s.server.rootUrl += '/';
-  if (!s.server.localRootUrl) s.server.localRootUrl = `http://127.0.0.1:${s.server.httpPort}/`;
-  if (!s.server.localRootUrl.endsWith('/')) s.server.localRootUrl += '/';
+  // why: empty means "this worker's private loopback listener" (src/server.ts sets it at start).
+  if (s.server.localRootUrl && !s.server.localRootUrl.endsWith('/')) s.server.localRootUrl += '/';
   if (!s.server.sshDomain) s.server.sshDomain = new URL(s.server.rootUrl).hostname;
   s.server.sshServerHostKeys = s.server.sshServerHostKeys.map((k) => path.resolve(s.server.appDataPath, k));
   if (!s.lfs.path) s.lfs.path = path.join(s.server.appDataPath, 'lfs');
@@ -281,6 +319,9 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   s.attachment.path = path.resolve(s.server.appDataPath, s.attachment.path || 'attachments');
   if (!s.database.path) s.database.path = path.join(s.server.appDataPath, 'forge.db');
   if (!s.repository.root) s.repository.root = path.join(s.server.appDataPath, 'repositories');
+  if (s.git.processMemoryLimit !== 0 && s.git.processMemoryLimit < 256) {
+    throw new ConfigError(`[git] PROCESS_MEMORY_LIMIT: ${s.git.processMemoryLimit} MB is too small for git and the hooks it runs (0 or at least 256)`);
+  }
   if (s.api.defaultPagingNum > s.api.maxResponseItems) {
     throw new ConfigError(`[api] DEFAULT_PAGING_NUM: ${s.api.defaultPagingNum} is larger than MAX_RESPONSE_ITEMS`);
   }

@@ -127,6 +127,16 @@ export function onTableWrite(table: string, fn: WriteListener): void {
   writeListeners.set(table, list);
 }
 
+/**
+ * Tell this process's listeners that `table` was written by someone else (an administrator's SQL,
+ * a test fixture), as a committed write through the models would; false for a table nobody watches.
+ */
+export function tableWritten(table: string): boolean {
+  const listeners = writeListeners.get(table);
+  listeners?.forEach((fn) => fn());
+  return !!listeners;
+}
+
 function installWriteHook(sequelize: Sequelize): void {
   sequelize.addHook('afterQuery', (options, query) => {
     const sql = (query as unknown as { sql?: string }).sql;

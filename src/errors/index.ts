@@ -3,6 +3,8 @@
  * `{"message": ..., "url": "<ROOT_URL>api/swagger"}` body.
  */
 export class HttpError extends Error {
+  /** Logged with the request id when answered (a fault of the server, not of the caller). */
+  log = false;
   constructor(
     public readonly status: number,
     message: string,
@@ -57,6 +59,25 @@ export class TooManyRequests extends HttpError {
 /** 503: the repository's write lock could not be had in time. */
 export class RepoBusy extends HttpError {
   constructor(message = 'repository is busy, try again', retryAfterSeconds = 2) {
+    super(503, message, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/**
+ * 500: a repository's storage cannot be read (its directory is missing, its objects are damaged).
+ * The answer names the repository and what is wrong, never "not found": the data exists but is
+ * unreadable. `detail` (paths, git's words) is logged, and shown to site administrators only.
+ */
+export class RepoUnavailable extends HttpError {
+  constructor(public readonly repo: string, public readonly reason: string, public readonly detail: string) {
+    super(500, `repository ${repo} cannot be read: ${reason}`);
+    this.log = true;
+  }
+}
+
+/** 503: a shared service the request needs (the lock service, Redis) cannot be reached. */
+export class ServiceUnavailable extends HttpError {
+  constructor(message: string, retryAfterSeconds = 5) {
     super(503, message, { 'Retry-After': String(retryAfterSeconds) });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The one mapper from any thrown error to Gitea's error body and status.
  */
-import { HttpError, type ApiErrorBody } from './index';
+import { HttpError, RepoUnavailable, type ApiErrorBody } from './index';
 
 /** A ready-to-send error response. */
 export interface ErrorResponse { status: number; headers: Record<string, string>; body: ApiErrorBody; log: boolean }
@@ -15,8 +15,11 @@ interface BodyParserError { type?: string; status?: number; expose?: boolean; me
  */
 export function mapError(err: unknown, swaggerUrl: string, showInternals: boolean): ErrorResponse {
   const url = swaggerUrl;
+  if (err instanceof RepoUnavailable && showInternals) {
+    return { status: err.status, headers: err.headers, body: { message: `${err.message} (${err.detail})`, url }, log: true };
+  }
   if (err instanceof HttpError) {
-    return { status: err.status, headers: err.headers, body: { message: err.message, url, ...err.extra }, log: false };
+    return { status: err.status, headers: err.headers, body: { message: err.message, url, ...err.extra }, log: err.log };
   }
   const e = err as Partial<TsoaValidateError & BodyParserError & { name: string; parent?: { code?: string } }>;
   if (e?.name === 'ValidateError' && e.fields) {
@@ -32,6 +35,12 @@ export function mapError(err: unknown, swaggerUrl: string, showInternals: boolea
   }
   if (e?.name === 'SequelizeUniqueConstraintError' || e?.parent?.code === '23505') {
     return { status: 409, headers: {}, body: { message: 'the resource already exists', url }, log: true };
+  }
+  // why: a value the database cannot hold (a number out of range, bytes it cannot store) is the
+  // caller's input that a check upstream missed; the statement failed, so nothing changed. Logged, to add that check.
+  const code = e?.parent?.code ?? '';
+  if (e?.name === 'SequelizeDatabaseError' && (/^22/.test(code) || code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG')) {
+    return { status: 422, headers: {}, body: { message: 'a value in the request is out of range or not allowed for its field', url }, log: true };
   }
   const message = showInternals && err instanceof Error ? err.message : 'internal server error';
   return { status: 500, headers: {}, body: { message, url }, log: true };

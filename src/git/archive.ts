@@ -20,12 +20,13 @@ export interface ArchiveProcess { child: GitChild; cleanup: () => Promise<void> 
 /**
  * Start writing the archive of `commit` (a full id) to the file `out`, at background priority.
  * zip and tar.gz put every file under `prefix/`; a bundle holds the history of the commit as branch
- * `main` of a scratch repository.
+ * `main` of a scratch repository. git dies of SIGXFSZ once the file would pass `maxBytes` (0: no
+ * bound), and is killed after [git.timeout] DEFAULT.
  * why: git writes the file itself; zip output comes in many small writes that would each cost a
  * trip through the server.
  */
-export async function spawnArchive(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, out: string): Promise<ArchiveProcess> {
-  const opts = { timeoutMs: 3600_000, background: true, stdoutFile: out };
+export async function spawnArchive(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, out: string, maxBytes: number): Promise<ArchiveProcess> {
+  const opts = { background: true, stdoutFile: out, maxFileBytes: maxBytes || undefined };
   if (format !== 'bundle') {
     const child = spawnGit(['archive', `--format=${format}`, `--prefix=${prefix}/`, '--end-of-options', commit], { ...opts, gitDir, env: ARCHIVE_ENV });
     return { child, cleanup: async () => undefined };

@@ -5,7 +5,9 @@
  * processes exit after a while and at most MAX_OPEN stay per command.
  * why: starting git costs milliseconds, more than reading or diffing fifty commits.
  */
-import { spawnGit, type GitChild } from './run';
+import { TooLarge } from '../errors';
+import { outsideRequest } from './cancel';
+import { damagedRepo, reportsDamage, spawnGit, startFailure, type GitChild } from './run';
 
 const MAX_OPEN = 32;
 const IDLE_MS = 30_000;
@@ -15,7 +17,12 @@ export interface BatchJob<T> {
   input: string;
   /** Consume the answer from the start of `buf`: bytes used and the result when complete, or null to wait for more. */
   parse(buf: Buffer): { used: number; result?: T } | null;
+  /** The most bytes of output the answer may buffer; past it the process is stopped and the job fails with TooLarge. */
+  maxBytes?: number;
 }
+
+/** The default bound of one answer's buffered output. */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 interface Pending { job: BatchJob<unknown>; resolve: (v: unknown) => void; reject: (e: Error) => void }
 
@@ -26,13 +33,31 @@ class BatchProcess {
   private idle: NodeJS.Timeout | null = null;
   dead = false;
 
-  constructor(gitDir: string, args: string[], background: boolean, private readonly onExit: () => void) {
-    this.child = spawnGit(args, { gitDir, timeoutMs: 24 * 3600_000, background });
+  private stderr = '';
+  private failed = false;
+
+  constructor(private readonly gitDir: string, args: string[], background: boolean, private readonly onExit: () => void) {
+    // why: the process serves many requests; it is not killed with the client of the one that started it.
+    this.child = outsideRequest(() => spawnGit(args, { gitDir, timeoutMs: 24 * 3600_000, background }));
     this.child.stdout.on('data', (d: Buffer) => this.feed(d));
-    this.child.stderr.resume();
+    this.child.stderr.on('data', (d: Buffer) => this.noteStderr(d));
     this.child.stdin.on('error', () => undefined);
-    this.child.once('close', () => this.fail(new Error(`git ${args[0]} exited`)));
+    this.child.once('error', (err: Error) => this.fail(startFailure(err, gitDir)));
+    this.child.once('close', () => this.fail(new Error(`git ${args[0]} exited: ${this.stderr.trim()}`)));
     this.touch();
+  }
+
+  /**
+   * git reports an unreadable object on stderr and may still answer "missing" on stdout; once the
+   * object database is known to be damaged, every pending answer fails with that rather than
+   * pretending the objects do not exist.
+   */
+  private noteStderr(d: Buffer): void {
+    if (this.stderr.length < 65_536) this.stderr += d.toString();
+    if (reportsDamage(this.stderr)) {
+      this.fail(damagedRepo(this.gitDir, this.stderr));
+      this.child.kill('SIGKILL');
+    }
   }
 
   private touch(): void {
@@ -50,17 +75,29 @@ class BatchProcess {
   }
 
   private feed(chunk: Buffer): void {
+    if (this.failed) return;
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
     while (this.queue.length > 0) {
       const step = this.queue[0].job.parse(this.buf);
-      if (!step) return;
+      if (!step) {
+        // why: an answer for a crafted repository (a commit changing millions of paths) can be endless; stop it.
+        const max = this.queue[0].job.maxBytes ?? MAX_ANSWER_BYTES;
+        if (this.buf.length > max) {
+          this.fail(new TooLarge(`the answer of git is larger than the server's limit of ${max} bytes`));
+          this.child.kill('SIGKILL');
+        }
+        return;
+      }
       this.buf = this.buf.subarray(step.used);
       if ('result' in step) this.queue.shift()!.resolve(step.result);
     }
   }
 
   private fail(err: Error): void {
+    if (this.failed) return;
+    this.failed = true;
     this.dead = true;
+    this.buf = Buffer.alloc(0);
     if (this.idle) clearTimeout(this.idle);
     for (const p of this.queue.splice(0)) p.reject(err);
     this.onExit();

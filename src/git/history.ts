@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { BatchCommand } from './batch';
 import { readObjects } from './cat-file';
 import { WeightedLru } from './lru';
-import { runGit } from './run';
+import { gitRefused, runGit } from './run';
 
 /** Name, email and ISO 8601 date (with the commit's own offset) of an author or committer. */
 export interface GitIdentity { name: string; email: string; date: string }
@@ -192,7 +192,7 @@ export async function diffCommits(gitDir: string, ids: string[]): Promise<Map<st
 
 /** The best common ancestor of two commits, or null when they share no history. */
 export async function mergeBase(gitDir: string, a: string, b: string): Promise<string | null> {
-  const r = await runGit(['merge-base', '--end-of-options', a, b], { gitDir }).catch(() => null);
+  const r = await runGit(['merge-base', '--end-of-options', a, b], { gitDir }).catch(gitRefused);
   return r ? r.stdout.toString().trim() || null : null;
 }
 

@@ -6,19 +6,19 @@
  * blocks its event loop for several milliseconds per fork (and stalls its other threads), while
  * this process forks in about one.
  *
- * Messages in: {op:'spawn', id, args, cwd, env, nice, stdoutFile} and {op:'kill', id, signal}.
+ * Messages in: {op:'spawn', id, args, cwd, env, nice, stdoutFile, maxFileBytes} and {op:'kill', id, signal}.
  * Messages out: {op:'fd', id, fd, pid} with the pipe as handle (fd 0, 1, 2 in order; no fd 1
  * when stdout goes to a file),
  * {op:'exit', id, code, signal} and {op:'error', id, message, code}.
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 
 /** A request from the server. */
 export type LauncherRequest =
-  | { op: 'spawn'; id: number; args: string[]; cwd: string; env: Record<string, string>; nice: number; stdoutFile?: string }
+  | { op: 'spawn'; id: number; args: string[]; cwd: string; env: Record<string, string>; nice: number; stdoutFile?: string; maxFileBytes?: number }
   | { op: 'kill'; id: number; signal: NodeJS.Signals };
 
 /** A report to the server. */
@@ -32,11 +32,16 @@ interface PipeHandle { readStop(): void; close(): void }
 const children = new Map<number, ChildProcess>();
 
 function report(msg: LauncherReport, handle?: PipeHandle): void {
+  // why: once the server is gone there is no one to tell; its git children finish quietly.
+  if (!process.connected) {
+    handle?.close();
+    return;
+  }
   try {
     // why: the handle is duplicated into the message; this process's copy is closed once it is written,
-    // so git's pipes end when git (not this process) closes them.
+    // so git's pipes end when git (not this process) closes them. A failed send only means the server left.
     if (handle) process.send!(msg, handle as never, undefined, () => handle.close());
-    else process.send!(msg);
+    else process.send!(msg, undefined, undefined, () => undefined);
   } catch {
     handle?.close();
   }
@@ -54,9 +59,16 @@ function detach(stream: Socket): PipeHandle {
 function start(req: Extract<LauncherRequest, { op: 'spawn' }>): void {
   let child: ChildProcess;
   let out: number | null = null;
+  // why: a missing working directory makes spawn fail with the same ENOENT as a missing git binary; name it.
+  if (!fs.existsSync(req.cwd)) {
+    report({ op: 'error', id: req.id, message: `directory ${req.cwd} does not exist`, code: 'ENOCWD' });
+    return;
+  }
+  // why: RLIMIT_FSIZE bounds what git may write to its output file; prlimit sets it and execs git (same pid).
+  const [cmd, args] = req.maxFileBytes ? ['prlimit', [`--fsize=${req.maxFileBytes}`, '--core=0', '--', 'git', ...req.args]] : ['git', req.args];
   try {
     if (req.stdoutFile) out = fs.openSync(req.stdoutFile, 'w', 0o600);
-    child = spawn('git', req.args, { cwd: req.cwd, env: req.env, stdio: ['pipe', out ?? 'pipe', 'pipe'] });
+    child = spawn(cmd, args, { cwd: req.cwd, env: req.env, stdio: ['pipe', out ?? 'pipe', 'pipe'] });
   } catch (err) {
     report({ op: 'error', id: req.id, message: (err as Error).message });
     return;
@@ -79,10 +91,26 @@ function start(req: Extract<LauncherRequest, { op: 'spawn' }>): void {
   });
 }
 
+/**
+ * Take the data-size limit (RLIMIT_DATA) for this process, so every git it starts inherits it.
+ * why: git's heap (a tree walk, a delta window) is what can grow without end; packs are mapped
+ * read-only and do not count. Node has no setrlimit; prlimit(1) sets it on this process by pid.
+ */
+function limitMemory(): void {
+  const bytes = Number(process.env.FORGE_GIT_DATA_LIMIT ?? 0);
+  if (!(bytes > 0)) return;
+  const r = spawnSync('prlimit', ['--pid', String(process.pid), `--data=${bytes}:${bytes}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0) process.stderr.write(`forge: git children run without a memory limit (prlimit: ${r.error?.message ?? String(r.stderr).trim()})\n`);
+}
+
+limitMemory();
 process.on('message', (req: LauncherRequest) => {
   if (req.op === 'spawn') start(req);
   else if (req.op === 'kill') children.get(req.id)?.kill(req.signal);
 });
-// why: when the server process goes, so does the launcher; running git children finish on their own
-// (their pipes are closed), exactly as children of the server itself would.
-process.on('disconnect', () => process.exit(0));
+// why: when the server process goes, the launcher stays until its running git children are done
+// (their pipes close with the server, so they end soon), then exits quietly; nothing is reported.
+process.on('disconnect', () => {
+  if (children.size === 0) process.exit(0);
+  for (const child of children.values()) child.once('exit', () => { if (children.size === 0) process.exit(0); });
+});

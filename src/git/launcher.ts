@@ -11,6 +11,7 @@ import { EventEmitter } from 'node:events';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
+import { settings } from '../config';
 import type { LauncherReport, LauncherRequest } from './launcher-process';
 
 /** How the launcher starts one git process. */
@@ -21,6 +22,8 @@ export interface LaunchOptions {
   nice?: number;
   /** Write git's stdout to this file (created or truncated) instead of a pipe; `stdout` then ends at once. */
   stdoutFile?: string;
+  /** The largest file git may write (RLIMIT_FSIZE); beyond it git dies of SIGXFSZ. */
+  maxFileBytes?: number;
 }
 
 /** A git process started by the launcher. */
@@ -115,10 +118,11 @@ class Launcher {
   private readonly running = new Map<number, GitChild>();
   dead = false;
 
-  constructor() {
+  constructor(memoryLimitBytes: number) {
     this.proc = spawn(process.execPath, ['--max-old-space-size=64', path.join(__dirname, 'launcher-process.js')], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      // why: the launcher takes the data limit for itself at start, so every git it starts inherits it.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', FORGE_GIT_DATA_LIMIT: String(memoryLimitBytes) },
     });
     this.proc.on('message', (msg: LauncherReport, handle?: unknown) => this.onReport(msg, handle));
     this.proc.once('exit', () => this.die(new Error('the git launcher exited')));
@@ -130,7 +134,7 @@ class Launcher {
     const child = new GitChild(id, (req) => this.send(req), opts.stdoutFile !== undefined);
     this.running.set(id, child);
     this.busy();
-    this.send({ op: 'spawn', id, args, cwd: opts.cwd, env: opts.env, nice: opts.nice ?? 0, stdoutFile: opts.stdoutFile });
+    this.send({ op: 'spawn', id, args, cwd: opts.cwd, env: opts.env, nice: opts.nice ?? 0, stdoutFile: opts.stdoutFile, maxFileBytes: opts.maxFileBytes });
     return child;
   }
 
@@ -179,8 +183,11 @@ class Launcher {
 let launcher: Launcher | null = null;
 let nextId = 1;
 
-/** Start git with `args` through this thread's launcher (started on first use, restarted if it died). */
+/**
+ * Start git with `args` through this thread's launcher (started on first use, restarted if it
+ * died); every git it starts gets at most [git] PROCESS_MEMORY_LIMIT of data memory.
+ */
 export function launchGit(args: string[], opts: LaunchOptions): GitChild {
-  if (!launcher || launcher.dead) launcher = new Launcher();
+  if (!launcher || launcher.dead) launcher = new Launcher(settings().git.processMemoryLimit * 1024 * 1024);
   return launcher.start(args, opts, nextId++);
 }

@@ -3,7 +3,8 @@
  * `--` with literal pathspecs, and revisions travel on stdin (`cat-file --batch-check`), so no
  * user value is ever read as an option or a pattern.
  */
-import { runGit, spawnGit } from './run';
+import { settings } from '../config';
+import { damagedRepo, GitError, gitRefused, reportsDamage, runGit, spawnGit, startFailure } from './run';
 import { parseIdentity, type GitIdentity } from './history';
 
 /** The object type of a tree entry. */
@@ -42,6 +43,57 @@ export function parseLsTree(out: Buffer | string): TreeEntry[] {
     entries.push({ mode: mode.padStart(6, '0'), type: type as EntryType, oid, size: size === '-' ? 0 : Number(size), path: rec.slice(tab + 1) });
   }
   return entries;
+}
+
+/** Why a tree walk stopped before the end of the tree. */
+export type WalkStop = 'entries' | 'depth' | null;
+
+// why: a tree nested this deep exists only to hurt (git itself recurses once per level).
+const MAX_TREE_DEPTH = 128;
+
+/**
+ * Walk `ls-tree -l -z [-r -t] <tree>` as git writes it, one entry at a time, never holding the
+ * listing: `onEntry` sees each entry and returns false to stop. The walk also stops (git is
+ * killed) after [git] MAX_TREE_ENTRIES entries or at an entry deeper than 128 directories, and
+ * answers why, so a crafted tree of billions of paths costs a bounded read.
+ */
+export function walkTree(gitDir: string, tree: string, recursive: boolean, onEntry: (e: TreeEntry) => boolean | void): Promise<WalkStop> {
+  const args = ['ls-tree', '-l', '-z', ...(recursive ? ['-r', '-t'] : []), '--end-of-options', tree];
+  const maxEntries = settings().git.maxTreeEntries;
+  return new Promise((resolve, reject) => {
+    const child = spawnGit(args, { gitDir });
+    let rest = Buffer.alloc(0);
+    let seen = 0;
+    let stop: WalkStop | undefined;
+    let err = '';
+    const end = (why: WalkStop) => {
+      if (stop !== undefined) return;
+      stop = why;
+      child.kill('SIGKILL');
+    };
+    child.stdout.on('data', (d: Buffer) => {
+      if (stop !== undefined) return;
+      let buf = rest.length ? Buffer.concat([rest, d]) : d;
+      let nul = buf.indexOf(0);
+      while (nul >= 0 && stop === undefined) {
+        const [entry] = parseLsTree(buf.subarray(0, nul + 1));
+        buf = buf.subarray(nul + 1);
+        if (++seen > maxEntries) end('entries');
+        else if (entry.path.split('/').length > MAX_TREE_DEPTH) end('depth');
+        else if (onEntry(entry) === false) end(null);
+        nul = buf.indexOf(0);
+      }
+      rest = Buffer.from(buf);
+    });
+    child.stderr.on('data', (d: Buffer) => { if (err.length < 4096) err += d.toString(); });
+    child.once('error', (e: Error) => reject(startFailure(e, gitDir)));
+    child.once('close', (code) => {
+      if (stop !== undefined) resolve(stop);
+      else if (reportsDamage(err)) reject(damagedRepo(gitDir, err));
+      else if (code === 0) resolve(null);
+      else reject(new GitError(args, code, err));
+    });
+  });
 }
 
 /**
@@ -133,7 +185,7 @@ export async function lastCommitOfPath(gitDir: string, commit: string, path: str
 
 /** The url of the submodule at `path` from the commit's .gitmodules, or null. */
 export async function submoduleUrl(gitDir: string, commit: string, path: string): Promise<string | null> {
-  const r = await runGit(['config', '-z', '--blob', `${commit}:.gitmodules`, '--list'], { gitDir }).catch(() => null);
+  const r = await runGit(['config', '-z', '--blob', `${commit}:.gitmodules`, '--list'], { gitDir }).catch(gitRefused);
   if (!r) return null;
   const paths = new Map<string, string>();
   const urls = new Map<string, string>();

@@ -3,7 +3,7 @@
  * tags; commits come from src/git/history.ts). Names reach git
  * only as full ref names (`refs/heads/...`, `refs/tags/...`) or on stdin, never as options.
  */
-import { runGit } from './run';
+import { gitRefused, runGit } from './run';
 import { parseIdentity, type GitIdentity } from './history';
 
 /** A tag as Gitea's git.Tag describes it (a lightweight tag borrows its commit's committer and message). */
@@ -22,7 +22,7 @@ export interface GitTag {
 
 /** The id a full ref name points at (not peeled), or null when the ref does not exist. */
 export async function refId(gitDir: string, fullRef: string): Promise<string | null> {
-  const r = await runGit(['show-ref', '--verify', '--hash', fullRef], { gitDir }).catch(() => null);
+  const r = await runGit(['show-ref', '--verify', '--hash', fullRef], { gitDir }).catch(gitRefused);
   const id = r?.stdout.toString().trim() ?? '';
   return id || null;
 }

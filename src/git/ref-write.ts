@@ -12,7 +12,21 @@ export interface RefMove { ref: string; old: string; new: string }
 /** A ref transaction failed because a ref was not at its expected value (or a name conflict). */
 export class RefConflict extends Error {}
 
-/** Apply all moves atomically or none; throws RefConflict when git refuses a lock or an old value. */
+// why: only these say that another value or name is in the way; anything else (a directory that
+// cannot be written, a full disk) is a failure of the storage and must not read "already exists".
+const CONFLICT = /reference already exists|is at [0-9a-f]+ but expected|exists; cannot create|unable to resolve reference '[^']*'$|\.lock': File exists/m;
+
+/** Run an update-ref; a refusal because of the refs' values or names becomes RefConflict, any other failure passes. */
+export async function updateRefs(gitDir: string, args: string[], input?: string): Promise<void> {
+  try {
+    await runGit(['update-ref', ...args], { gitDir, input });
+  } catch (err) {
+    if (err instanceof GitError && CONFLICT.test(err.stderr)) throw new RefConflict(err.stderr.trim().split('\n')[0] ?? 'ref update failed');
+    throw err;
+  }
+}
+
+/** Apply all moves atomically or none; throws RefConflict when a ref is not at its old value or a name is in the way. */
 export async function moveRefs(gitDir: string, moves: RefMove[]): Promise<void> {
   const lines = ['start'];
   for (const m of moves) {
@@ -20,12 +34,7 @@ export async function moveRefs(gitDir: string, moves: RefMove[]): Promise<void> 
     lines.push(m.new === ZERO_ID ? `delete ${m.ref} ${m.old}` : `update ${m.ref} ${m.new} ${m.old}`);
   }
   lines.push('prepare', 'commit');
-  try {
-    await runGit(['update-ref', '--stdin'], { gitDir, input: `${lines.join('\n')}\n` });
-  } catch (err) {
-    if (err instanceof GitError) throw new RefConflict(err.stderr.trim().split('\n').pop() ?? 'ref update failed');
-    throw err;
-  }
+  await updateRefs(gitDir, ['--stdin'], `${lines.join('\n')}\n`);
 }
 
 /** Who makes a tag object. */

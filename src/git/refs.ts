@@ -1,5 +1,5 @@
 /** Reading refs and commit summaries of a bare repository for push processing. */
-import { runGit } from './run';
+import { gitRefused, runGit } from './run';
 
 /** The all-zero object id git uses for "no ref" in hook input. */
 export const ZERO_ID = '0000000000000000000000000000000000000000';
@@ -44,7 +44,7 @@ export async function repoSizeBytes(gitDir: string): Promise<number> {
 
 /** The branch HEAD points at, or null when HEAD is detached or not a branch. */
 export async function headBranch(gitDir: string): Promise<string | null> {
-  const r = await runGit(['symbolic-ref', '--quiet', 'HEAD'], { gitDir }).catch(() => null);
+  const r = await runGit(['symbolic-ref', '--quiet', 'HEAD'], { gitDir }).catch(gitRefused);
   const ref = r?.stdout.toString().trim() ?? '';
   return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
 }

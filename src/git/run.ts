@@ -4,7 +4,10 @@
  * example when an HTTP client disconnects). Use `spawnGit` to stream, `runGit` to collect output.
  */
 import os from 'node:os';
-import { BadRequest } from '../errors';
+import path from 'node:path';
+import { settings } from '../config';
+import { BadRequest, RepoUnavailable, TooLarge } from '../errors';
+import { currentCancellation } from './cancel';
 import { launchGit, type GitChild } from './launcher';
 
 export type { GitChild } from './launcher';
@@ -14,12 +17,19 @@ export interface GitOptions {
   /** Repository (bare) to run in, passed as --git-dir. */
   gitDir?: string;
   cwd?: string;
-  /** Data for stdin (runGit only). */
-  input?: string | Buffer;
-  /** Kill the process after this long (default 10 minutes). */
+  /** Data for stdin (runGit only): bytes, or a stream piped in (another git's output). */
+  input?: string | Buffer | NodeJS.ReadableStream;
+  /** Kill the process after this long (default [git.timeout] DEFAULT). */
   timeoutMs?: number;
-  /** Killed when this aborts. */
+  /**
+   * Killed when this aborts. By default: when the client of the read request this runs for goes
+   * away (see ./cancel; work started through `outsideRequest` has no such client).
+   */
   signal?: AbortSignal;
+  /** runGit only: the most bytes of stdout kept (default 64 MB); more kills git and throws TooLarge. */
+  maxOutputBytes?: number;
+  /** The largest file git may write (its stdoutFile), in bytes; beyond it git dies of SIGXFSZ. */
+  maxFileBytes?: number;
   /** The client's Git-Protocol header / GIT_PROTOCOL env; validated, never anything else from a client. */
   gitProtocol?: string;
   /** Server-chosen variables (hook context, object directories); never client input. */
@@ -36,6 +46,43 @@ export class GitError extends Error {
     super(`git ${args[0]} failed (${code}): ${stderr.trim().split('\n').slice(-3).join(' / ')}`);
   }
 }
+
+// why: git says these when the object database itself is unreadable (a truncated or corrupt pack,
+// a broken loose object); such a failure is the storage's fault, never "no such object".
+const DAMAGE = /packfile .* (?:cannot be accessed|does not match index|is truncated)|is corrupt|inflate: data stream error|unable to unpack|bad packed object|bad object header|object file .* is empty|loose object .* is corrupt|invalid object type|premature end of pack file|improper packfile/i;
+
+/** Is this git stderr the report of a damaged object database? */
+export function reportsDamage(stderr: string): boolean {
+  return DAMAGE.test(stderr);
+}
+
+/** The repository a git directory holds, as `owner/name(.wiki)` relative to the storage root (never the host path). */
+export function repoLabel(gitDir: string): string {
+  const rel = path.relative(path.resolve(settings().repository.root), gitDir);
+  return rel.startsWith('..') ? path.basename(gitDir) : rel.replace(/\.git$/, '');
+}
+
+/** The error for a repository whose directory is gone. */
+export function missingRepo(gitDir: string): RepoUnavailable {
+  return new RepoUnavailable(repoLabel(gitDir), 'its directory is missing', `directory ${gitDir} does not exist`);
+}
+
+/** The error for a repository whose objects git cannot read. */
+export function damagedRepo(gitDir: string, stderr: string): RepoUnavailable {
+  return new RepoUnavailable(repoLabel(gitDir), 'its object database is damaged', stderr.trim().split('\n').slice(-5).join(' / '));
+}
+
+/**
+ * For `.catch(gitRefused)`: git exiting non-zero (no such ref, not a repository object) means null;
+ * anything else (a missing or damaged repository, output too large) still fails.
+ */
+export function gitRefused(err: unknown): null {
+  if (err instanceof GitError) return null;
+  throw err;
+}
+
+/** The default bound of runGit's collected output. */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 const GIT_PROTOCOL = /^version=[0-2](:[\w=.-]+)*$/;
 
@@ -74,15 +121,18 @@ export function spawnGit(args: string[], opts: GitOptions = {}): GitChild {
   const argv = opts.gitDir ? [`--git-dir=${opts.gitDir}`, ...args] : args;
   // why: never run in the server's own working directory, where git would find and use the forge's checkout.
   const cwd = opts.cwd ?? opts.gitDir ?? os.tmpdir();
-  const child = launchGit(argv, { cwd, env: gitEnv(opts), nice: opts.background ? BACKGROUND_NICE : 0, stdoutFile: opts.stdoutFile });
+  const child = launchGit(argv, {
+    cwd, env: gitEnv(opts), nice: opts.background ? BACKGROUND_NICE : 0, stdoutFile: opts.stdoutFile, maxFileBytes: opts.maxFileBytes,
+  });
+  const signal = opts.signal ?? currentCancellation();
   const stop = () => child.kill('SIGKILL');
-  const timer = setTimeout(stop, opts.timeoutMs ?? 600_000);
+  const timer = setTimeout(stop, opts.timeoutMs ?? settings().gitTimeout.default * 1000);
   timer.unref();
-  if (opts.signal?.aborted) stop();
-  opts.signal?.addEventListener('abort', stop, { once: true });
+  if (signal?.aborted) stop();
+  signal?.addEventListener('abort', stop, { once: true });
   const done = () => {
     clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', stop);
+    signal?.removeEventListener('abort', stop);
   };
   child.once('exit', done);
   child.once('close', done);
@@ -90,21 +140,51 @@ export function spawnGit(args: string[], opts: GitOptions = {}): GitChild {
   return child;
 }
 
-/** Run git to completion; resolves with stdout, throws GitError on a non-zero exit. */
+/**
+ * Turn a git child's start failure into the error to answer: a repository directory that does not
+ * exist is named as such (git never ran), anything else passes through.
+ */
+export function startFailure(err: Error & { code?: string }, gitDir: string | undefined): Error {
+  return err.code === 'ENOCWD' && gitDir ? missingRepo(gitDir) : err;
+}
+
+/**
+ * Run git to completion; resolves with stdout, throws GitError on a non-zero exit (RepoUnavailable
+ * when the repository is missing or damaged, TooLarge past `maxOutputBytes`).
+ */
 export function runGit(args: string[], opts: GitOptions = {}): Promise<{ stdout: Buffer; stderr: string }> {
+  const gitDir = opts.gitDir ?? opts.cwd;
+  const max = opts.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   return new Promise((resolve, reject) => {
     const child = spawnGit(args, opts);
     const out: Buffer[] = [];
+    let size = 0;
+    let overflow = false;
     let err = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stdout.on('data', (d: Buffer) => {
+      if (overflow) return;
+      size += d.length;
+      if (size > max) {
+        // why: a tree or diff of a crafted repository can be endless; what the server keeps in memory is bounded.
+        overflow = true;
+        out.length = 0;
+        child.kill('SIGKILL');
+        return;
+      }
+      out.push(d);
+    });
     child.stderr.on('data', (d: Buffer) => { if (err.length < 65_536) err += d.toString(); });
-    child.once('error', reject);
+    child.once('error', (e: Error) => reject(startFailure(e, gitDir)));
     child.once('close', (code) => {
-      if (code === 0) resolve({ stdout: Buffer.concat(out), stderr: err });
+      // why: git may read around an unreadable object and still exit 0 ("missing"); a damage report always fails.
+      if (overflow) reject(new TooLarge(`the output of git ${args[0]} is larger than the server's limit of ${max} bytes`));
+      else if (gitDir && reportsDamage(err)) reject(damagedRepo(gitDir, err));
+      else if (code === 0) resolve({ stdout: Buffer.concat(out), stderr: err });
       else reject(new GitError(args, code, err));
     });
     child.stdin.on('error', () => undefined);
-    child.stdin.end(opts.input ?? undefined);
+    if (opts.input && typeof opts.input === 'object' && 'pipe' in opts.input) opts.input.pipe(child.stdin);
+    else child.stdin.end(opts.input ?? undefined);
   });
 }
 

@@ -8,9 +8,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { settings } from '../config';
-import { runGit } from './run';
+import { Validation } from '../errors';
+import { GitError, runGit, spawnGit } from './run';
 import { LITERAL_PATHS, writeBlob } from './objects';
 import { ZERO_ID } from './refs';
+import { updateRefs } from './ref-write';
 
 
 /** A temporary index over a base commit (or empty). Call `close()` when done. */
@@ -99,10 +101,44 @@ export async function commitTree(gitDir: string, tree: string, parents: string[]
   const sign = signingArgs();
   const args = [...sign.config, 'commit-tree', ...sign.flag, tree];
   for (const p of parents) args.push('-p', p);
-  return (await runGit(args, { gitDir, env, input: message })).stdout.toString().trim();
+  const commit = (await runGit(args, { gitDir, env, input: message })).stdout.toString().trim();
+  await assertFsckClean(gitDir, commit, parents);
+  return commit;
 }
 
-/** Move `ref` to `next` only if it is at `expected` (null: it must not exist). Throws GitError otherwise. */
+/**
+ * Run git's own object checks (`index-pack --strict`, what receive.fsckObjects does for a push) on
+ * the objects a new commit adds over its parents: a `.gitmodules` with a hostile submodule name or
+ * URL, a `.git` tree entry, a malformed tree. 422 with git's words when they fail.
+ * why: the server's own commits must meet the bar pushes meet; clients that clone them trust it.
+ * The objects are packed and indexed in a scratch repository borrowing this one's objects, so
+ * nothing is written here.
+ */
+async function assertFsckClean(gitDir: string, commit: string, parents: string[]): Promise<void> {
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-fsck-'));
+  try {
+    await fs.mkdir(path.join(scratch, 'objects', 'info'), { recursive: true });
+    await fs.mkdir(path.join(scratch, 'objects', 'pack'));
+    await fs.mkdir(path.join(scratch, 'refs'));
+    await fs.writeFile(path.join(scratch, 'HEAD'), 'ref: refs/heads/main\n');
+    await fs.writeFile(path.join(scratch, 'objects', 'info', 'alternates'), `${path.resolve(gitDir, 'objects')}\n`);
+    const pack = spawnGit(['pack-objects', '--revs', '--stdout', '-q'], { gitDir });
+    pack.stderr.resume();
+    pack.stdin.on('error', () => undefined);
+    pack.stdin.end(`${commit}\n${parents.map((p) => `^${p}\n`).join('')}`);
+    const checked = runGit(['index-pack', '--stdin', '--strict'], { gitDir: scratch, input: pack.stdout });
+    await checked.catch((err: unknown) => {
+      if (!(err instanceof GitError)) throw err;
+      const found = err.stderr.split('\n').filter((l) => l.startsWith('error: object ')).map((l) => l.replace(/^error: object [0-9a-f]+: /, ''));
+      if (found.length) throw new Validation(`git refuses the change: ${[...new Set(found)].join('; ')}`);
+      throw err;
+    });
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Move `ref` to `next` only if it is at `expected` (null: it must not exist); RefConflict otherwise. */
 export async function updateRef(gitDir: string, ref: string, next: string, expected: string | null): Promise<void> {
-  await runGit(['update-ref', ref, next, expected ?? ZERO_ID], { gitDir });
+  await updateRefs(gitDir, [ref, next, expected ?? ZERO_ID]);
 }

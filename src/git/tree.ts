@@ -51,7 +51,7 @@ function waitExit(child: ReturnType<typeof spawnGit>, args: string[]): Promise<v
 export async function copyObjects(from: string, to: string, oids: string[]): Promise<void> {
   if (oids.length === 0) return;
   const packArgs = ['pack-objects', '--stdout', '-q'];
-  const indexArgs = ['index-pack', '--stdin'];
+  const indexArgs = ['index-pack', '--stdin', '--strict'];
   const pack = spawnGit(packArgs, { gitDir: from });
   const index = spawnGit(indexArgs, { gitDir: to });
   pack.stdout.pipe(index.stdin);

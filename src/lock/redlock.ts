@@ -3,7 +3,13 @@
  */
 import type Redis from 'ioredis';
 import Redlock, { type Lock as RLock } from 'redlock';
+import { ServiceUnavailable } from '../errors';
 import { DEFAULT_LOCK_OPTIONS, busy, runLocked, type Lock, type LockOptions, type Locker } from './locker';
+
+/** The answer while the lock service cannot be reached: at once, never after the wait bound. */
+export function lockServiceDown(): ServiceUnavailable {
+  return new ServiceUnavailable('the lock service (Redis) cannot be reached, so changes to repositories are paused; try again shortly');
+}
 
 /** Pause between attempts while waiting; jitter spreads competing nodes apart. */
 const RETRY_DELAY_MS = 50;
@@ -17,7 +23,7 @@ const RETRY_DELAY_MS = 50;
 export class RedlockLocker implements Locker {
   private readonly redlock: Redlock;
 
-  constructor(client: Redis, private readonly keyOf: (key: string) => string = (k) => k) {
+  constructor(private readonly client: Redis, private readonly keyOf: (key: string) => string = (k) => k) {
     // why: retryCount 0 — we run the waiting loop ourselves so the wait bound is exact (waitMs),
     // not retryCount x delay. Auto-extension is ours too (runLocked), shared with MemoryLocker.
     this.redlock = new Redlock([client], { retryCount: 0, driftFactor: 0.01 });
@@ -29,15 +35,23 @@ export class RedlockLocker implements Locker {
     const deadline = Date.now() + opts.waitMs;
     const resource = this.keyOf(key);
     for (;;) {
+      // why: with Redis away (commands fail at once, see ./redis), waiting out the bound would only delay the same answer.
+      if (this.lost()) throw lockServiceDown();
       try {
         return this.handle(key, await this.redlock.acquire([resource], opts.ttlMs));
       } catch (err) {
+        if (this.lost()) throw lockServiceDown();
         if (!retryable(err)) throw err;
       }
       const left = deadline - Date.now();
       if (left <= 0) throw busy();
       await sleep(Math.min(left, RETRY_DELAY_MS + Math.floor(Math.random() * RETRY_DELAY_MS)));
     }
+  }
+
+  /** Has the connection to Redis been lost (it is reconnecting, or gave up)? */
+  private lost(): boolean {
+    return ['reconnecting', 'close', 'end'].includes(this.client.status);
   }
 
   /** Run fn under the lock on key (see runLocked). */
@@ -60,8 +74,8 @@ export class RedlockLocker implements Locker {
 /**
  * True when an attempt failed in a way worth retrying until the deadline.
  * why: redlock reports both "held by someone else" and "Redis did not answer" as ExecutionError;
- * both are retried, so a Redis blip within waitMs is invisible and a longer outage answers 503
- * RepoBusy (retry later), which is what a client should do in either case.
+ * with the connection up, both are retried (a blip within waitMs is invisible); with it down, the
+ * caller is answered at once (lockServiceDown).
  */
 function retryable(err: unknown): boolean {
   const name = (err as { name?: string })?.name;

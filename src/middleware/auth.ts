@@ -11,6 +11,8 @@ import { verifyToken } from '../services/auth/token-cache';
 import { verifyPassword } from '../services/auth/password';
 import { assertLoginAllowed, recordLoginFailure } from '../services/auth/limiter';
 import { ANONYMOUS, type Principal } from '../services/auth/principal';
+import { hasScope, ScopeLevel } from '../services/auth/scope';
+import { settings } from '../config';
 
 export type { Principal };
 
@@ -73,6 +75,11 @@ async function identify(req: Request, res: Response): Promise<Principal> {
   if (header !== '') throw bad('unsupported authorization scheme');
   const q = req.query as Record<string, unknown>;
   const qt = typeof q.token === 'string' ? q.token : typeof q.access_token === 'string' ? q.access_token : null;
+  if (qt !== null && settings().security.disableQueryAuthToken) {
+    // why: as Gitea with DISABLE_QUERY_AUTH_TOKEN, the query token is ignored (the caller is anonymous) and the admin is told once.
+    warnQueryTokenIgnored();
+    return ANONYMOUS;
+  }
   if (qt !== null) {
     // why: query tokens leak into logs and proxies; Gitea still accepts them but warns, and so do we.
     res.setHeader('X-Gitea-Warning', 'token and access_token API authentication is deprecated and will be removed in gitea 1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to work but without authorization.');
@@ -81,11 +88,22 @@ async function identify(req: Request, res: Response): Promise<Principal> {
   return ANONYMOUS;
 }
 
+let queryTokenWarned = false;
+function warnQueryTokenIgnored(): void {
+  if (queryTokenWarned) return;
+  queryTokenWarned = true;
+  console.warn('API token sent in query string but [security] DISABLE_QUERY_AUTH_TOKEN=true: ignored');
+}
+
 async function applySudo(req: Request, p: Principal): Promise<Principal> {
   const q = req.query as Record<string, unknown>;
   const sudo = (typeof q.sudo === 'string' ? q.sudo : undefined) ?? (req.headers.sudo as string | undefined);
   if (!sudo) return p;
   if (!p.user?.isAdmin) throw new Forbidden('Only administrators allowed to sudo.');
+  // why: a token scoped to less than the whole admin's power must not become any user (as Forgejo decides).
+  if (p.scopes && !p.scopes.all && !hasScope(p.scopes, 'admin', ScopeLevel.Write)) {
+    throw new Forbidden('sudo needs a token with the "all" or "write:admin" scope');
+  }
   const target = await findUserByName(systemCtx, sudo);
   if (!target || target.type !== UserType.Individual) throw new NotFound(`user redirect does not exist [name: ${sudo}]`);
   return { ...p, user: target };

@@ -5,20 +5,22 @@
 import type { Request } from 'express';
 import { settings } from '../config';
 import { Validation } from '../errors';
+import { MAX_ROW_ID } from './input-guard';
 
 /** Page window of a list request. */
 export interface ListOptions { page: number; limit: number; offset: number }
 
 /**
  * Normalize page/limit as Gitea does: a page below 1 is the first page, a limit of 0 or less is
- * the default and a larger limit than the maximum is the maximum. Non-integers are refused.
+ * the default and a larger limit than the maximum is the maximum. Non-integers are refused; a page
+ * past any possible list (more rows than an id can number) is an empty page, never a database error.
  */
 export function listOptions(page?: number, limit?: number): ListOptions {
   const { defaultPagingNum, maxResponseItems } = settings().api;
   for (const [name, v] of [['page', page], ['limit', limit]] as const) {
     if (v !== undefined && v !== null && !Number.isInteger(v)) throw new Validation(`${name} must be an integer`);
   }
-  const p = !page || page < 1 ? 1 : page;
+  const p = !page || page < 1 ? 1 : Math.min(page, MAX_ROW_ID);
   let l = !limit || limit < 1 ? defaultPagingNum : limit;
   if (l > maxResponseItems) l = maxResponseItems;
   return { page: p, limit: l, offset: (p - 1) * l };

@@ -22,6 +22,15 @@ export async function findLfsMeta(ctx: DbContext, repoId: number, oid: string): 
   return row ? { oid: row.oid, size: Number(row.size) } : null;
 }
 
+/** The links of the given objects to a repository, by oid (one query for a whole batch). */
+export async function findLfsMetas(ctx: DbContext, repoId: number, oids: string[]): Promise<Map<string, { oid: string; size: number }>> {
+  const out = new Map<string, { oid: string; size: number }>();
+  if (oids.length === 0) return out;
+  const rows = await LfsMetaObjectModel.findAll({ where: { repositoryId: repoId, oid: [...new Set(oids)] }, transaction: ctx.tx });
+  for (const r of rows) out.set(r.oid, { oid: r.oid, size: Number(r.size) });
+  return out;
+}
+
 /**
  * Link `oid` to a repository. why: an existing link (also one a racing request just made) is success,
  * so two uploads of the same object both succeed.

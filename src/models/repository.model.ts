@@ -1,6 +1,6 @@
 /** A repository; git owns its refs, these columns are a cache and its settings. */
 import { db, type DbContext } from '../db';
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, literal, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { RepoUnitModel } from './repo-unit.model';
 import { CollaborationModel } from './collaboration.model';
@@ -169,17 +169,23 @@ export async function renameRepoRow(ctx: DbContext, repo: RepositoryModel, name:
   await repo.save({ transaction: ctx.tx });
 }
 
+/**
+ * Which repositories a caller sees in lists: every one (site administrators), or the public
+ * repositories of owners the caller may see (`publicOwners`, a users-table condition from
+ * visibleUsersSql, or null for none) plus the ones the permission function granted (`grantedIds`).
+ */
+export type RepoVisibility = 'all' | { publicOwners: string | null; grantedIds: number[] };
+
 /** What a repository search filters on. */
 export interface RepoSearch {
   ownerId?: number; keyword?: string;
   /** With ownerId: also these repositories (a user's collaborations). */
   orIds?: number[]; isPrivate?: boolean; isTemplate?: boolean;
-  /** Only these private repositories are visible besides public ones; `all` = every private one. */
-  privateIds: number[] | 'all'; sort: 'alpha' | 'created' | 'updated' | 'size' | 'id'; order: 'asc' | 'desc';
+  visible: RepoVisibility; sort: 'alpha' | 'created' | 'updated' | 'size' | 'id'; order: 'asc' | 'desc';
   limit: number; offset: number;
 }
 
-/** One page of repositories matching `q`, visible per `q.privateIds`. */
+/** One page of repositories matching `q`, visible per `q.visible`. */
 export function searchRepos(ctx: DbContext, q: RepoSearch): Promise<{ rows: RepositoryModel[]; count: number }> {
   const and: WhereOptions[] = [];
   if (q.ownerId !== undefined) {
@@ -188,7 +194,12 @@ export function searchRepos(ctx: DbContext, q: RepoSearch): Promise<{ rows: Repo
   if (q.keyword) and.push({ lowerName: { [Op.like]: `%${q.keyword.toLowerCase().replace(/[\\%_]/g, '')}%` } });
   if (q.isPrivate !== undefined) and.push({ isPrivate: q.isPrivate });
   if (q.isTemplate !== undefined) and.push({ isTemplate: q.isTemplate });
-  if (q.privateIds !== 'all') and.push({ [Op.or]: [{ isPrivate: false }, { id: { [Op.in]: q.privateIds.length ? q.privateIds : [0] } }] });
+  if (q.visible !== 'all') {
+    const ors: WhereOptions[] = [{ id: { [Op.in]: q.visible.grantedIds.length ? q.visible.grantedIds : [0] } }];
+    // why: a public repository is only as visible as its owner; a private or limited organization hides its public repositories too.
+    if (q.visible.publicOwners) ors.push({ isPrivate: false, ownerId: { [Op.in]: literal(`(SELECT id FROM users WHERE ${q.visible.publicOwners})`) } });
+    and.push({ [Op.or]: ors });
+  }
   const col = { alpha: 'lowerName', created: 'createdAt', updated: 'updatedAt', size: 'size', id: 'id' }[q.sort];
   return RepositoryModel.findAndCountAll({
     where: { [Op.and]: and }, order: [[col, q.order.toUpperCase()], ['id', 'ASC']], limit: q.limit, offset: q.offset, transaction: ctx.tx,
@@ -196,17 +207,15 @@ export function searchRepos(ctx: DbContext, q: RepoSearch): Promise<{ rows: Repo
 }
 
 /**
- * Ids of private repositories a user may reach: owned, collaborating, or owned by an organization it
- * belongs to (candidates; the permission function decides about team access).
+ * Repositories a user may reach beyond public reading: owned, collaborating, or owned by an
+ * organization it belongs to (candidates; the permission function decides about team access).
+ * Private ones only, unless `withPublic` (restricted users read public repositories only by grant).
  */
-export async function privateRepoCandidatesOf(ctx: DbContext, userId: number): Promise<RepositoryModel[]> {
+export async function repoCandidatesOf(ctx: DbContext, userId: number, withPublic: boolean): Promise<RepositoryModel[]> {
   const orgIds = (await OrgUserModel.findAll({ where: { uid: userId }, transaction: ctx.tx })).map((o) => o.orgId);
   const collab = (await CollaborationModel.findAll({ where: { userId }, transaction: ctx.tx })).map((c) => c.repoId);
-  const rows = await RepositoryModel.findAll({
-    transaction: ctx.tx,
-    where: { isPrivate: true, [Op.or]: [{ ownerId: [userId, ...orgIds] }, { id: { [Op.in]: collab.length ? collab : [0] } }] },
-  });
-  return rows;
+  const reach = { [Op.or]: [{ ownerId: [userId, ...orgIds] }, { id: { [Op.in]: collab.length ? collab : [0] } }] };
+  return RepositoryModel.findAll({ transaction: ctx.tx, where: withPublic ? reach : { isPrivate: true, ...reach } });
 }
 
 /** Ids of repositories a user collaborates on. */

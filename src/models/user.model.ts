@@ -177,17 +177,24 @@ export interface UserVisibilityScope {
   publicOnly: boolean;
 }
 
-function visibleWhere(scope: UserVisibilityScope): WhereOptions {
-  if (scope.publicOnly) return { visibility: Visibility.Public };
-  if (scope.seeAll) return {};
-  const ors: WhereOptions[] = [{ visibility: scope.seeLimited ? { [Op.in]: [Visibility.Public, Visibility.Limited] } : Visibility.Public }];
+/**
+ * The SQL condition on a `users` row (columns `id`, `visibility`) that `scope` may see; it holds
+ * only numbers, never user text, so it can be embedded in any query over users.
+ */
+export function visibleUsersSql(scope: UserVisibilityScope): string {
+  if (scope.publicOnly) return `visibility = ${Visibility.Public}`;
+  if (scope.seeAll) return '1 = 1';
+  const ors = [scope.seeLimited ? `visibility IN (${Visibility.Public}, ${Visibility.Limited})` : `visibility = ${Visibility.Public}`];
   if (scope.viewerId !== null) {
     const me = Number(scope.viewerId);
-    ors.push({ id: me });
-    // why: members see their private organizations (a numeric id is interpolated, never user text).
-    ors.push({ id: { [Op.in]: literal(`(SELECT org_id FROM org_user WHERE uid = ${me})`) } });
+    // why: the viewer sees itself and the (maybe private) organizations it belongs to.
+    ors.push(`id = ${me}`, `id IN (SELECT org_id FROM org_user WHERE uid = ${me})`);
   }
-  return { [Op.or]: ors };
+  return `(${ors.join(' OR ')})`;
+}
+
+function visibleWhere(scope: UserVisibilityScope): WhereOptions {
+  return literal(visibleUsersSql(scope));
 }
 
 /** Filters of a user search. */

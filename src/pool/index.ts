@@ -37,7 +37,12 @@ export async function runTask<N extends TaskName>(name: N, arg: TaskArg<N>, sign
     return (await thePool().run(arg, { name, signal })) as TaskResult<N>;
   } catch (err) {
     const marked = parseTaskError(err);
-    if (marked) throw new HttpError(marked.status, marked.message);
+    if (marked) {
+      const e = new HttpError(marked.status, marked.message);
+      // why: a server-side failure reported by a task (a damaged repository) is logged like one raised here.
+      e.log = marked.status >= 500;
+      throw e;
+    }
     throw err;
   }
 }

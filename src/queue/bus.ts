@@ -23,7 +23,7 @@ export function startBus(): void {
   started = true;
   const sub = redisSubscriber();
   if (sub) {
-    void sub.subscribe(channel());
+    sub.subscribe(channel()).catch(() => undefined);
     sub.on('message', (_ch: string, raw: string) => deliver(JSON.parse(raw) as BusMessage));
   } else if (cluster.isWorker) {
     process.on('message', (m: unknown) => {
@@ -37,7 +37,8 @@ export function publish(topic: string, payload: unknown): void {
   local.emit(topic, payload);
   const msg: BusMessage = { forgeBus: true, origin, topic, payload };
   const r = redis();
-  if (r) void r.publish(channel(), JSON.stringify(msg));
+  // why: with Redis away, other nodes miss this event; their caches expire on their own within seconds.
+  if (r) r.publish(channel(), JSON.stringify(msg)).catch(() => undefined);
   else if (cluster.isWorker && process.send) process.send(msg);
 }
 

@@ -118,15 +118,26 @@ function rpc(name: string) {
   };
 }
 
-/** Errors as short plain text (git prints it), with Gitea's Basic challenge on 401. */
+/**
+ * Errors as short plain text, with Gitea's Basic challenge on 401. A server-side failure of a
+ * repository's storage is logged and answered as git's own ERR packet, so the client prints it
+ * ("remote error: ...") instead of an empty reply.
+ */
 function gitErrors(err: unknown, req: Request, res: Response, next: NextFunction): void {
   if (!(err instanceof HttpError) || res.headersSent) {
     next(err);
     return;
   }
+  if (err.log) console.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
+  noCache(res);
+  const service = typeof req.query.service === 'string' ? SERVICES[req.query.service] : undefined;
+  if (err.status >= 500 && req.method === 'GET' && service) {
+    res.status(200).setHeader('Content-Type', `application/x-git-${service}-advertisement`);
+    res.send(pktLine(`ERR ${err.message}\n`));
+    return;
+  }
   for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
   if (err.status === 401) for (const [k, v] of Object.entries(GIT_AUTH_HEADERS)) res.setHeader(k, v);
-  noCache(res);
   res.status(err.status).type('text/plain').send(err.message);
 }
 

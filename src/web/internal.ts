@@ -1,12 +1,15 @@
 /**
- * The internal API the server-owned hooks call over loopback (`/api/internal/hook/pre-receive` and
- * `/post-receive`), authorized by the instance's internal token. Refusals carry the message git
- * prints to the pusher.
+ * The internal API, authorized by the instance's internal token: what the server-owned hooks call
+ * over loopback (`/api/internal/hook/pre-receive` and `/post-receive`; refusals carry the message
+ * git prints to the pusher), and `/api/internal/cache/table-written` ({"table": name}) for one who
+ * changed a table behind the server's back (SQL by hand, test fixtures): every process drops what
+ * it cached from that table, as after its own writes.
  */
 import crypto from 'node:crypto';
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
 import { settings } from '../config';
-import { Unauthorized } from '../errors';
+import { tableWritten } from '../db';
+import { Unauthorized, Validation } from '../errors';
 import { preReceive, postReceive, type HookRequest } from '../services/git-push/hook.service';
 
 function tokenMatches(header: string | undefined): boolean {
@@ -31,5 +34,10 @@ export function internalRouter(): Router {
   r.use('/api/internal', requireInternalToken, express.json({ limit: '64mb' }));
   r.post('/api/internal/hook/pre-receive', hook(preReceive));
   r.post('/api/internal/hook/post-receive', hook(postReceive));
+  r.post('/api/internal/cache/table-written', (req: Request, res: Response, next: NextFunction) => {
+    const table = (req.body as { table?: unknown })?.table;
+    if (typeof table !== 'string' || !/^\w+$/.test(table)) return next(new Validation('table: the name of a table'));
+    res.json({ cached: tableWritten(table) });
+  });
   return r;
 }

@@ -10,6 +10,7 @@ import express, { type Request, type Response, type NextFunction, type Router, t
 import { settings } from '../config';
 import { HttpError, NotFound, Unauthorized, Validation, BadRequest } from '../errors';
 import { authenticate } from '../middleware/auth';
+import { bodyGuard } from '../middleware/input-guard';
 import { ctxOf } from '../middleware/context';
 import { LFS_AUTH_HEADERS, principalForLfsToken } from '../services/lfs/access';
 import { verifyLfsToken, type LfsGrant } from '../services/lfs/token';
@@ -67,14 +68,28 @@ function acceptLfs(req: Request, _res: Response, next: NextFunction): void {
   next(accept === LFS_MEDIA_TYPE ? undefined : new HttpError(415, 'Unsupported Media Type'));
 }
 
-/** A JSON body of any content type; unparsable JSON is `onError` (400, or 422 for verify as in Gitea). */
-function jsonBody(onError: () => HttpError = () => new BadRequest('Bad Request')): RequestHandler {
-  const parse = express.json({ type: () => true, limit: '10mb', strict: false });
+/**
+ * A JSON body of any content type; unparsable JSON is `onError` (400, or 422 for verify as in
+ * Gitea), a NUL in any string 422. `limit` bounds what is parsed at all (bytes or '10mb').
+ */
+function jsonBody(onError: () => HttpError = () => new BadRequest('Bad Request'), limit: number | string = '10mb'): RequestHandler {
+  const parse = express.json({ type: () => true, limit, strict: false });
+  const guard = bodyGuard();
   return (req, res, next) => parse(req, res, (err?: unknown) => {
     const e = err as { type?: string; status?: number } | undefined;
     if (e?.type === 'entity.parse.failed') { next(onError()); return; }
-    next(err);
+    if (err) { next(err); return; }
+    guard(req, res, next);
   });
+}
+
+/**
+ * The body bound of a batch request: room for [server] LFS_MAX_BATCH_SIZE objects.
+ * why: a body is parsed in one piece on the event loop; a batch that may not be answered is not parsed.
+ */
+function batchBodyLimit(): number | string {
+  const max = settings().server.lfsMaxBatchSize;
+  return max > 0 ? Math.max(256 * 1024, max * 256) : '10mb';
 }
 
 function wrap(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
@@ -141,7 +156,7 @@ function lfsErrors(err: unknown, req: Request, res: Response, _next: NextFunctio
 export function lfsRouter(): Router {
   const r = express.Router();
   r.use(BASE, enabled, identify());
-  r.post(`${BASE}/objects/batch`, acceptLfs, jsonBody(), wrap(async (req, res) => send(res, 200, await lfsBatch(caller(req, res), req.body))));
+  r.post(`${BASE}/objects/batch`, acceptLfs, jsonBody(undefined, batchBodyLimit()), wrap(async (req, res) => send(res, 200, await lfsBatch(caller(req, res), req.body))));
   r.put(`${BASE}/objects/:oid/:size`, wrap(upload));
   r.put(`${BASE}/objects/:oid`, wrap(upload));
   r.get(`${BASE}/objects/:oid/:filename`, wrap(download));

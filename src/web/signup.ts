@@ -6,6 +6,7 @@ import express, { type Router, type Request, type Response, type NextFunction } 
 import { settings } from '../config';
 import { systemCtx } from '../db';
 import { HttpError, Forbidden, Validation } from '../errors';
+import { formBody } from '../middleware/input-guard';
 import { createUser } from '../services/user/user.service';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -30,8 +31,8 @@ export function signupRouter(): Router {
     }
     res.type('html').send(page(''));
   });
-  r.post('/user/sign_up', express.urlencoded({ extended: false, limit: '64kb' }), (req: Request, res: Response, next: NextFunction) => {
-    const body = (req.body ?? {}) as Record<string, string>;
+  r.post('/user/sign_up', ...formBody(), (req: Request, res: Response, next: NextFunction) => {
+    const body = req.body as Record<string, string | undefined>;
     const run = async () => {
       if (settings().service.disableRegistration) throw new Forbidden('Registration is disabled. Please contact your site administrator.');
       if (body.password !== body.retype) throw new Validation('The passwords do not match.');
@@ -40,7 +41,7 @@ export function signupRouter(): Router {
     };
     run().catch((err: unknown) => {
       if (err instanceof HttpError) {
-        res.status(err.status).type('html').send(page(err.message, body));
+        res.status(err.status).type('html').send(page(err.message, body as Record<string, string>));
         return;
       }
       next(err);

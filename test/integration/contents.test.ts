@@ -273,12 +273,15 @@ describe('contents API', function () {
 
     it('refuses paths with .., .git in any case or spelling, backslashes, NUL, absolute paths and empty segments', async () => {
       const bad = ['../x', 'a/../../x', 'a/..', '.git/config', '.GIT/hooks/post-receive', '.Git/x', 'a/.git/x', '.git', 'a/.gIt',
-        '.git./x', '.git /x', 'git~1/config', '.g\u200cit/config', 'a\\..\\x', 'a\\b', 'a\0b', '/etc/passwd', 'a//b', './a', 'a/./b', 'a/', ''];
+        '.git./x', '.git /x', 'git~1/config', '.g\u200cit/config', 'a\\..\\x', 'a\\b', '/etc/passwd', 'a//b', './a', 'a/./b', 'a/', ''];
       for (const p of bad) {
         const r = await refused('files', 'POST', 'contents', create(p), 422, /path contains a malformed path component|Path|Files/);
         expect(r.text).to.not.contain('internal');
       }
-      for (const p of ['..%2Fx', '.git%2Fconfig', '.GIT%2Fx', 'a%5C..%5Cx', 'a%00b', 'x%2F..%2F..%2Fy']) {
+      // a NUL is refused before any path rule: in the body as a value (422), in the URL as a name that cannot exist (404)
+      await refused('files', 'POST', 'contents', create('a\0b'), 422, /^files\[0\]\.path: must not contain a NUL character$/);
+      await refused('files', 'POST', 'contents/a%00b', { content: b64('pwn') }, 404, /^The target couldn't be found\.$/);
+      for (const p of ['..%2Fx', '.git%2Fconfig', '.GIT%2Fx', 'a%5C..%5Cx', 'x%2F..%2F..%2Fy']) {
         await refused('files', 'POST', `contents/${p}`, { content: b64('pwn') }, 422, /^path contains a malformed path component/);
       }
       await refused('files', 'POST', 'contents', { files: [{ operation: 'update', path: 'ok.txt', from_path: '.git/config', sha: 'a'.repeat(40), content: b64('x') }] }, 422, /malformed path component/);

@@ -223,15 +223,21 @@ describe('wiki', () => {
     });
 
     it('refuses hostile page names (.., .git, NUL, leading -) with 4xx, changing nothing', async () => {
-      for (const t of ['.', '..', '.git', '.GIT', '.git.', 'git~1', 'a\u0000b', 'a\nb', '-rf', '--upload-pack=x']) {
+      for (const t of ['.', '..', '.git', '.GIT', '.git.', 'git~1', 'a\nb', '-rf', '--upload-pack=x']) {
         await refused('docs', 'POST', 'new', { title: t, content_base64: b64('x') }, 400, /^Invalid wiki filename: /);
         await refused('docs', 'PATCH', 'page/Home', { title: t, content_base64: b64('x') }, 400, /^Invalid wiki filename: /);
       }
+      // a NUL never reaches the wiki: the body is refused as a whole (422), the URL names nothing (404)
+      await refused('docs', 'POST', 'new', { title: 'a\u0000b', content_base64: b64('x') }, 422, /^title: must not contain a NUL character$/);
+      await refused('docs', 'PATCH', 'page/Home', { title: 'a\u0000b', content_base64: b64('x') }, 422, /^title: must not contain a NUL character$/);
+      for (const [method, tail] of [['PATCH', 'page/%00.md'], ['GET', 'page/%00.md'], ['DELETE', 'page/%00.md'], ['GET', 'revisions/%00.md']]) {
+        await refused('docs', method, tail, method === 'PATCH' ? { content_base64: b64('x') } : undefined, 404, /^The target couldn't be found\.$/);
+      }
       // names in the URL that would reach a hostile file (a `.md` web path names the file directly)
-      for (const name of ['%00.md', '.git%2Fconfig.md', '.GIT%2Fhooks%2Fpre-receive.md', 'a%5C..%5C.git%2Fx.md', '-x.md', '--help.md']) {
+      for (const name of ['.git%2Fconfig.md', '.GIT%2Fhooks%2Fpre-receive.md', 'a%5C..%5C.git%2Fx.md', '-x.md', '--help.md']) {
         await refused('docs', 'PATCH', `page/${name}`, { content_base64: b64('x') }, 400, /^Invalid wiki filename: /);
       }
-      for (const name of ['%00.md', '.git%2Fconfig.md']) {
+      for (const name of ['.git%2Fconfig.md']) {
         await refused('docs', 'GET', `page/${name}`, undefined, 400, /^Invalid wiki filename: /);
         await refused('docs', 'DELETE', `page/${name}`, undefined, 400, /^Invalid wiki filename: /);
         await refused('docs', 'GET', `revisions/${name}`, undefined, 400, /^Invalid wiki filename: /);

@@ -4,8 +4,7 @@
  * tree listings. Results are cached per commit id, which never changes meaning.
  */
 import { spawnGit } from '../../src/git/run';
-import { LITERAL_PATHS, objectInfo, parseLsTree } from '../../src/git/objects';
-import { runGit } from '../../src/git/run';
+import { LITERAL_PATHS, objectInfo, walkTree } from '../../src/git/objects';
 import { taskError } from '../errors';
 
 /** The last commit of an entry: id and unix seconds of committer and author dates. */
@@ -100,21 +99,20 @@ const HEX = /^[0-9a-f]{4,64}$/;
 /**
  * Page `page` (1-based, `perPage` entries) of the tree that `sha` names (a tree, commit or tag id, or
  * a branch or tag name), listed recursively when asked. A name that is no tree is a 400 as in Gitea.
+ * The listing is read as git writes it, keeping only the page: `total` counts at most [git]
+ * MAX_TREE_ENTRIES entries, and a listing cut there (or at an absurd depth) is `truncated`.
  */
 export async function treePage({ gitDir, sha, recursive, page, perPage }: TreePageArgs): Promise<TreePage> {
   const tries = HEX.test(sha) ? [`${sha}^{tree}`] : [`refs/heads/${sha}^{tree}`, `refs/tags/${sha}^{tree}`];
   const infos = /[\s\0]/.test(sha) ? [] : await objectInfo(gitDir, tries);
   const tree = infos.find((i) => i?.type === 'tree');
   if (!tree) throw taskError(400, `sha not found [${sha}]`);
-  const args = ['ls-tree', '-l', '-z'];
-  if (recursive) args.push('-r', '-t');
-  args.push(tree.oid);
-  const all = parseLsTree((await runGit(args, { gitDir })).stdout);
   const start = perPage * (page - 1);
-  const out: TreePage = { sha: tree.oid, total: all.length, truncated: false, entries: [] };
-  if (start < 0 || start >= all.length) return out;
-  const end = Math.min(start + perPage, all.length);
-  out.truncated = end < all.length;
-  out.entries = all.slice(start, end).map((e) => ({ path: e.path, mode: e.mode, type: e.type, size: e.size, sha: e.oid }));
+  const out: TreePage = { sha: tree.oid, total: 0, truncated: false, entries: [] };
+  const stop = await walkTree(gitDir, tree.oid, recursive, (e) => {
+    const i = out.total++;
+    if (i >= start && i < start + perPage) out.entries.push({ path: e.path, mode: e.mode, type: e.type, size: e.size, sha: e.oid });
+  });
+  out.truncated = stop !== null || start + perPage < out.total;
   return out;
 }

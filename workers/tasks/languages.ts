@@ -3,8 +3,7 @@
  * classified by name and extension; vendored, documentation and dot files are left out, and only
  * programming and markup languages count (data and prose formats do not). Cached per commit id.
  */
-import { runGit } from '../../src/git/run';
-import { parseLsTree } from '../../src/git/objects';
+import { walkTree } from '../../src/git/objects';
 
 type Kind = 'programming' | 'markup' | 'data' | 'prose';
 
@@ -53,15 +52,15 @@ export async function languageStats({ gitDir, commitId }: LanguageStatsArgs): Pr
   const key = `${gitDir}\0${commitId}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const entries = parseLsTree((await runGit(['ls-tree', '-r', '-l', '-z', commitId], { gitDir })).stdout);
   const sizes = new Map<string, number>();
-  for (const e of entries) {
-    if (e.type !== 'blob' || e.mode === '120000') continue;
-    if (VENDORED.test(e.path) || DOCS.test(e.path) || e.path.split('/').some((s) => s.startsWith('.'))) continue;
+  // why: streamed and bounded (walkTree); a tree past the bound is counted as far as it was read.
+  await walkTree(gitDir, commitId, true, (e) => {
+    if (e.type !== 'blob' || e.mode === '120000') return;
+    if (VENDORED.test(e.path) || DOCS.test(e.path) || e.path.split('/').some((s) => s.startsWith('.'))) return;
     const lang = languageOf(e.path);
-    if (!lang || (lang[1] !== 'programming' && lang[1] !== 'markup')) continue;
+    if (!lang || (lang[1] !== 'programming' && lang[1] !== 'markup')) return;
     sizes.set(lang[0], (sizes.get(lang[0]) ?? 0) + e.size);
-  }
+  });
   const out: Record<string, number> = {};
   for (const [k, v] of [...sizes].sort((a, b) => b[1] - a[1])) out[k] = v;
   cache.set(key, out);

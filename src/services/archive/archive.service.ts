@@ -11,7 +11,8 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { settings } from '../../config';
-import { NotFound } from '../../errors';
+import { NotFound, TooLarge } from '../../errors';
+import { outsideRequest } from '../../git/cancel';
 import { repoPath } from '../../git/paths';
 import { spawnArchive, type ArchiveFormat } from '../../git/archive';
 import { isReachable } from '../../git/refs';
@@ -68,13 +69,19 @@ export async function openArchive(rc: RepoContext, archive: string): Promise<Arc
 
   const cached = await fromCache(file);
   if (cached) return { ...cached, contentType, filename };
+  const label = `${rc.owner.name}/${rc.repo.name}`;
+  await assertNotRefused(file, label, ref);
   const inflight = building.get(file);
   if (inflight) {
     await inflight;
     const built = await fromCache(file);
     if (built) return { ...built, contentType, filename };
   }
-  const live = await buildOnce(file, () => build(gitDir, commit, format, rc.repo.name, file));
+  // why: checked again under the build lock, where a build that just outgrew the bound on any node is seen.
+  const live = await buildOnce(file, async () => {
+    await assertNotRefused(file, label, ref);
+    return build(gitDir, commit, format, rc.repo.name, file, label, ref);
+  });
   if (live) return { writeTo: (out) => copyFile(live.fh, out, live.complete).finally(() => live.fh.close()), contentType, filename };
   const built = await fromCache(file);
   if (!built) throw new Error(`archive ${file} was not built`);
@@ -147,6 +154,26 @@ async function fromCache(file: string): Promise<{ writeTo: (out: Writable) => Pr
   return { writeTo: (out) => copyFile(shared.fh, out, null).finally(release), size: shared.size };
 }
 
+/** The bound of one archive in bytes ([repo-archive] MAX_ARCHIVE_SIZE, MB; 0 = none). */
+function maxArchiveBytes(): number {
+  return settings().repoArchive.maxArchiveSize * 1024 * 1024;
+}
+
+function tooLarge(repo: string, ref: string): TooLarge {
+  return new TooLarge(`the archive of ${repo} at ${ref} is larger than [repo-archive] MAX_ARCHIVE_SIZE (${settings().repoArchive.maxArchiveSize} MB)`);
+}
+
+/**
+ * An archive that outgrew the bound is remembered next to where it would be cached (shared by the
+ * nodes), so it is refused at once instead of being built again; the marker holds the bound it
+ * failed, and a larger bound tries again.
+ */
+async function assertNotRefused(file: string, repo: string, ref: string): Promise<void> {
+  const failed = Number(await fsp.readFile(`${file}.toolarge`, 'utf8').catch(() => 'NaN'));
+  const max = maxArchiveBytes();
+  if (Number.isFinite(failed) && max !== 0 && max <= failed) throw tooLarge(repo, ref);
+}
+
 /**
  * A build in progress: the file being written, open for reading; `complete` when git has written
  * all of it, `done` when it is in the cache.
@@ -161,7 +188,8 @@ function buildOnce(file: string, start: () => Promise<Build>): Promise<Build | n
   return new Promise((resolve, reject) => {
     let handedOut = false;
     // why: the lock key names the archive, so different archives build in parallel; the wait is long because a build of a big repository takes a while.
-    const done = locker().withLock(`archive:${file}`, async () => {
+    // why: the build is a shared cache entry: the client that started it may leave, the others still want it.
+    const done = outsideRequest(() => locker().withLock(`archive:${file}`, async () => {
       if (fs.existsSync(file)) {
         handedOut = true;
         return resolve(null);
@@ -170,7 +198,7 @@ function buildOnce(file: string, start: () => Promise<Build>): Promise<Build | n
       handedOut = true;
       resolve(b);
       await b.done;
-    }, { waitMs: 600_000 });
+    }, { waitMs: 600_000 }));
     building.set(file, done.catch(() => undefined));
     done.catch((err: unknown) => { if (!handedOut) reject(err); }).finally(() => building.delete(file));
   });
@@ -178,17 +206,21 @@ function buildOnce(file: string, start: () => Promise<Build>): Promise<Build | n
 
 /**
  * Start git writing the archive to a temporary file, which becomes the cache entry when git
- * succeeds. A client that goes away does not stop the build, which still fills the cache.
+ * succeeds. A client that goes away does not stop the build, which still fills the cache; the
+ * build is bounded in bytes (MAX_ARCHIVE_SIZE: git dies of SIGXFSZ, the archive is refused from
+ * then on) and in time ([git.timeout] DEFAULT).
  */
-async function build(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, file: string): Promise<Build> {
+async function build(gitDir: string, commit: string, format: ArchiveFormat, prefix: string, file: string, repo: string, ref: string): Promise<Build> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  const proc = await spawnArchive(gitDir, commit, format, prefix, tmp);
+  const max = maxArchiveBytes();
+  const proc = await spawnArchive(gitDir, commit, format, prefix, tmp, max);
   let stderr = '';
   proc.child.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString(); });
   proc.child.stdin.end();
   const closed = new Promise<number | null>((resolve) => proc.child.once('close', resolve));
-  const exited = new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
+  let signal: NodeJS.Signals | null = null;
+  const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code, sig: NodeJS.Signals | null) => { signal = sig; resolve(code); }));
   // why: the launcher creates the file before git starts; opened now, it stays readable after the rename.
   await Promise.race([new Promise((resolve) => proc.child.once('spawn', resolve)), closed]);
   const fh = await fsp.open(tmp, 'r').catch(async (err: unknown) => {
@@ -200,7 +232,11 @@ async function build(gitDir: string, commit: string, format: ArchiveFormat, pref
   const complete = Promise.race([exited, closed]).then(async (code) => {
     if (code === 0) return;
     await closed;
-    throw new Error(`git ${format} archive failed (${code}): ${stderr.trim()}`);
+    if ((signal ?? proc.child.signalCode) === 'SIGXFSZ') {
+      await fsp.writeFile(`${file}.toolarge`, String(max)).catch(() => undefined);
+      throw tooLarge(repo, ref);
+    }
+    throw new Error(`git ${format} archive failed (${code ?? signal ?? proc.child.signalCode}): ${stderr.trim()}`);
   });
   const done = complete.then(async () => {
     await closed;
@@ -284,7 +320,7 @@ export async function evictIfFull(force = false): Promise<void> {
   const files: { file: string; size: number; mtime: number }[] = [];
   for (const repo of await fsp.readdir(root).catch(() => [] as string[])) {
     for (const name of await fsp.readdir(path.join(root, repo)).catch(() => [] as string[])) {
-      if (name.endsWith('.tmp')) continue;
+      if (name.endsWith('.tmp') || name.endsWith('.toolarge')) continue;
       const file = path.join(root, repo, name);
       const st = await fsp.stat(file).catch(() => null);
       if (st) files.push({ file, size: st.size, mtime: st.mtimeMs });

@@ -1,30 +1,53 @@
 /**
  * Counts failed sign-ins per client address and per account within a window; past the limit
  * the caller gets 429 before any password is checked. Counters live in Redis in cluster mode
- * (shared by every node) and in memory otherwise.
+ * (shared by every node) and in memory otherwise. While Redis cannot be reached, each process
+ * counts in its own memory (with one warning), so signing in keeps working.
  */
 import { settings } from '../../config';
-import { redis, redisKey } from '../../lock/redis';
+import { redis, redisKey, redisReady } from '../../lock/redis';
 import { TooManyRequests } from '../../errors';
 
 interface Bucket { count: number; resetAt: number }
 const memory = new Map<string, Bucket>();
 
-async function current(key: string): Promise<number> {
+let fallbackWarned = false;
+
+/** Redis when it can answer now; null otherwise (embedded mode, or an outage: count in memory). */
+function shared() {
   const r = redis();
-  if (r) return Number((await r.get(redisKey(`loginfail:${key}`))) ?? 0);
+  if (!r) return null;
+  if (redisReady()) {
+    fallbackWarned = false;
+    return r;
+  }
+  if (!fallbackWarned) {
+    fallbackWarned = true;
+    console.warn('sign-in limiter: Redis cannot be reached; failed sign-ins are counted per process until it is back');
+  }
+  return null;
+}
+
+async function current(key: string): Promise<number> {
+  const r = shared();
+  if (r) {
+    const n = await r.get(redisKey(`loginfail:${key}`)).catch(() => null);
+    if (n !== null) return Number(n);
+  }
   const b = memory.get(key);
   if (!b || b.resetAt < Date.now()) return 0;
   return b.count;
 }
 
 async function bump(key: string, windowSec: number): Promise<void> {
-  const r = redis();
+  const r = shared();
   if (r) {
     const k = redisKey(`loginfail:${key}`);
-    const n = await r.incr(k);
-    if (n === 1) await r.expire(k, windowSec);
-    return;
+    const n = await r.incr(k).catch(() => null);
+    if (n !== null) {
+      if (n === 1) await r.expire(k, windowSec).catch(() => undefined);
+      return;
+    }
   }
   const now = Date.now();
   const b = memory.get(key);

@@ -11,7 +11,8 @@ import type { DbContext } from '../../db';
 import { Conflict, HttpError, NotFound, TooLarge, Validation } from '../../errors';
 import { settings } from '../../config';
 import { entriesAt, type TreeEntry } from '../../git/objects';
-import { GitError, runGit } from '../../git/run';
+import { runGit } from '../../git/run';
+import { RefConflict } from '../../git/ref-write';
 import { IndexEditor, commitTree, updateRef } from '../../git/tree-edit';
 import { withRepoLock } from '../../lock';
 import { findLfsMeta, linkLfsMeta, unlinkLfsMeta } from '../../models/lfs-meta-object.model';
@@ -226,7 +227,7 @@ export async function changeFiles(ctx: DbContext, cr: CodeRepo, doer: UserModel,
       await updateRef(gitDir, ref, commit, expected);
     } catch (err) {
       for (const oid of created) await unlinkLfsMeta(ctx, repo.id, oid);
-      if (err instanceof GitError) throw new HttpError(409, `branch ${newBranch} was changed meanwhile, try again`);
+      if (err instanceof RefConflict) throw new HttpError(409, `branch ${newBranch} was changed meanwhile, try again`);
       throw err;
     }
     await syncRepoRefsLocked(repo.id, { pusherId: doer.id, transport: 'api', updates: [{ old: expected ?? '0'.repeat(40), new: commit, ref }] }, ctx);

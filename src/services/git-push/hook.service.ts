@@ -3,6 +3,7 @@
  * whether a push may update its refs; post-receive records the push in the durable outbox, where
  * a worker processes it (push.worker.ts).
  */
+import { settings } from '../../config';
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import { ZERO_ID } from '../../git/refs';
@@ -49,6 +50,10 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
   const owner = repo && (await findUserById(ctx, repo.ownerId));
   if (!repo || !owner) throw new NotFound('repository does not exist');
   if (repo.isArchived) throw new Forbidden(`repository ${owner.name}/${repo.name} is archived and cannot be pushed to`);
+  const maxRefs = settings().repository.maxPushRefs;
+  if (maxRefs > 0 && r.updates.length > maxRefs) {
+    throw new Forbidden(`this push changes ${r.updates.length} refs; a push may change at most ${maxRefs} ([repository] MAX_PUSH_REFS)`);
+  }
   // why: the branch rules below protect the code repository's default branch and pull refs; a wiki has neither.
   if (r.repo_kind === 'wiki') return;
   for (const u of r.updates) {

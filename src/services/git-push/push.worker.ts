@@ -3,7 +3,9 @@
  * recorded pushes, and the reconciler that finds ref changes no push reported (a crash between
  * git's ref update and the post-receive hook, or a change made outside the server).
  */
+import { settings } from '../../config';
 import { systemCtx } from '../../db';
+import { removeStaleQuarantines } from '../../git/quarantine';
 import { listRepoIdsAfter } from '../../models/repository.model';
 import { startOutboxWorker, type OutboxWorker } from '../../queue/worker';
 import { PUSH_TOPIC, type PushJob } from './hook.service';
@@ -39,21 +41,43 @@ export async function reconcileAll(shouldStop: () => boolean = () => false): Pro
 /** Running push processing. */
 export interface PushProcessing { stop(): Promise<void> }
 
+// why: a push runs for hours at most; a quarantine nobody wrote to for an hour belongs to a dead receive-pack.
+const QUARANTINE_AGE_MS = 3600_000;
+
+/** Remove leftover push quarantines; logs what it removed. */
+async function cleanQuarantines(olderThanMs: number): Promise<void> {
+  const n = await removeStaleQuarantines(settings().repository.root, olderThanMs);
+  if (n) console.log(`removed ${n} quarantine director${n === 1 ? 'y' : 'ies'} left by interrupted pushes`);
+}
+
 /**
- * Start the outbox handler for pushes; with `reconcile`, also walk every repository once.
- * why: one worker per node reconciles at start (the primary chooses it); syncs are idempotent, so
- * several nodes doing it at once only cost time.
+ * Start the outbox handler for pushes; with `reconcile`, also walk every repository once; with
+ * `cleanQuarantine`, remove what interrupted pushes left behind, at start and every hour.
+ * why: one worker per node does the start-up jobs (the primary chooses it); syncs are idempotent,
+ * so several nodes doing it at once only cost time. At start, a node alone on its storage (no
+ * Redis: embedded mode) removes every quarantine older than itself; in a cluster, other nodes may
+ * be receiving, so only stale ones go.
  */
-export function startPushProcessing(opts: { reconcile: boolean }): PushProcessing {
+export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine: boolean }): PushProcessing {
   // why: a push job takes seconds at most; a crashed worker's lease is taken over after a minute.
   const worker: OutboxWorker = startOutboxWorker({ [PUSH_TOPIC]: processPush }, { leaseMs: 60_000, pollMs: 1000 });
   let stopping = false;
   const reconciling = opts.reconcile
     ? reconcileAll(() => stopping).then((n) => { if (n) console.log(`reconciler: ${n} repositories had unrecorded ref changes`); }, (err: unknown) => console.error('reconciler:', err))
     : Promise.resolve();
+  let sweeper: NodeJS.Timeout | null = null;
+  if (opts.cleanQuarantine) {
+    const failed = (err: unknown) => console.error('quarantine cleanup:', err);
+    // why: FORGE_NODE_STARTED is when the primary started: older quarantines cannot belong to a push this node serves.
+    const nodeAge = Date.now() - Number(process.env.FORGE_NODE_STARTED ?? Date.now());
+    cleanQuarantines(settings().redis.connStr ? QUARANTINE_AGE_MS : Math.max(0, nodeAge)).catch(failed);
+    sweeper = setInterval(() => { cleanQuarantines(QUARANTINE_AGE_MS).catch(failed); }, QUARANTINE_AGE_MS);
+    sweeper.unref();
+  }
   return {
     stop: async () => {
       stopping = true;
+      if (sweeper) clearInterval(sweeper);
       await Promise.all([worker.stop(), reconciling]);
     },
   };

@@ -6,8 +6,8 @@
 import type { Readable } from 'node:stream';
 import { settings } from '../../config';
 import type { DbContext } from '../../db';
-import { BadRequest, Conflict, HttpError, NotFound, Validation } from '../../errors';
-import { findLfsMeta, linkLfsMeta, repoIdsLinkingLfsObject } from '../../models/lfs-meta-object.model';
+import { BadRequest, Conflict, HttpError, NotFound, TooLarge, Validation } from '../../errors';
+import { findLfsMeta, findLfsMetas, linkLfsMeta, repoIdsLinkingLfsObject } from '../../models/lfs-meta-object.model';
 import { findRepoById } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
 import { AccessMode, UnitType } from '../../models/perm';
@@ -57,6 +57,9 @@ function parseBatch(body: unknown): { upload: boolean; objects: LfsPointer[] } {
   if (b.hash_algo !== undefined && b.hash_algo !== 'sha256') throw new Conflict('unsupported hash algorithm');
   const raw = b.objects ?? [];
   if (!Array.isArray(raw)) throw new BadRequest('Bad Request');
+  // why: Gitea's LFS_MAX_BATCH_SIZE; a batch is answered object by object, so its size is bounded before any work.
+  const max = settings().server.lfsMaxBatchSize;
+  if (max > 0 && raw.length > max) throw new TooLarge(`a batch may name at most ${max} objects ([server] LFS_MAX_BATCH_SIZE)`);
   const objects = raw.map((o: unknown) => {
     const x = (typeof o === 'object' && o !== null ? o : {}) as Record<string, unknown>;
     const oid = x.oid ?? '';
@@ -75,11 +78,15 @@ export async function lfsBatch(c: LfsCaller, body: unknown): Promise<LfsBatchRes
   const base = lfsBase(rc);
   const max = settings().server.lfsMaxFileSize;
   const out: LfsObjectResponse[] = [];
+  // why: one query for the links of the whole batch and the stats side by side, not a round trip per object.
+  const valid = objects.filter((p) => isValidOid(p.oid) && isValidSize(p.size));
+  const metas = await findLfsMetas(c.ctx, rc.repo.id, valid.map((p) => p.oid));
+  const sizes = new Map(await Promise.all(valid.map(async (p) => [p.oid, await storedSize(p.oid)] as const)));
   for (const p of objects) {
     const fail = (code: number, message: string) => out.push({ ...p, error: { code, message } });
     if (!isValidOid(p.oid) || !isValidSize(p.size)) { fail(422, INVALID); continue; }
-    const stored = await storedSize(p.oid);
-    const meta = await findLfsMeta(c.ctx, rc.repo.id, p.oid);
+    const stored = sizes.get(p.oid) ?? null;
+    const meta = metas.get(p.oid) ?? null;
     if ((meta && meta.size !== p.size) || (stored !== null && stored !== p.size)) { fail(422, notBytes(p)); continue; }
     let exists = stored !== null;
     if (!upload) {

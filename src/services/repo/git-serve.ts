@@ -3,9 +3,10 @@
  * and SSH both come through here, so the server-owned hooks always learn who pushes to which
  * repository and how to reach this node's internal API.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { settings } from '../../config';
-import { spawnGit, type GitChild } from '../../git/run';
+import { missingRepo, spawnGit, type GitChild } from '../../git/run';
 import { repoPath } from '../../git/paths';
 import type { Principal } from '../auth/principal';
 import type { RepoContext } from './context';
@@ -29,7 +30,7 @@ export function hookEnv(rc: RepoContext, p: Principal, transport: GitTransport, 
   return {
     FORGE_HOOK_NODE: process.execPath,
     FORGE_HOOK_SCRIPT: HOOK_SCRIPT,
-    FORGE_INTERNAL_URL: s.server.localRootUrl,
+    FORGE_INTERNAL_URL: s.server.localRootUrl || `http://127.0.0.1:${s.server.httpPort}/`,
     FORGE_INTERNAL_TOKEN: s.security.internalToken,
     FORGE_REPO_ID: String(rc.repo.id),
     FORGE_PUSHER_ID: String(p.user?.id ?? 0),
@@ -53,11 +54,18 @@ export interface ServeOptions {
   wiki?: boolean;
 }
 
-/** Spawn `git <service> [flags] <repo dir>` for an already authorized caller. */
+/**
+ * Spawn `git <service> [flags] <repo dir>` for an already authorized caller; throws RepoUnavailable
+ * when the repository's directory is gone (the database knows it, the storage does not).
+ */
 export function spawnGitService(rc: RepoContext, p: Principal, service: GitService, opts: ServeOptions): GitChild {
   const dir = repoPath(rc.owner.name, rc.repo.name, opts.wiki);
+  if (!fs.existsSync(dir)) throw missingRepo(dir);
   const env = service === 'receive-pack' ? hookEnv(rc, p, opts.transport, opts.wiki) : {};
   // why: the repository is the positional directory argument (git resolves `.` against cwd, not --git-dir).
   // why: a clone of a large repository over a slow link may take hours; git dies with its client (signal), not on a clock.
-  return spawnGit([service, ...(opts.flags ?? []), dir], { cwd: dir, signal: opts.signal, gitProtocol: opts.gitProtocol, env, timeoutMs: 24 * 3600_000 });
+  // why: git itself refuses a pack beyond [repository] MAX_PUSH_SIZE while receiving it, before it is stored.
+  const maxPush = settings().repository.maxPushSize;
+  const config = service === 'receive-pack' && maxPush > 0 ? ['-c', `receive.maxInputSize=${maxPush * 1024 * 1024}`] : [];
+  return spawnGit([...config, service, ...(opts.flags ?? []), dir], { cwd: dir, signal: opts.signal, gitProtocol: opts.gitProtocol, env, timeoutMs: 24 * 3600_000 });
 }

@@ -7,10 +7,11 @@ import { Forbidden, NotFound, Validation } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { withRepoLock } from '../../lock';
 import { branchExists, dirExists, moveRepoDir, removeRepoDir, setHeadBranch, validBranchName } from '../../git/init';
-import { findUserById, findUsersByIds, type UserModel } from '../../models/user.model';
+import { findUserById, findUsersByIds, visibleUsersSql, type UserModel } from '../../models/user.model';
+import { visibilityScopeOf } from '../user/directory.service';
 import {
   findRepoById, findRepoByOwnerAndName, saveRepo, setRepoUnits, deleteRepoRows, adjustNumRepos, renameRepoRow,
-  searchRepos, privateRepoCandidatesOf, collaborationRepoIdsOf, type RepositoryModel, type RepoSearch,
+  searchRepos, repoCandidatesOf, collaborationRepoIdsOf, type RepositoryModel, type RepoSearch, type RepoVisibility,
 } from '../../models/repository.model';
 import { enabledUnits } from '../../models/access';
 import { parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, type PullRequestsConfig } from '../../models/repo-unit.model';
@@ -211,28 +212,36 @@ export async function deleteRepo(ctx: DbContext, rc: RepoContext): Promise<void>
   });
 }
 
-/** Which private repositories `p` may see: every one for site admins, else those the permission function allows. */
-async function visiblePrivateIds(ctx: DbContext, p: Principal): Promise<number[] | 'all'> {
-  if (!p.user) return [];
-  if (p.user.isAdmin && !p.scopes?.publicOnly) return 'all';
-  const candidates = await privateRepoCandidatesOf(ctx, p.user.id);
+/**
+ * Which repositories `p` sees in lists, by the rules of the permission function: every one for
+ * site admins; else public repositories of owners `p` may see (none for restricted users, who read
+ * by grant only) and the repositories the permission function grants `p` beyond that.
+ */
+async function repoVisibility(ctx: DbContext, p: Principal): Promise<RepoVisibility> {
+  const publicOnly = !!p.scopes?.publicOnly;
+  if (p.user?.isAdmin && !publicOnly) return 'all';
+  const restricted = !!p.user?.isRestricted;
+  const publicOwners = restricted ? null : visibleUsersSql(visibilityScopeOf(p));
+  if (!p.user || publicOnly) return { publicOwners, grantedIds: [] };
+  const candidates = await repoCandidatesOf(ctx, p.user.id, restricted);
   const owners = new Map((await findUsersByIds(ctx, [...new Set(candidates.map((r) => r.ownerId))])).map((u) => [u.id, u]));
-  const ids: number[] = [];
+  const grantedIds: number[] = [];
   for (const r of candidates) {
     const owner = owners.get(r.ownerId);
-    if (owner && (await repoPermission(ctx, p, r, owner)).mode >= AccessMode.Read) ids.push(r.id);
+    if (owner && (await repoPermission(ctx, p, r, owner)).mode >= AccessMode.Read) grantedIds.push(r.id);
   }
-  return ids;
+  return { publicOwners, grantedIds };
 }
 
-/** Filters of a repository listing. */
-export type RepoListQuery = Omit<RepoSearch, 'privateIds'> & { includePrivate?: boolean; collaboratorOf?: number };
+/** Filters of a repository listing; `includePrivate: false` leaves private repositories out. */
+export type RepoListQuery = Omit<RepoSearch, 'visible'> & { includePrivate?: boolean; collaboratorOf?: number };
 
 /** One page of repositories `p` may see, with their views, and the total. */
 export async function listRepos(ctx: DbContext, p: Principal, q: RepoListQuery): Promise<{ views: RepoView[]; count: number }> {
-  const privateIds = q.includePrivate === false ? [] : await visiblePrivateIds(ctx, p);
+  const visible = await repoVisibility(ctx, p);
   const orIds = q.collaboratorOf !== undefined ? await collaborationRepoIdsOf(ctx, q.collaboratorOf) : undefined;
-  const { rows, count } = await searchRepos(ctx, { ...q, privateIds, orIds });
+  const isPrivate = q.includePrivate === false ? false : q.isPrivate;
+  const { rows, count } = await searchRepos(ctx, { ...q, isPrivate, visible, orIds });
   const owners = new Map((await findUsersByIds(ctx, [...new Set(rows.map((r) => r.ownerId))])).map((u) => [u.id, u]));
   const views: RepoView[] = [];
   for (const r of rows) {

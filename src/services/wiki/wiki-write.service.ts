@@ -5,7 +5,7 @@
  * against the commit it was read at. The wiki is created on its first write.
  */
 import { BadRequest, Conflict } from '../../errors';
-import { GitError } from '../../git/run';
+import { RefConflict } from '../../git/ref-write';
 import { entriesAt } from '../../git/objects';
 import { commitTree, IndexEditor, updateRef } from '../../git/tree-edit';
 import { withRepoLock } from '../../lock';
@@ -76,7 +76,7 @@ async function commitEdit(w: WikiRepo, doer: UserModel, message: string, edit: E
       // why: Gitea's CommitTree ends the message with a newline.
       const commit = await commitTree(w.gitDir, tree, base ? [base] : [], `${message}\n`, author, committer);
       await updateRef(w.gitDir, `refs/heads/${w.branch}`, commit, base).catch((err: unknown) => {
-        if (err instanceof GitError) throw new Conflict('the wiki was changed meanwhile, try again');
+        if (err instanceof RefConflict) throw new Conflict('the wiki was changed meanwhile, try again');
         throw err;
       });
     } finally {

@@ -1,0 +1,42 @@
+/**
+ * Leftovers of pushes that never finished: git receives a push into a quarantine directory
+ * (`objects/tmp_objdir-incoming-*`) and removes it when the push ends, but not when receive-pack is
+ * killed. Stale ones are found by their newest file (a push still receiving keeps writing its pack).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+const PREFIX = 'tmp_objdir-incoming-';
+
+/** The newest mtime (ms) under `dir`, the directory itself included. */
+async function newestMtime(dir: string): Promise<number> {
+  let newest = (await fs.stat(dir)).mtimeMs;
+  for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? await newestMtime(p) : (await fs.lstat(p)).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Remove every quarantine directory under the repositories of `root` (`<owner>/<repo>.git`) whose
+ * newest file is older than `olderThanMs`; returns how many were removed.
+ */
+export async function removeStaleQuarantines(root: string, olderThanMs: number): Promise<number> {
+  const cutoff = Date.now() - olderThanMs;
+  let removed = 0;
+  for (const owner of await fs.readdir(root).catch(() => [] as string[])) {
+    for (const repo of await fs.readdir(path.join(root, owner)).catch(() => [] as string[])) {
+      const objects = path.join(root, owner, repo, 'objects');
+      for (const name of await fs.readdir(objects).catch(() => [] as string[])) {
+        if (!name.startsWith(PREFIX)) continue;
+        const dir = path.join(objects, name);
+        const newest = await newestMtime(dir).catch(() => Infinity);
+        if (newest >= cutoff) continue;
+        await fs.rm(dir, { recursive: true, force: true });
+        removed++;
+      }
+    }
+  }
+  return removed;
+}
