@@ -23,9 +23,14 @@ export class ArchiveController extends Controller {
     res.setHeader('Content-Type', a.contentType);
     res.setHeader('Content-Disposition', `attachment; filename="${a.filename.replace(/["\\\r\n]/g, '_')}"`);
     if (a.size !== undefined) res.setHeader('Content-Length', String(a.size));
-    // why: the body is written here (tsoa sends nothing once headers are out). A build that fails
-    // after the headers went out can only cut the response short.
+    // why: the body is written here (tsoa sends nothing once headers are out). Headers go out with
+    // the first byte: a build that fails before it (a refused archive) is answered as an error; one
+    // that fails later can only cut the response short.
     await a.writeTo(res).catch((err: Error) => {
+      if (!res.headersSent) {
+        for (const h of ['Content-Type', 'Content-Disposition', 'Content-Length']) res.removeHeader(h);
+        throw err;
+      }
       if (!res.destroyed) console.error(`archive ${owner}/${repo}/${archive}: ${err.message}`);
       res.destroy();
     });

@@ -1,8 +1,9 @@
 /**
  * File bytes: `/raw/{filepath}` (also `/raw/{ref}/{filepath}`), `/media/{filepath}` (LFS objects
  * behind pointers) and a commit's `/git/commits/{sha}.diff|.patch`, all streamed from git or the LFS
- * store. why: this file sorts after the other git controllers so its `{sha}.{diffType}` route is
- * registered before a JSON `/git/commits/{sha}` one could capture it.
+ * store; git dies with the client (the request's cancellation, src/git/cancel.ts). why: this file
+ * sorts after the other git controllers so its `{sha}.{diffType}` route is registered before a JSON
+ * `/git/commits/{sha}` one could capture it.
  */
 import type { Readable } from 'node:stream';
 import type { Request as ExRequest } from 'express';
@@ -13,13 +14,6 @@ import { ctxOf } from '../middleware/context';
 import { codeRepo } from '../services/content/access';
 import { mediaFile, rawFile, type RawFile } from '../services/content/raw.service';
 import { rawDiff } from '../services/content/git-data.service';
-
-/** An AbortSignal that fires when the response closes (finished or the client went away). */
-function closeSignal(req: ExRequest): AbortSignal {
-  const ac = new AbortController();
-  req.res?.once('close', () => ac.abort());
-  return ac.signal;
-}
 
 @Route('repos/{owner}/{repo}')
 @Tags('repository')
@@ -37,7 +31,7 @@ export class RawController extends Controller {
   @Response<ApiErrorBody>(404, 'not found')
   public async repoGetRawFile(@Path() owner: string, @Path() repo: string, @Path() filepath: string, @Request() req: ExRequest, @Query() ref?: string): Promise<Readable | null> {
     const cr = await codeRepo(ctxOf(req), req.principal, owner, repo);
-    return this.send(await rawFile(cr, filepath, ref, req.header('if-none-match'), closeSignal(req)));
+    return this.send(await rawFile(cr, filepath, ref, req.header('if-none-match')));
   }
 
   /** A file's bytes, or the LFS object its pointer names. */
@@ -47,7 +41,7 @@ export class RawController extends Controller {
   @Response<ApiErrorBody>(404, 'not found')
   public async repoGetRawFileOrLFS(@Path() owner: string, @Path() repo: string, @Path() filepath: string, @Request() req: ExRequest, @Query() ref?: string): Promise<Readable | null> {
     const cr = await codeRepo(ctxOf(req), req.principal, owner, repo);
-    return this.send(await mediaFile(ctxOf(req), cr, filepath, ref, req.header('if-none-match'), closeSignal(req)));
+    return this.send(await mediaFile(ctxOf(req), cr, filepath, ref, req.header('if-none-match')));
   }
 
   /** A commit as a raw diff or as a patch (format-patch). */
@@ -60,7 +54,7 @@ export class RawController extends Controller {
     const m = /^(.+)\.(diff|patch)$/.exec(`${sha}.${diffType}`);
     if (!m) throw new NotFound();
     const cr = await codeRepo(ctxOf(req), req.principal, owner, repo);
-    const child = await rawDiff(cr, m[1], m[2] as 'diff' | 'patch', closeSignal(req));
+    const child = await rawDiff(cr, m[1], m[2] as 'diff' | 'patch');
     child.stderr.resume();
     this.setHeader('Content-Type', 'text/plain; charset=utf-8');
     this.setHeader('X-Content-Type-Options', 'nosniff');

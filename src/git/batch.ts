@@ -7,7 +7,7 @@
  */
 import { TooLarge } from '../errors';
 import { outsideRequest } from './cancel';
-import { damagedRepo, reportsDamage, spawnGit, startFailure, type GitChild } from './run';
+import { damagedRepo, gitFailure, reportsDamage, spawnGit, startFailure, type GitChild } from './run';
 
 const MAX_OPEN = 32;
 const IDLE_MS = 30_000;
@@ -35,6 +35,7 @@ class BatchProcess {
 
   private stderr = '';
   private failed = false;
+  private damage: Error | null = null;
 
   constructor(private readonly gitDir: string, args: string[], background: boolean, private readonly onExit: () => void) {
     // why: the process serves many requests; it is not killed with the client of the one that started it.
@@ -43,7 +44,7 @@ class BatchProcess {
     this.child.stderr.on('data', (d: Buffer) => this.noteStderr(d));
     this.child.stdin.on('error', () => undefined);
     this.child.once('error', (err: Error) => this.fail(startFailure(err, gitDir)));
-    this.child.once('close', () => this.fail(new Error(`git ${args[0]} exited: ${this.stderr.trim()}`)));
+    this.child.once('close', (code) => this.fail(gitFailure(args, code, this.stderr, gitDir)));
     this.touch();
   }
 
@@ -54,8 +55,9 @@ class BatchProcess {
    */
   private noteStderr(d: Buffer): void {
     if (this.stderr.length < 65_536) this.stderr += d.toString();
-    if (reportsDamage(this.stderr)) {
-      this.fail(damagedRepo(this.gitDir, this.stderr));
+    if (!this.damage && reportsDamage(this.stderr)) {
+      this.damage = damagedRepo(this.gitDir, this.stderr);
+      this.fail(this.damage);
       this.child.kill('SIGKILL');
     }
   }
@@ -89,7 +91,11 @@ class BatchProcess {
         return;
       }
       this.buf = this.buf.subarray(step.used);
-      if ('result' in step) this.queue.shift()!.resolve(step.result);
+      if (!('result' in step)) continue;
+      const done = this.queue.shift()!;
+      // why: git reports an unreadable object on stderr before it answers "missing" on stdout, but the two
+      // pipes are read in separate events; the answer waits one turn of the loop so that report is seen first.
+      setImmediate(() => (this.damage ? done.reject(this.damage) : done.resolve(step.result)));
     }
   }
 

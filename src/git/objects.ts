@@ -4,7 +4,7 @@
  * user value is ever read as an option or a pattern.
  */
 import { settings } from '../config';
-import { damagedRepo, GitError, gitRefused, reportsDamage, runGit, spawnGit, startFailure } from './run';
+import { damagedRepo, gitFailure, gitRefused, reportsDamage, runGit, spawnGit, startFailure } from './run';
 import { parseIdentity, type GitIdentity } from './history';
 
 /** The object type of a tree entry. */
@@ -91,7 +91,7 @@ export function walkTree(gitDir: string, tree: string, recursive: boolean, onEnt
       if (stop !== undefined) resolve(stop);
       else if (reportsDamage(err)) reject(damagedRepo(gitDir, err));
       else if (code === 0) resolve(null);
-      else reject(new GitError(args, code, err));
+      else reject(gitFailure(args, code, err, gitDir));
     });
   });
 }
@@ -168,9 +168,9 @@ export function readBlobHead(gitDir: string, oid: string, max: number): Promise<
   });
 }
 
-/** A git child streaming blob `oid` on stdout; killed when `signal` aborts. */
-export function streamBlob(gitDir: string, oid: string, signal?: AbortSignal) {
-  return spawnGit(['cat-file', 'blob', oid], { gitDir, signal });
+/** A git child streaming blob `oid` on stdout (killed with the client of the request it serves). */
+export function streamBlob(gitDir: string, oid: string) {
+  return spawnGit(['cat-file', 'blob', oid], { gitDir });
 }
 
 /** The last commit touching `path` at or before `commit`: id and committer/author times, or null. */

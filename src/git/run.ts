@@ -49,7 +49,7 @@ export class GitError extends Error {
 
 // why: git says these when the object database itself is unreadable (a truncated or corrupt pack,
 // a broken loose object); such a failure is the storage's fault, never "no such object".
-const DAMAGE = /packfile .* (?:cannot be accessed|does not match index|is truncated)|is corrupt|inflate: data stream error|unable to unpack|bad packed object|bad object header|object file .* is empty|loose object .* is corrupt|invalid object type|premature end of pack file|improper packfile/i;
+const DAMAGE = /packfile .* (?:cannot be accessed|does not match index|is truncated|is far too short)|end of packfile .* is unavailable|is corrupt|inflate: data stream error|unable to unpack|bad packed object|bad object header|object file .* is empty|invalid object type|premature end of pack file|improper packfile/i;
 
 /** Is this git stderr the report of a damaged object database? */
 export function reportsDamage(stderr: string): boolean {
@@ -70,6 +70,26 @@ export function missingRepo(gitDir: string): RepoUnavailable {
 /** The error for a repository whose objects git cannot read. */
 export function damagedRepo(gitDir: string, stderr: string): RepoUnavailable {
   return new RepoUnavailable(repoLabel(gitDir), 'its object database is damaged', stderr.trim().split('\n').slice(-5).join(' / '));
+}
+
+/** Did git die for want of memory (its data limit, [git] PROCESS_MEMORY_LIMIT)? */
+export function ranOutOfMemory(stderr: string): boolean {
+  return /out of memory/i.test(stderr);
+}
+
+/** The error for an answer that git cannot compute within [git] PROCESS_MEMORY_LIMIT. */
+export function needsTooMuchMemory(what: string): TooLarge {
+  return new TooLarge(`${what} needs more memory than [git] PROCESS_MEMORY_LIMIT (${settings().git.processMemoryLimit} MB) allows`);
+}
+
+/**
+ * The error for a git command that failed (exit code `code`, `stderr`) in `gitDir`: the
+ * repository's damage, want of memory (413), or the plain GitError.
+ */
+export function gitFailure(args: string[], code: number | null, stderr: string, gitDir?: string): Error {
+  if (gitDir && reportsDamage(stderr)) return damagedRepo(gitDir, stderr);
+  if (ranOutOfMemory(stderr)) return needsTooMuchMemory(`the answer of git ${args[0]}`);
+  return new GitError(args, code, stderr);
 }
 
 /**
@@ -180,7 +200,7 @@ export function runGit(args: string[], opts: GitOptions = {}): Promise<{ stdout:
       if (overflow) reject(new TooLarge(`the output of git ${args[0]} is larger than the server's limit of ${max} bytes`));
       else if (gitDir && reportsDamage(err)) reject(damagedRepo(gitDir, err));
       else if (code === 0) resolve({ stdout: Buffer.concat(out), stderr: err });
-      else reject(new GitError(args, code, err));
+      else reject(gitFailure(args, code, err, gitDir));
     });
     child.stdin.on('error', () => undefined);
     if (opts.input && typeof opts.input === 'object' && 'pipe' in opts.input) opts.input.pipe(child.stdin);

@@ -3,6 +3,7 @@
  * directory (one `git log` walk, stopped as soon as every entry is found) and pages of (recursive)
  * tree listings. Results are cached per commit id, which never changes meaning.
  */
+import { settings } from '../../src/config';
 import { spawnGit } from '../../src/git/run';
 import { LITERAL_PATHS, objectInfo, walkTree } from '../../src/git/objects';
 import { taskError } from '../errors';
@@ -36,6 +37,10 @@ export async function lastCommits({ gitDir, commitId, dir, names }: LastCommitsA
   const prefix = dir ? `${dir}/` : '';
   const args = ['log', '-z', '--name-only', '--no-renames', '--format=%x01%H %ct %at', commitId];
   if (dir) args.push('--', prefix);
+  // why: a commit can name billions of paths (a crafted tree); past this many names the walk stops and
+  // the entries not found by then are listed without a last commit.
+  const maxNames = settings().git.maxTreeEntries * 10;
+  let namesRead = 0;
   await new Promise<void>((resolve, reject) => {
     const child = spawnGit(args, { gitDir, env: LITERAL_PATHS });
     let buf = '';
@@ -58,7 +63,8 @@ export async function lastCommits({ gitDir, commitId, dir, names }: LastCommitsA
           want.delete(top);
         }
       }
-      if (want.size === 0) finish();
+      namesRead += parts.length - 1;
+      if (want.size === 0 || namesRead > maxNames) finish();
     };
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => {

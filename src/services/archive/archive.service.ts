@@ -13,6 +13,7 @@ import type { Writable } from 'node:stream';
 import { settings } from '../../config';
 import { NotFound, TooLarge } from '../../errors';
 import { outsideRequest } from '../../git/cancel';
+import { needsTooMuchMemory, ranOutOfMemory } from '../../git/run';
 import { repoPath } from '../../git/paths';
 import { spawnArchive, type ArchiveFormat } from '../../git/archive';
 import { isReachable } from '../../git/refs';
@@ -163,15 +164,28 @@ function tooLarge(repo: string, ref: string): TooLarge {
   return new TooLarge(`the archive of ${repo} at ${ref} is larger than [repo-archive] MAX_ARCHIVE_SIZE (${settings().repoArchive.maxArchiveSize} MB)`);
 }
 
+/** Why an archive was refused, and the bound it failed (MAX_ARCHIVE_SIZE bytes, or PROCESS_MEMORY_LIMIT MB). */
+interface Refusal { reason: 'size' | 'memory'; limit: number }
+
 /**
- * An archive that outgrew the bound is remembered next to where it would be cached (shared by the
- * nodes), so it is refused at once instead of being built again; the marker holds the bound it
- * failed, and a larger bound tries again.
+ * An archive that outgrew a bound is remembered next to where it would be cached (shared by the
+ * nodes), so it is refused at once instead of being built again; a larger bound tries again.
  */
 async function assertNotRefused(file: string, repo: string, ref: string): Promise<void> {
-  const failed = Number(await fsp.readFile(`${file}.toolarge`, 'utf8').catch(() => 'NaN'));
-  const max = maxArchiveBytes();
-  if (Number.isFinite(failed) && max !== 0 && max <= failed) throw tooLarge(repo, ref);
+  let r: Refusal;
+  try {
+    r = JSON.parse(await fsp.readFile(`${file}.toolarge`, 'utf8')) as Refusal;
+  } catch {
+    return;
+  }
+  if (r.reason === 'size' && maxArchiveBytes() !== 0 && maxArchiveBytes() <= r.limit) throw tooLarge(repo, ref);
+  const mem = settings().git.processMemoryLimit;
+  if (r.reason === 'memory' && mem !== 0 && mem <= r.limit) throw needsTooMuchMemory(`the archive of ${repo} at ${ref}`);
+}
+
+/** Remember that the archive in `file` cannot be built under the current bound. */
+async function refuse(file: string, r: Refusal): Promise<void> {
+  await fsp.writeFile(`${file}.toolarge`, JSON.stringify(r)).catch(() => undefined);
 }
 
 /**
@@ -233,8 +247,13 @@ async function build(gitDir: string, commit: string, format: ArchiveFormat, pref
     if (code === 0) return;
     await closed;
     if ((signal ?? proc.child.signalCode) === 'SIGXFSZ') {
-      await fsp.writeFile(`${file}.toolarge`, String(max)).catch(() => undefined);
+      await refuse(file, { reason: 'size', limit: max });
       throw tooLarge(repo, ref);
+    }
+    // why: a crafted tree makes git archive grow without writing a byte; its memory bound ends it.
+    if (ranOutOfMemory(stderr)) {
+      await refuse(file, { reason: 'memory', limit: settings().git.processMemoryLimit });
+      throw needsTooMuchMemory(`the archive of ${repo} at ${ref}`);
     }
     throw new Error(`git ${format} archive failed (${code ?? signal ?? proc.child.signalCode}): ${stderr.trim()}`);
   });

@@ -85,7 +85,7 @@ export async function getAnnotatedTag(ctx: DbContext, cr: CodeRepo, sha: string)
  * `GET /git/commits/{sha}.diff|.patch`: a git child streaming the commit's diff against its first
  * parent (`git show` for a root commit) or its format-patch, as Gitea's GetRawDiff.
  */
-export async function rawDiff(cr: CodeRepo, sha: string, kind: 'diff' | 'patch', signal?: AbortSignal): Promise<GitChild> {
+export async function rawDiff(cr: CodeRepo, sha: string, kind: 'diff' | 'patch'): Promise<GitChild> {
   const r = /^[\0\r\n-]/.test(sha) || /[\0\r\n]/.test(sha) ? null : await resolveRefCommit(cr.gitDir, sha, 4);
   if (!r) throw notFoundWith(sha, null);
   const [c] = await readCommits(cr.gitDir, [r.commitId]);
@@ -98,7 +98,7 @@ export async function rawDiff(cr: CodeRepo, sha: string, kind: 'diff' | 'patch',
       ? ['format-patch', '--no-signature', '--stdout', '--root', '-1', id]
       : ['format-patch', '--no-signature', '--stdout', `${c.parents[0]}..${id}`];
   }
-  return spawnGit(args, { gitDir: cr.gitDir, signal });
+  return spawnGit(args, { gitDir: cr.gitDir });
 }
 
 /** `GET /languages`: bytes per language of the default branch ({} for an empty repository). */

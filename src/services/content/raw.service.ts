@@ -103,7 +103,7 @@ export function serveHeaders(name: string, head: Buffer, size: number, etag: str
 }
 
 /** Stream blob `e` of the repository with safe headers; 304 when the client has it. */
-async function serveBlob(cr: CodeRepo, e: TreeEntry, ifNoneMatch: string | undefined, signal?: AbortSignal): Promise<RawFile> {
+async function serveBlob(cr: CodeRepo, e: TreeEntry, ifNoneMatch: string | undefined): Promise<RawFile> {
   const name = e.path.slice(e.path.lastIndexOf('/') + 1);
   const etag = e.oid;
   if (ifNoneMatch && ifNoneMatch.split(',').map((s) => s.trim()).includes(`"${etag}"`)) return { status: 304, headers: { ETag: `"${etag}"` }, body: null };
@@ -111,7 +111,7 @@ async function serveBlob(cr: CodeRepo, e: TreeEntry, ifNoneMatch: string | undef
     const buf = await readBlob(cr.gitDir, e.oid);
     return { status: 200, headers: serveHeaders(name, buf.subarray(0, 1024), e.size, etag, contentType(e)), body: Readable.from([buf]) };
   }
-  const child = streamBlob(cr.gitDir, e.oid, signal);
+  const child = streamBlob(cr.gitDir, e.oid);
   child.stderr.resume();
   const { head, stream } = await peekFirst(child.stdout);
   return { status: 200, headers: serveHeaders(name, head, e.size, etag, contentType(e)), body: stream };
@@ -136,17 +136,17 @@ function peekFirst(src: Readable): Promise<{ head: Buffer; stream: Readable }> {
 }
 
 /** `GET /raw/{filepath}`. */
-export async function rawFile(cr: CodeRepo, path: string, ref: string | undefined, ifNoneMatch?: string, signal?: AbortSignal): Promise<RawFile> {
-  return serveBlob(cr, await blobEntry(cr, path, ref), ifNoneMatch, signal);
+export async function rawFile(cr: CodeRepo, path: string, ref: string | undefined, ifNoneMatch?: string): Promise<RawFile> {
+  return serveBlob(cr, await blobEntry(cr, path, ref), ifNoneMatch);
 }
 
 /** `GET /media/{filepath}`: the LFS object a pointer names (when linked to this repository), else the blob. */
-export async function mediaFile(ctx: DbContext, cr: CodeRepo, path: string, ref: string | undefined, ifNoneMatch?: string, signal?: AbortSignal): Promise<RawFile> {
+export async function mediaFile(ctx: DbContext, cr: CodeRepo, path: string, ref: string | undefined, ifNoneMatch?: string): Promise<RawFile> {
   const e = await blobEntry(cr, path, ref);
-  if (e.mode === '120000' || e.size > LFS_POINTER_MAX) return serveBlob(cr, e, ifNoneMatch, signal);
+  if (e.mode === '120000' || e.size > LFS_POINTER_MAX) return serveBlob(cr, e, ifNoneMatch);
   const pointer = parseLfsPointer(await readBlob(cr.gitDir, e.oid));
   const meta = pointer && (await findLfsMeta(ctx, cr.repo.id, pointer.oid));
-  if (!pointer || !meta || (await storedSize(pointer.oid)) !== meta.size) return serveBlob(cr, e, ifNoneMatch, signal);
+  if (!pointer || !meta || (await storedSize(pointer.oid)) !== meta.size) return serveBlob(cr, e, ifNoneMatch);
   const name = e.path.slice(e.path.lastIndexOf('/') + 1);
   if (ifNoneMatch && ifNoneMatch.split(',').map((s) => s.trim()).includes(`"${meta.oid}"`)) return { status: 304, headers: { ETag: `"${meta.oid}"` }, body: null };
   const head = meta.size === 0 ? Buffer.alloc(0) : await readHead(openObject(meta.oid, 0, Math.min(meta.size, 1024) - 1));
