@@ -12,7 +12,8 @@ import { settings } from '../config';
 import type { DbContext } from '../db';
 import type { TeamModel } from '../models/team.model';
 import { listTeamsOfOrg, searchTeams, listTeamsOfUser } from '../models/team.model';
-import { findUsersByIds } from '../models/user.model';
+import { findUsersByIds, visibleUsersSql } from '../models/user.model';
+import { visibilityScopeOf } from '../services/user/directory.service';
 import { resolveOrg, assertOrgOwner, assertOrgMember, resolveTeam, assertTeamOwner } from '../services/org/guard';
 import { createTeam, editTeam, deleteTeam, teamUnits } from '../services/org/team.service';
 
@@ -119,7 +120,9 @@ export class TeamController extends Controller {
   public async userListTeams(@Request() req: ExRequest, @Query() page?: number, @Query() limit?: number): Promise<Team[]> {
     const ctx = ctxOf(req);
     const opts = listOptions(page, limit);
-    const { rows, count } = await listTeamsOfUser(ctx, doerOf(req).id, opts.limit, opts.offset);
+    // why: a public-only token sees the teams of public organizations only, as it sees nothing else of the others.
+    const scope = req.principal.scopes?.publicOnly ? visibleUsersSql(visibilityScopeOf(req.principal)) : undefined;
+    const { rows, count } = await listTeamsOfUser(ctx, doerOf(req).id, opts.limit, opts.offset, scope);
     setPaging(req, opts, count);
     const orgs = await findUsersByIds(ctx, [...new Set(rows.map((t) => t.orgId))]);
     const rootUrl = settings().server.rootUrl;

@@ -39,6 +39,8 @@ async function userForToken(raw: string, method: Principal['method']): Promise<P
 }
 
 async function userForPassword(req: Request, login: string, password: string): Promise<Principal> {
+  // why: no account name holds a NUL; such a name must not reach the database (or the limiter's keys).
+  if (login.includes('\0')) throw bad('invalid username, password or token');
   const ip = req.socket.remoteAddress ?? '';
   await assertLoginAllowed(ip, login);
   const user = login.includes('@') ? null : await findUserByName(systemCtx, login);

@@ -27,7 +27,7 @@ function pathIsClean(rawPath: string): boolean {
 }
 
 /** The dotted name of the first string (value or key) in `v` that holds a NUL, or null. */
-export function findNul(v: unknown, at = ''): string | null {
+function findNul(v: unknown, at = ''): string | null {
   if (typeof v === 'string') return v.includes('\0') ? at || 'body' : null;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
@@ -45,12 +45,6 @@ export function findNul(v: unknown, at = ''): string | null {
     }
   }
   return null;
-}
-
-/** Refuse a body whose parsed value carries a NUL anywhere (422 naming the field). */
-export function assertNoNul(value: unknown, where: string): void {
-  const field = findNul(value);
-  if (field) throw new Validation(`${where} ${field}: must not contain a NUL character`);
 }
 
 /** App-level guard for the path and the query string; mount first. */

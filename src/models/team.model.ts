@@ -1,5 +1,5 @@
 /** A team of an organization; authorize is an access mode (1 read .. 4 owner). */
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, literal, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
 import { TeamUserModel } from './team-user.model';
@@ -91,11 +91,16 @@ export async function searchTeams(
   return TeamModel.findAndCountAll({ where: { [Op.and]: where }, order: [['lowerName', 'ASC']], limit, offset, transaction: ctx.tx });
 }
 
-/** One page of the teams `uid` is in, across organizations. */
-export async function listTeamsOfUser(ctx: DbContext, uid: number, limit: number, offset: number): Promise<{ rows: TeamModel[]; count: number }> {
+/**
+ * One page of the teams `uid` is in, across organizations; with `orgsVisibleTo` (a users-table
+ * condition from visibleUsersSql), only those of organizations it lets the caller see.
+ */
+export async function listTeamsOfUser(ctx: DbContext, uid: number, limit: number, offset: number, orgsVisibleTo?: string): Promise<{ rows: TeamModel[]; count: number }> {
   const ids = await teamIdsOfUser(ctx, uid);
   if (ids.length === 0) return { rows: [], count: 0 };
-  return TeamModel.findAndCountAll({ where: { id: { [Op.in]: ids } }, order: [['orgId', 'ASC'], ['lowerName', 'ASC']], limit, offset, transaction: ctx.tx });
+  const where: WhereOptions[] = [{ id: { [Op.in]: ids } }];
+  if (orgsVisibleTo) where.push({ orgId: { [Op.in]: literal(`(SELECT id FROM users WHERE ${orgsVisibleTo})`) } });
+  return TeamModel.findAndCountAll({ where: { [Op.and]: where }, order: [['orgId', 'ASC'], ['lowerName', 'ASC']], limit, offset, transaction: ctx.tx });
 }
 
 /** The teams of `uid` in one organization. */
