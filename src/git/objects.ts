@@ -139,9 +139,9 @@ export async function readBlob(gitDir: string, oid: string): Promise<Buffer> {
   return (await runGit(['cat-file', 'blob', oid], { gitDir })).stdout;
 }
 
-/** Store `content` as a blob; returns its id. */
-export async function writeBlob(gitDir: string, content: Buffer | string): Promise<string> {
-  return (await runGit(['hash-object', '-w', '--stdin'], { gitDir, input: content })).stdout.toString().trim();
+/** Store `content` as a blob (into `objects`' GIT_OBJECT_DIRECTORY when given: a quarantine); returns its id. */
+export async function writeBlob(gitDir: string, content: Buffer | string, objects: Record<string, string> = {}): Promise<string> {
+  return (await runGit(['hash-object', '-w', '--stdin'], { gitDir, input: content, env: objects })).stdout.toString().trim();
 }
 
 /** The first `max` bytes of blob `oid`. */

@@ -2,11 +2,14 @@
  * Building a new tree and commit in a bare repository's object database, never in a worktree: a
  * temporary index file (GIT_INDEX_FILE in a private temp directory) is loaded from the base commit,
  * edited with `update-index --index-info`, written with `write-tree`, and committed with
- * `commit-tree`. The branch is then moved with `update-ref <ref> <new> <expected-old>`.
+ * `commit-tree`. The new objects wait in a quarantine object directory (as a push's do) until
+ * git's object checks pass; only then do they enter the repository. The branch is then moved with
+ * `update-ref <ref> <new> <expected-old>`.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import crypto from 'node:crypto';
 import { settings } from '../config';
 import { Validation } from '../errors';
 import { GitError, runGit, spawnGit } from './run';
@@ -14,20 +17,31 @@ import { LITERAL_PATHS, writeBlob } from './objects';
 import { ZERO_ID } from './refs';
 import { updateRefs } from './ref-write';
 
-
-/** A temporary index over a base commit (or empty). Call `close()` when done. */
+/** A temporary index over a base commit (or empty), writing into a quarantine. Call `close()` when done. */
 export class IndexEditor {
-  private constructor(private readonly gitDir: string, private readonly dir: string) {}
+  private constructor(private readonly gitDir: string, private readonly dir: string, private readonly quarantine: string) {}
 
-  private get env(): Record<string, string> {
-    return { ...LITERAL_PATHS, GIT_INDEX_FILE: path.join(this.dir, 'index') };
+  /** Where git writes and finds objects while the change is built: the quarantine, then the repository. */
+  private get objects(): Record<string, string> {
+    return { GIT_OBJECT_DIRECTORY: this.quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(this.gitDir, 'objects') };
   }
 
-  /** An index holding the tree of `base` (empty when null). */
+  private get env(): Record<string, string> {
+    return { ...LITERAL_PATHS, ...this.objects, GIT_INDEX_FILE: path.join(this.dir, 'index') };
+  }
+
+  /**
+   * An index holding the tree of `base` (empty when null).
+   * why: the quarantine lies inside the repository's object directory, so its objects enter by a
+   * rename on the same filesystem; its name is the one git gives a push's quarantine, so the sweep of
+   * leftovers (src/git/quarantine.ts) removes it if the server dies meanwhile.
+   */
   static async open(gitDir: string, base: string | null): Promise<IndexEditor> {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-index-'));
-    const ed = new IndexEditor(gitDir, dir);
+    const quarantine = path.join(gitDir, 'objects', `tmp_objdir-incoming-forge-${crypto.randomBytes(6).toString('hex')}`);
+    const ed = new IndexEditor(gitDir, dir, quarantine);
     try {
+      await fs.mkdir(quarantine);
       if (base) await runGit(['read-tree', base], { gitDir, env: ed.env });
       else await runGit(['read-tree', '--empty'], { gitDir, env: ed.env });
     } catch (err) {
@@ -39,7 +53,7 @@ export class IndexEditor {
 
   /** Write `content` as a blob; returns its id. */
   async hashBlob(content: Buffer): Promise<string> {
-    return writeBlob(this.gitDir, content);
+    return writeBlob(this.gitDir, content, this.objects);
   }
 
   /** Put blob `oid` at `p` with `mode` (100644, 100755 or 120000). */
@@ -59,14 +73,37 @@ export class IndexEditor {
     return value === 'lfs';
   }
 
-  /** Write the index as a tree; returns the tree id. */
-  async writeTree(): Promise<string> {
-    return (await runGit(['write-tree'], { gitDir: this.gitDir, env: this.env })).stdout.toString().trim();
+  /**
+   * Commit the index with `parents` (see commitTree); the commit and its objects enter the
+   * repository only when git's object checks pass (422 otherwise, and nothing of it stays).
+   */
+  async commit(parents: string[], message: string, author: CommitPerson, committer: CommitPerson = author): Promise<string> {
+    const tree = (await runGit(['write-tree'], { gitDir: this.gitDir, env: this.env })).stdout.toString().trim();
+    const commit = await commitTree(this.gitDir, tree, parents, message, author, committer, this.objects);
+    await publish(this.quarantine, path.join(this.gitDir, 'objects'));
+    return commit;
   }
 
-  /** Remove the temporary index. */
+  /** Remove the temporary index and whatever the quarantine still holds. */
   async close(): Promise<void> {
     await fs.rm(this.dir, { recursive: true, force: true });
+    await fs.rm(this.quarantine, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Move the loose objects of a quarantine into the object directory `to`. why: an object already
+ * there is left as it is (same id, same content); a rename within the filesystem is atomic, so a
+ * reader sees an object whole or not at all.
+ */
+async function publish(quarantine: string, to: string): Promise<void> {
+  for (const fan of await fs.readdir(quarantine)) {
+    if (!/^[0-9a-f]{2}$/.test(fan)) continue;
+    await fs.mkdir(path.join(to, fan), { recursive: true });
+    for (const name of await fs.readdir(path.join(quarantine, fan))) {
+      const target = path.join(to, fan, name);
+      await fs.access(target).then(() => undefined, () => fs.rename(path.join(quarantine, fan, name), target));
+    }
   }
 }
 
@@ -93,8 +130,11 @@ function signingArgs(): { config: string[]; flag: string[] } {
  * Create a commit of `tree` with `parents`; returns its id. The message is stored exactly as given.
  * The one way the server makes commits: signed with the instance key when one is configured.
  */
-export async function commitTree(gitDir: string, tree: string, parents: string[], message: string, author: CommitPerson, committer: CommitPerson = author): Promise<string> {
+export async function commitTree(
+  gitDir: string, tree: string, parents: string[], message: string, author: CommitPerson, committer: CommitPerson = author, objects: Record<string, string> = {},
+): Promise<string> {
   const env = {
+    ...objects,
     GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: gitDate(author.date),
     GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email, GIT_COMMITTER_DATE: gitDate(committer.date),
   };
@@ -102,7 +142,7 @@ export async function commitTree(gitDir: string, tree: string, parents: string[]
   const args = [...sign.config, 'commit-tree', ...sign.flag, tree];
   for (const p of parents) args.push('-p', p);
   const commit = (await runGit(args, { gitDir, env, input: message })).stdout.toString().trim();
-  await assertFsckClean(gitDir, commit, parents);
+  await assertFsckClean(gitDir, commit, parents, objects);
   return commit;
 }
 
@@ -111,23 +151,23 @@ export async function commitTree(gitDir: string, tree: string, parents: string[]
  * the objects a new commit adds over its parents: a `.gitmodules` with a hostile submodule name or
  * URL, a `.git` tree entry, a malformed tree. 422 with git's words when they fail.
  * why: the server's own commits must meet the bar pushes meet; clients that clone them trust it.
- * The objects are packed and indexed in a scratch repository borrowing this one's objects, so
- * nothing is written here.
+ * The objects (`objects`: the quarantine they wait in, if any) are packed and indexed in a scratch
+ * repository borrowing them, so the check writes nothing anywhere that stays.
  */
-async function assertFsckClean(gitDir: string, commit: string, parents: string[]): Promise<void> {
+async function assertFsckClean(gitDir: string, commit: string, parents: string[], objects: Record<string, string>): Promise<void> {
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-fsck-'));
   try {
     await fs.mkdir(path.join(scratch, 'objects', 'info'), { recursive: true });
     await fs.mkdir(path.join(scratch, 'objects', 'pack'));
     await fs.mkdir(path.join(scratch, 'refs'));
     await fs.writeFile(path.join(scratch, 'HEAD'), 'ref: refs/heads/main\n');
-    await fs.writeFile(path.join(scratch, 'objects', 'info', 'alternates'), `${path.resolve(gitDir, 'objects')}\n`);
-    const pack = spawnGit(['pack-objects', '--revs', '--stdout', '-q'], { gitDir });
+    const borrowed = [objects.GIT_OBJECT_DIRECTORY, path.resolve(gitDir, 'objects')].filter(Boolean);
+    await fs.writeFile(path.join(scratch, 'objects', 'info', 'alternates'), `${borrowed.join('\n')}\n`);
+    const pack = spawnGit(['pack-objects', '--revs', '--stdout', '-q'], { gitDir, env: objects });
     pack.stderr.resume();
     pack.stdin.on('error', () => undefined);
     pack.stdin.end(`${commit}\n${parents.map((p) => `^${p}\n`).join('')}`);
-    const checked = runGit(['index-pack', '--stdin', '--strict'], { gitDir: scratch, input: pack.stdout });
-    await checked.catch((err: unknown) => {
+    await runGit(['index-pack', '--stdin', '--strict'], { gitDir: scratch, input: pack.stdout }).catch((err: unknown) => {
       if (!(err instanceof GitError)) throw err;
       const found = err.stderr.split('\n').filter((l) => l.startsWith('error: object ')).map((l) => l.replace(/^error: object [0-9a-f]+: /, ''));
       if (found.length) throw new Validation(`git refuses the change: ${[...new Set(found)].join('; ')}`);

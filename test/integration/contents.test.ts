@@ -271,6 +271,20 @@ describe('contents API', function () {
   describe('hostile input', () => {
     const create = (p: string) => ({ files: [{ operation: 'create', path: p, content: b64('pwn') }] });
 
+    it('runs git\'s own object checks on the commits it makes: a hostile .gitmodules is refused (422) and nothing moves', async () => {
+      const hostile = [
+        ['[submodule "../../hooks"]\n\tpath = x\n\turl = https://example.com/x\n', /^git refuses the change: gitmodulesName: disallowed submodule name: \.\.\/\.\.\/hooks$/],
+        ['[submodule "x"]\n\tpath = x\n\turl = https:///evil\n', /^git refuses the change: gitmodulesUrl: disallowed submodule url: https:\/\/\/evil$/],
+      ] as const;
+      for (const [text, message] of hostile) {
+        await refused('files', 'POST', 'contents', { files: [{ operation: 'create', path: '.gitmodules', content: b64(text) }] }, 422, message);
+        await refused('files', 'POST', 'contents/sub%2F.gitmodules', { content: b64(text) }, 422, message);
+      }
+      // an ordinary .gitmodules is committed (on a branch of its own, the listings below stay as they are)
+      const good = await w.raw('POST', api('files/contents/.gitmodules'), { content: b64('[submodule "lib"]\n\tpath = lib\n\turl = https://example.com/lib.git\n'), new_branch: 'modules' }, A());
+      expect(good.status, good.text).to.equal(201);
+    });
+
     it('refuses paths with .., .git in any case or spelling, backslashes, NUL, absolute paths and empty segments', async () => {
       const bad = ['../x', 'a/../../x', 'a/..', '.git/config', '.GIT/hooks/post-receive', '.Git/x', 'a/.git/x', '.git', 'a/.gIt',
         '.git./x', '.git /x', 'git~1/config', '.g\u200cit/config', 'a\\..\\x', 'a\\b', '/etc/passwd', 'a//b', './a', 'a/./b', 'a/', ''];

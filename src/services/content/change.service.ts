@@ -13,7 +13,7 @@ import { settings } from '../../config';
 import { entriesAt, type TreeEntry } from '../../git/objects';
 import { runGit } from '../../git/run';
 import { RefConflict } from '../../git/ref-write';
-import { IndexEditor, commitTree, updateRef } from '../../git/tree-edit';
+import { IndexEditor, updateRef } from '../../git/tree-edit';
 import { withRepoLock } from '../../lock';
 import { findLfsMeta, linkLfsMeta, unlinkLfsMeta } from '../../models/lfs-meta-object.model';
 import type { UserModel } from '../../models/user.model';
@@ -215,8 +215,7 @@ export async function changeFiles(ctx: DbContext, cr: CodeRepo, doer: UserModel,
     let commit: string;
     try {
       lfsObjects = await applyOps(ed, ops);
-      const tree = await ed.writeTree();
-      commit = await commitTree(gitDir, tree, base ? [base] : [], message, people.author, people.committer);
+      commit = await ed.commit(base ? [base] : [], message, people.author, people.committer);
     } finally {
       await ed.close();
     }

@@ -7,7 +7,7 @@
 import { BadRequest, Conflict } from '../../errors';
 import { RefConflict } from '../../git/ref-write';
 import { entriesAt } from '../../git/objects';
-import { commitTree, IndexEditor, updateRef } from '../../git/tree-edit';
+import { IndexEditor, updateRef } from '../../git/tree-edit';
 import { withRepoLock } from '../../lock';
 import type { UserModel } from '../../models/user.model';
 import { commitPeople } from '../content/identity';
@@ -71,10 +71,9 @@ async function commitEdit(w: WikiRepo, doer: UserModel, message: string, edit: E
     const ed = await IndexEditor.open(w.gitDir, base);
     try {
       await edit(ed, base);
-      const tree = await ed.writeTree();
       const { author, committer } = commitPeople(doer, undefined, undefined, undefined);
       // why: Gitea's CommitTree ends the message with a newline.
-      const commit = await commitTree(w.gitDir, tree, base ? [base] : [], `${message}\n`, author, committer);
+      const commit = await ed.commit(base ? [base] : [], `${message}\n`, author, committer);
       await updateRef(w.gitDir, `refs/heads/${w.branch}`, commit, base).catch((err: unknown) => {
         if (err instanceof RefConflict) throw new Conflict('the wiki was changed meanwhile, try again');
         throw err;
