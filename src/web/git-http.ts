@@ -64,8 +64,13 @@ function streamGit(req: Request, res: Response, t: Target, service: GitService, 
   const child = spawnGitService(t.rc, req.principal, service, { transport: 'http', gitProtocol: clientProtocol(req), signal: ac.signal, flags, wiki: t.wiki });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString(); });
+  // why: git that ends before reading the whole request (killed, crashed) reads no more of it, and
+  // Node has let go of the request by then; a client still sending would wait on a full socket until
+  // keep-alive gives up, so the connection itself is closed.
+  const socket = req.socket;
   child.once('close', (code) => {
     if (code !== 0 && !ac.signal.aborted) console.error(`[${req.requestId}] git ${service} exited ${code}: ${stderr.trim()}`);
+    if (input && !req.complete) socket.destroy();
   });
   res.status(200);
   if (prefix) res.write(prefix);
