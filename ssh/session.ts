@@ -49,7 +49,7 @@ function serviceOf(cmd: Exclude<SshCommand, { kind: 'greeting' }>): GitService {
   return cmd.operation === 'upload' ? 'receive-pack' : 'upload-pack';
 }
 
-function pipeGit(channel: ServerChannel, child: ReturnType<typeof spawnGitService>, ac: AbortController, done: () => void): void {
+function pipeGit(channel: ServerChannel, child: ReturnType<typeof spawnGitService>, ac: AbortController): void {
   const stdout = writeInPackets(child.stdout, channel);
   child.stderr.pipe(channel.stderr, { end: false });
   channel.pipe(child.stdin);
@@ -65,7 +65,6 @@ function pipeGit(channel: ServerChannel, child: ReturnType<typeof spawnGitServic
       if (code !== null) channel.exit(code);
       else channel.exit((signal ?? 'KILL').replace(/^SIG/, ''), false, 'git was stopped');
       channel.end();
-      done();
     });
   };
   child.once('close', end);
@@ -77,7 +76,7 @@ function pipeGit(channel: ServerChannel, child: ReturnType<typeof spawnGitServic
   });
 }
 
-async function run(channel: ServerChannel, identity: SshIdentity, raw: string, gitProtocol: string | undefined, hooks: SessionHooks): Promise<void> {
+async function run(channel: ServerChannel, identity: SshIdentity, raw: string, gitProtocol: string | undefined): Promise<void> {
   const cmd = parseCommand(raw);
   if (cmd.kind === 'greeting') return greet(channel, identity);
   if (cmd.kind === 'lfs-authenticate' && !settings().server.lfsStartServer) throw new CommandRefused('LFS Server is not enabled');
@@ -95,8 +94,7 @@ async function run(channel: ServerChannel, identity: SshIdentity, raw: string, g
   }
   const ac = new AbortController();
   const child = spawnGitService(rc, principal, cmd.service, { transport: 'ssh', gitProtocol, signal: ac.signal, wiki });
-  hooks.started();
-  pipeGit(channel, child, ac, () => hooks.finished());
+  pipeGit(channel, child, ac);
 }
 
 /** Serve one session channel of a connection authenticated as `identity`. */
@@ -125,14 +123,17 @@ export function handleSession(session: Session, identity: SshIdentity, hooks: Se
   const start = (channel: ServerChannel | undefined, raw: string) => {
     if (!channel) return;
     channel.on('error', () => undefined);
-    if (refusal) return fail(channel, refusal);
+    // why: a command counts as running until both sides closed its channel, so a stopping server
+    // never ends a connection while output (held back by the client's window) is still on its way.
     hooks.started();
-    run(channel, identity, raw, gitProtocol, hooks).catch((err: unknown) => {
+    channel.once('close', () => hooks.finished());
+    if (refusal) return fail(channel, refusal);
+    run(channel, identity, raw, gitProtocol).catch((err: unknown) => {
       if (err instanceof HttpError && err.log) console.error(`ssh: ${raw}:`, err);
       if (err instanceof CommandRefused || err instanceof HttpError) return fail(channel, err.message);
       console.error('ssh: command failed:', err);
       fail(channel, 'Internal Server Error');
-    }).finally(() => hooks.finished());
+    });
   };
   session.on('shell', (accept) => start(accept(), ''));
   session.on('exec', (accept, _reject, info) => start(accept(), info.command));

@@ -33,6 +33,8 @@ export interface ServerOptions {
   /** Extra FORGE__SECTION__KEY variables. */
   env?: Record<string, string>;
   workers?: number;
+  /** Cluster mode on PostgreSQL with this Redis, whatever the pass (FORGE_TEST_DB) asks for. */
+  clusterRedis?: string;
 }
 
 /** A running forge for tests. */
@@ -142,7 +144,7 @@ export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
     FORGE__SERVER__APP_DATA_PATH: dataDir,
     FORGE__LOG__LEVEL: 'warn',
   };
-  if (process.env.FORGE_TEST_DB === 'postgres') {
+  if (process.env.FORGE_TEST_DB === 'postgres' || opts.clusterRedis) {
     const name = `forge_test_${path.basename(dataDir).replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
     const admin = new Client({ host: '127.0.0.1', port: PG_PORT, user: 'forge', password: 'forge', database: 'postgres' });
     await admin.connect();
@@ -153,9 +155,8 @@ export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
       FORGE__DATABASE__USER: 'forge', FORGE__DATABASE__PASSWD: 'forge',
     });
   }
-  if (process.env.FORGE_TEST_REDIS) {
-    Object.assign(env, { FORGE__REDIS__CONN_STR: process.env.FORGE_TEST_REDIS, FORGE_MODE: 'cluster' });
-  }
+  const redisUrl = opts.clusterRedis ?? process.env.FORGE_TEST_REDIS;
+  if (redisUrl) Object.assign(env, { FORGE__REDIS__CONN_STR: redisUrl, FORGE_MODE: 'cluster' });
   Object.assign(env, opts.env ?? {});
   const workers = opts.workers ?? Number(process.env.FORGE_TEST_WORKERS ?? '1');
   return new TestServer(dataDir, httpPort, sshPort, env, workers);
