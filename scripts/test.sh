@@ -1,24 +1,52 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: lint, unit and integration tests on SQLite, then the integration
-# tests again on PostgreSQL + Redis with two worker processes. Installs and starts PostgreSQL and
-# Redis (Debian packages) when they are absent; they run on private ports with their data under /tmp.
+# Runs the whole test suite: lint, then two passes at once: the unit and integration tests on
+# SQLite with one worker, and the integration tests on PostgreSQL + Redis with two worker
+# processes. Within a pass the test files run in parallel (each file starts its own server on free
+# ports, with its own data dir and database). Installs and starts PostgreSQL and Redis (Debian
+# packages) when they are absent; they run on private ports with their data under /tmp.
+# FORGE_TEST_JOBS sets the files run at once per pass (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FORGE_SETUP_TEST_DEPS=1 bash scripts/setup.sh
 
 PG_PORT=${FORGE_TEST_PG_PORT:-55432}
 REDIS_PORT=${FORGE_TEST_REDIS_PORT:-56379}
+JOBS=${FORGE_TEST_JOBS:-3}
 FORGE_TEST_PG_PORT=$PG_PORT FORGE_TEST_REDIS_PORT=$REDIS_PORT bash scripts/services.sh
 
 npm run -s lint
 
-stats=$(mktemp)
+out=$(mktemp -d)
+stats="$out/stats"
+: > "$stats"
+export FORGE_TEST_STATS="$stats" FORGE_TEST_PG_PORT="$PG_PORT" FORGE_TEST_REDIS_PORT="$REDIS_PORT"
+
+# Runs one pass in the background: name, then the mocha arguments; records its status and wall time.
+pass() {
+  local name=$1; shift
+  (
+    start=$(date +%s)
+    status=0
+    npx mocha --parallel --jobs "$JOBS" "$@" > "$out/$name.log" 2>&1 || status=1
+    echo "$status $(( $(date +%s) - start ))" > "$out/$name.result"
+  ) &
+}
+
+pass sqlite 'dist/test/**/*.test.js'
+FORGE_TEST_DB=postgres FORGE_TEST_REDIS="redis://127.0.0.1:$REDIS_PORT" FORGE_TEST_WORKERS=2 pass postgres 'dist/test/integration/**/*.test.js'
+wait
+
 status=0
-echo "== SQLite, one worker =="
-FORGE_TEST_STATS="$stats" FORGE_TEST_PG_PORT="$PG_PORT" FORGE_TEST_REDIS_PORT="$REDIS_PORT" npx mocha 'dist/test/**/*.test.js' || status=1
-echo "== PostgreSQL + Redis, two workers =="
-FORGE_TEST_STATS="$stats" FORGE_TEST_DB=postgres FORGE_TEST_PG_PORT="$PG_PORT" FORGE_TEST_REDIS="redis://127.0.0.1:$REDIS_PORT" FORGE_TEST_WORKERS=2 \
-  npx mocha 'dist/test/integration/**/*.test.js' || status=1
+summary=""
+for name in sqlite postgres; do
+  label=$([ "$name" = sqlite ] && echo "SQLite, one worker" || echo "PostgreSQL + Redis, two workers")
+  echo "== $label =="
+  cat "$out/$name.log"
+  read -r code secs < "$out/$name.result"
+  [ "$code" = 0 ] || status=1
+  summary+="$(printf '%-34s %dm%02ds %s' "$label" $((secs / 60)) $((secs % 60)) "$([ "$code" = 0 ] && echo passed || echo FAILED)")"$'\n'
+done
 awk '{p+=$1; f+=$2; s+=$3} END {printf "\nall runs: %d passed, %d failed, %d skipped\n", p, f, s}' "$stats"
-rm -f "$stats"
+printf '\nwall time per pass (run at the same time):\n%s' "$summary"
+rm -rf "$out"
 exit $status

@@ -82,8 +82,10 @@ async function runWorker(): Promise<void> {
     if (stopping) return;
     stopping = true;
     // why: [server] GRACEFUL_HAMMER_TIME bounds the wait; whatever still runs then is cut.
-    setTimeout(() => process.exit(0), settings().server.gracefulHammerTime * 1000).unref();
+    const hammer = settings().server.gracefulHammerTime;
+    setTimeout(() => process.exit(0), hammer * 1000).unref();
     if (!server) process.exit(0);
+    console.log(`worker ${process.pid} stopping: no new connections; what is in flight may finish (at most ${hammer}s)`);
     // why: both listeners stop accepting at once; SSH sessions and HTTP exchanges in flight finish.
     // The hooks of a push still in flight reach this worker's private internal listener, which
     // stays open until the end.

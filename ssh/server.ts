@@ -33,7 +33,10 @@ export interface SshServerHandle {
 const AUTH_TIMEOUT_MS = 60_000;
 const MAX_AUTH_FAILURES = 20;
 
-interface Conn { client: Connection; active: number; authed: boolean }
+interface Conn { client: Connection; active: number; authed: boolean; idle?: () => void }
+
+/** How long a connection idle at the stop may still start its command. */
+const STOP_GRACE_MS = 2_000;
 
 async function verifyPublicKey(ctx: PublicKeyAuthContext): Promise<SshIdentity | null> {
   const identity = await identifySshKey(systemCtx, ctx.key.data);
@@ -86,7 +89,15 @@ export async function startSshServer(opts: { host?: string; port?: number } = {}
     let failures = 0;
     const timer = setTimeout(() => { if (!conn.authed) client.end(); }, AUTH_TIMEOUT_MS);
     timer.unref();
-    const idle = () => { if (stopping && conn.active === 0) client.end(); };
+    // why: a connection accepted before the stop may still be shaking hands or about to start its
+    // command (a clone that connected a moment ago); it gets a moment to do so before it is ended.
+    let grace: NodeJS.Timeout | null = null;
+    const idle = () => {
+      if (!stopping || conn.active > 0 || grace) return;
+      grace = setTimeout(() => { grace = null; if (conn.active === 0) client.end(); else idle(); }, STOP_GRACE_MS);
+      grace.unref();
+    };
+    conn.idle = idle;
     client.on('authentication', (ctx) => onAuthentication(ctx, (id) => { identity = id; }, () => {
       if (++failures >= MAX_AUTH_FAILURES) client.end();
     }));
@@ -128,8 +139,8 @@ export async function startSshServer(opts: { host?: string; port?: number } = {}
     stop: () => new Promise<void>((resolve) => {
       stopping = true;
       server.close(() => resolve());
-      // why: connections running git finish their command first; idle and unauthenticated ones go now.
-      for (const c of conns) if (c.active === 0) c.client.end();
+      // why: connections running git finish their command first; idle ones go after a moment's grace.
+      for (const c of conns) c.idle?.();
     }),
   };
 }

@@ -37,3 +37,36 @@ export function sshFingerprint(blob: Buffer): string {
   return `SHA256:${crypto.createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 
+
+const CURVES: Record<string, string> = { nistp256: 'P-256', nistp384: 'P-384', nistp521: 'P-521' };
+const b64url = (b: Buffer) => b.toString('base64url');
+/** An SSH mpint without the sign byte, for a JWK field. */
+const unsigned = (b: Buffer) => { let i = 0; while (i < b.length - 1 && b[i] === 0) i++; return b.subarray(i); };
+
+/**
+ * The public key of an SSH key blob (ssh-ed25519, ssh-rsa, ecdsa-sha2-nistp*) as a node KeyObject,
+ * or null for another type. why: ssh2's parser loads a native addon that is not safe to load in
+ * worker threads; node's crypto reads the same keys as JWK.
+ */
+export function sshPublicKey(blob: Buffer): crypto.KeyObject | null {
+  const [type, o1] = readString(blob, 0);
+  const name = type.toString();
+  if (name === 'ssh-ed25519') {
+    const [x] = readString(blob, o1);
+    return crypto.createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64url(x) }, format: 'jwk' });
+  }
+  if (name === 'ssh-rsa') {
+    const [e, o2] = readString(blob, o1);
+    const [n] = readString(blob, o2);
+    return crypto.createPublicKey({ key: { kty: 'RSA', n: b64url(unsigned(n)), e: b64url(unsigned(e)) }, format: 'jwk' });
+  }
+  const curve = /^ecdsa-sha2-(nistp\d+)$/.exec(name)?.[1];
+  if (curve && CURVES[curve]) {
+    const [, o2] = readString(blob, o1);
+    const [q] = readString(blob, o2);
+    if (q[0] !== 4) return null;
+    const half = (q.length - 1) / 2;
+    return crypto.createPublicKey({ key: { kty: 'EC', crv: CURVES[curve], x: b64url(q.subarray(1, 1 + half)), y: b64url(q.subarray(1 + half)) }, format: 'jwk' });
+  }
+  return null;
+}

@@ -65,7 +65,8 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     template: r.isTemplate,
     ...(x.parent ? { parent: x.parent } : {}),
     mirror: r.isMirror,
-    size: Number(r.size),
+    // why: stored in bytes; Gitea's API reports KiB.
+    size: Math.floor(Number(r.size) / 1024),
     language: '',
     languages_url: `${rootUrl}api/v1/repos/${full}/languages`,
     html_url: `${rootUrl}${full}`,

@@ -129,12 +129,10 @@ export function onTableWrite(table: string, fn: WriteListener): void {
 
 /**
  * Tell this process's listeners that `table` was written by someone else (an administrator's SQL,
- * a test fixture), as a committed write through the models would; false for a table nobody watches.
+ * a test fixture), as a committed write through the models would.
  */
-export function tableWritten(table: string): boolean {
-  const listeners = writeListeners.get(table);
-  listeners?.forEach((fn) => fn());
-  return !!listeners;
+export function tableWritten(table: string): void {
+  writeListeners.get(table)?.forEach((fn) => fn());
 }
 
 function installWriteHook(sequelize: Sequelize): void {

@@ -35,7 +35,6 @@ class BatchProcess {
 
   private stderr = '';
   private failed = false;
-  private damage: Error | null = null;
 
   constructor(private readonly gitDir: string, args: string[], background: boolean, private readonly onExit: () => void) {
     // why: the process serves many requests; it is not killed with the client of the one that started it.
@@ -51,13 +50,12 @@ class BatchProcess {
   /**
    * git reports an unreadable object on stderr and may still answer "missing" on stdout; once the
    * object database is known to be damaged, every pending answer fails with that rather than
-   * pretending the objects do not exist.
+   * pretending the objects do not exist (callers confirm "missing" answers, see ./cat-file).
    */
   private noteStderr(d: Buffer): void {
     if (this.stderr.length < 65_536) this.stderr += d.toString();
-    if (!this.damage && reportsDamage(this.stderr)) {
-      this.damage = damagedRepo(this.gitDir, this.stderr);
-      this.fail(this.damage);
+    if (!this.failed && reportsDamage(this.stderr)) {
+      this.fail(damagedRepo(this.gitDir, this.stderr));
       this.child.kill('SIGKILL');
     }
   }
@@ -91,11 +89,7 @@ class BatchProcess {
         return;
       }
       this.buf = this.buf.subarray(step.used);
-      if (!('result' in step)) continue;
-      const done = this.queue.shift()!;
-      // why: git reports an unreadable object on stderr before it answers "missing" on stdout, but the two
-      // pipes are read in separate events; the answer waits one turn of the loop so that report is seen first.
-      setImmediate(() => (this.damage ? done.reject(this.damage) : done.resolve(step.result)));
+      if ('result' in step) this.queue.shift()!.resolve(step.result);
     }
   }
 

@@ -3,6 +3,17 @@
  * repository (./batch).
  */
 import { BatchCommand } from './batch';
+import { runGit } from './run';
+
+/**
+ * Ask git once more, in a process of its own, about names the long-running reader called missing.
+ * why: an unreadable pack makes git answer "missing" and report the damage on stderr, and the two
+ * pipes of a long-running process arrive in no fixed order; a process of its own is read to its
+ * end, so a damaged repository fails here (RepoUnavailable) instead of passing for a 404.
+ */
+async function confirmMissing(gitDir: string, names: string[]): Promise<void> {
+  await runGit(['cat-file', '--batch-check'], { gitDir, input: `${names.join('\n')}\n` });
+}
 
 /** A git object as cat-file prints it. */
 export interface GitObject { type: string; data: Buffer }
@@ -40,10 +51,12 @@ function objectsParser(ids: string[]) {
  * Read objects by full id from the repository at `gitDir`; missing ids are absent from the map.
  * Ids must be full hexadecimal object ids (they are written to git's stdin one per line).
  */
-export function readObjects(gitDir: string, ids: string[]): Promise<Map<string, GitObject>> {
-  if (ids.some((id) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id))) return Promise.reject(new Error('readObjects takes full object ids'));
-  if (ids.length === 0) return Promise.resolve(new Map());
-  return catFile.run(gitDir, { input: `${ids.map((id) => `contents ${id}`).join('\n')}\nflush\n`, parse: objectsParser(ids) });
+export async function readObjects(gitDir: string, ids: string[]): Promise<Map<string, GitObject>> {
+  if (ids.some((id) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id))) throw new Error('readObjects takes full object ids');
+  if (ids.length === 0) return new Map();
+  const got = await catFile.run(gitDir, { input: `${ids.map((id) => `contents ${id}`).join('\n')}\nflush\n`, parse: objectsParser(ids) });
+  if (got.size < ids.length) await confirmMissing(gitDir, ids.filter((id) => !got.has(id)));
+  return got;
 }
 
 const revParser = new BatchCommand(['cat-file', '--batch-check=%(objectname) %(objecttype)']);
@@ -53,9 +66,9 @@ const revParser = new BatchCommand(['cat-file', '--batch-check=%(objectname) %(o
  * git understands; tags are peeled), or null when it names none. `rev` must have passed
  * assertSafeGitArg (no leading '-', no line breaks), since it is written to git as one line.
  */
-export function resolveCommit(gitDir: string, rev: string): Promise<string | null> {
-  if (rev === '' || rev.startsWith('-') || /[\0\r\n]/.test(rev)) return Promise.reject(new Error('resolveCommit takes a checked revision'));
-  return revParser.run(gitDir, {
+export async function resolveCommit(gitDir: string, rev: string): Promise<string | null> {
+  if (rev === '' || rev.startsWith('-') || /[\0\r\n]/.test(rev)) throw new Error('resolveCommit takes a checked revision');
+  const id = await revParser.run(gitDir, {
     input: `${rev}^{commit}\n`,
     parse: (buf) => {
       const nl = buf.indexOf(10);
@@ -64,4 +77,6 @@ export function resolveCommit(gitDir: string, rev: string): Promise<string | nul
       return { used: nl + 1, result: m ? m[1] : null };
     },
   });
+  if (id === null) await confirmMissing(gitDir, [`${rev}^{commit}`]);
+  return id;
 }

@@ -1,8 +1,9 @@
 /**
  * Cross-process events (cache invalidation and the like). Delivered to this process at once,
  * to the other workers of this machine over cluster IPC, and to other machines over Redis pub/sub.
+ * `publishAndWait` also waits until every worker of this machine has handled the event.
  */
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { redis, redisSubscriber, redisKey } from '../lock/redis';
 
@@ -11,7 +12,11 @@ local.setMaxListeners(100);
 const channel = () => redisKey('bus');
 const origin = `${process.pid}-${Math.random().toString(36).slice(2)}`;
 interface BusMessage { forgeBus: true; origin: string; topic: string; payload: unknown }
+/** The cluster IPC of publishAndWait: a worker asks, the primary delivers to all and says when all acknowledged. */
+interface SyncMessage { forgeSync: 'ask' | 'deliver' | 'ack' | 'done'; id: string; topic?: string; payload?: unknown }
 let started = false;
+const waiting = new Map<string, () => void>();
+let nextSync = 0;
 
 function deliver(msg: BusMessage): void {
   if (msg.origin !== origin) local.emit(msg.topic, msg.payload);
@@ -25,9 +30,19 @@ export function startBus(): void {
   if (sub) {
     sub.subscribe(channel()).catch(() => undefined);
     sub.on('message', (_ch: string, raw: string) => deliver(JSON.parse(raw) as BusMessage));
-  } else if (cluster.isWorker) {
+  }
+  if (cluster.isWorker) {
     process.on('message', (m: unknown) => {
-      if ((m as BusMessage)?.forgeBus) deliver(m as BusMessage);
+      const sync = m as SyncMessage;
+      if (sync?.forgeSync === 'deliver') {
+        local.emit(sync.topic!, sync.payload);
+        process.send?.({ forgeSync: 'ack', id: sync.id } satisfies SyncMessage);
+      } else if (sync?.forgeSync === 'done') {
+        waiting.get(sync.id)?.();
+        waiting.delete(sync.id);
+      } else if (!sub && (m as BusMessage)?.forgeBus) {
+        deliver(m as BusMessage);
+      }
     });
   }
 }
@@ -42,14 +57,54 @@ export function publish(topic: string, payload: unknown): void {
   else if (cluster.isWorker && process.send) process.send(msg);
 }
 
+/**
+ * Publish an event to every process, and resolve once every worker of this machine has handled it
+ * (other machines hear it as from publish). why: one who changed data behind the server's back and
+ * then reads through any worker must not be served what the change made stale.
+ */
+export function publishAndWait(topic: string, payload: unknown): Promise<void> {
+  const r = redis();
+  if (r) r.publish(channel(), JSON.stringify({ forgeBus: true, origin, topic, payload } satisfies BusMessage)).catch(() => undefined);
+  if (!cluster.isWorker || !process.send) {
+    local.emit(topic, payload);
+    return Promise.resolve();
+  }
+  const id = `${origin}:${++nextSync}`;
+  return new Promise((resolve) => {
+    // why: a worker that dies during the round never answers; the caller is not kept waiting for it.
+    const timer = setTimeout(() => { waiting.delete(id); resolve(); }, 5_000);
+    waiting.set(id, () => { clearTimeout(timer); resolve(); });
+    process.send!({ forgeSync: 'ask', id, topic, payload } satisfies SyncMessage);
+  });
+}
+
 /** Listen to a topic. */
 export function subscribe(topic: string, fn: (payload: unknown) => void): void {
   local.on(topic, fn);
 }
 
-/** In the primary: relay bus messages from one worker to the others (embedded mode, no Redis). */
+/**
+ * In the primary: relay bus messages from one worker to the others (without Redis), and run the
+ * rounds of publishAndWait (deliver to every worker, answer the asker once all acknowledged).
+ */
 export function relayInPrimary(): void {
+  const rounds = new Map<string, { from: Worker; left: number }>();
   cluster.on('message', (from, m: unknown) => {
+    const sync = m as SyncMessage;
+    if (sync?.forgeSync === 'ask') {
+      const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && w.isConnected());
+      rounds.set(sync.id, { from, left: workers.length });
+      for (const w of workers) w.send({ forgeSync: 'deliver', id: sync.id, topic: sync.topic, payload: sync.payload } satisfies SyncMessage);
+      return;
+    }
+    if (sync?.forgeSync === 'ack') {
+      const round = rounds.get(sync.id);
+      if (round && --round.left === 0) {
+        rounds.delete(sync.id);
+        if (round.from.isConnected()) round.from.send({ forgeSync: 'done', id: sync.id } satisfies SyncMessage);
+      }
+      return;
+    }
     if (!(m as BusMessage)?.forgeBus) return;
     for (const w of Object.values(cluster.workers ?? {})) if (w && w.id !== from.id) w.send(m as BusMessage);
   });

@@ -3,6 +3,7 @@
  * a given owner set) and for checking rows the API does not show; repositories come from the API. Works on
  * SQLite and PostgreSQL; write placeholders as $1, $2... (a placeholder may repeat).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { Client } from 'pg';
@@ -13,16 +14,24 @@ export type Row = Record<string, any>;
 
 const isPg = (server: TestServer) => server.env.FORGE__DATABASE__DB_TYPE === 'postgres';
 
-// why: the server caches users, repositories, units and email owners per process for up to 2 s
-// (src/models/user.model.ts, table-cache.ts), invalidated by its own writes only; a write made
-// behind its back, as here, is seen once that time has passed.
-const SERVER_CACHE_MS = 2_100;
-
-/** Run one statement and return its rows; after an UPDATE or DELETE, wait until the server can no longer serve a cached copy. */
+/**
+ * Run one statement and return its rows. After an UPDATE or DELETE the server is told, as an
+ * administrator would tell it (POST /api/internal/cache/table-written with the internal token), so
+ * every worker drops what it cached from the table before this returns.
+ */
 export async function sql(server: TestServer, query: string, params: unknown[] = []): Promise<Row[]> {
   const rows = await runSql(server, query, params);
-  if (/^\s*(UPDATE|DELETE)\b/i.test(query)) await new Promise((r) => setTimeout(r, SERVER_CACHE_MS));
+  const written = /^\s*(?:UPDATE|DELETE\s+FROM)\s+(\w+)/i.exec(query);
+  if (written && server.proc && server.proc.exitCode === null) await tableWritten(server, written[1]);
   return rows;
+}
+
+async function tableWritten(server: TestServer, table: string): Promise<void> {
+  const { internalToken } = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'secrets.json'), 'utf8')) as { internalToken: string };
+  const res = await fetch(`${server.url}api/internal/cache/table-written`, {
+    method: 'POST', headers: { Authorization: `Bearer ${internalToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ table }),
+  });
+  if (res.status !== 200) throw new Error(`telling the server about ${table}: ${res.status} ${await res.text()}`);
 }
 
 async function runSql(server: TestServer, query: string, params: unknown[] = []): Promise<Row[]> {

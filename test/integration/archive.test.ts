@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { git, gitHome, serverRepoDir, type GitResult } from '../helpers/repo-fixture';
+import { waitFor } from '../helpers/refs';
 
 let w: World;
 let alice: TestUser;
@@ -102,12 +103,19 @@ describe('archives', () => {
     ok(await g(['commit', '-qm', 'two'], d));
     const two = ok(await g(['rev-parse', 'HEAD'], d)).stdout.trim();
     ok(await g(['push', '-q', url('arch'), 'main'], d));
+    // every build writes a temporary file of its own before the rename; count them
+    const builds = new Set<string>();
+    const watcher = fs.watch(path.join(w.server.dataDir, 'repo-archive', String(repoId)), (_event, name) => {
+      if (name && name.startsWith(two) && name.endsWith('.tmp')) builds.add(name);
+    });
     const all = await Promise.all(Array.from({ length: 6 }, () => get(`/repos/alice/arch/archive/${two}.zip`)));
+    watcher.close();
     for (const r of all) {
       expect(r.status).to.equal(200);
       expect(r.body.equals(all[0].body)).to.equal(true);
     }
     expect(all[0].body.equals(rawArchive('arch', two, 'zip'))).to.equal(true);
+    expect(builds.size).to.equal(1);
     expect(cacheFiles(repoId).filter((f) => f.startsWith(two))).to.have.length(1);
   });
 
@@ -165,9 +173,7 @@ describe('archives', () => {
     ok(await g(['commit', '-qm', 'side'], side));
     const commit = ok(await g(['rev-parse', 'HEAD'], side)).stdout.trim();
     const branches = async () => ((await w.raw('GET', '/repos/alice/arch/branches', undefined, { token: alice.token })).body as { name: string }[]).map((b) => b.name);
-    const waitBranches = async (has: boolean) => {
-      for (let i = 0; i < 400 && (await branches()).includes('side') !== has; i++) await new Promise((r) => setTimeout(r, 50));
-    };
+    const waitBranches = (has: boolean) => waitFor(`branch side ${has ? 'to appear' : 'to go'}`, async () => (await branches()).includes('side') === has);
     // pushed objects without a ref: not served
     ok(await g(['push', '-q', url('arch'), `${commit}:refs/heads/side`], side));
     ok(await g(['push', '-q', url('arch'), ':side'], side));

@@ -7,7 +7,8 @@ import { startWorld, type World } from '../helpers/world';
 
 describe('API platform', () => {
   let w: World;
-  before(async () => { w = await startWorld(); });
+  // why: a small cap and default page, so paging rules show on a short list
+  before(async () => { w = await startWorld({ env: { FORGE__API__MAX_RESPONSE_ITEMS: '3', FORGE__API__DEFAULT_PAGING_NUM: '2' } }); });
   after(async () => { await w?.stop(); });
 
   it('answers the version as semver through gitea-js', async () => {
@@ -91,11 +92,23 @@ describe('API platform', () => {
     expect(rels.last.searchParams.get('page')).to.equal(String(total));
   });
 
-  it('caps limit at MAX_RESPONSE_ITEMS and treats page 0 as the first page', async () => {
-    const big = await w.raw('GET', '/users/root/tokens?limit=1000&page=0', undefined, { basic: ['root', w.admin.password] });
+  it('caps limit at MAX_RESPONSE_ITEMS, defaults it to DEFAULT_PAGING_NUM and treats page 0 as the first page', async () => {
+    const basic = { basic: ['root', w.admin.password] as [string, string] };
+    for (let i = 0; i < 5; i++) await w.raw('POST', '/users/root/tokens', { name: `cap-${i}`, scopes: ['read:user'] }, basic);
+    const names = (r: { body: { name: string }[] }) => r.body.map((t) => t.name);
+    const total = Number((await w.raw('GET', '/users/root/tokens', undefined, basic)).headers.get('x-total-count'));
+    expect(total).to.be.at.least(6);
+    const big = await w.raw('GET', '/users/root/tokens?limit=1000&page=0', undefined, basic);
     expect(big.status).to.equal(200);
-    expect(big.body.length).to.be.at.most(50);
-    const bad = await w.raw('GET', '/users/root/tokens?limit=abc', undefined, { basic: ['root', w.admin.password] });
+    expect(big.body).to.have.length(3);
+    expect(names(big)).to.deep.equal(names(await w.raw('GET', '/users/root/tokens?limit=3&page=1', undefined, basic)));
+    expect(new URL(/<([^>]+)>; rel="next"/.exec(big.headers.get('link')!)![1]).searchParams.get('limit')).to.equal('3');
+    const byDefault = await w.raw('GET', '/users/root/tokens', undefined, basic);
+    expect(byDefault.body).to.have.length(2);
+    expect(names(byDefault)).to.deep.equal(names(big).slice(0, 2));
+    const negative = await w.raw('GET', '/users/root/tokens?page=-4&limit=-1', undefined, basic);
+    expect(names(negative)).to.deep.equal(names(byDefault));
+    const bad = await w.raw('GET', '/users/root/tokens?limit=abc', undefined, basic);
     expect(bad.status).to.equal(422);
     expect(bad.body.message).to.match(/limit/);
   });

@@ -87,7 +87,11 @@ describe('push processing', () => {
       await waitFor('the push to be processed', async () => (await getRepo('first')).empty === false);
       const repo = await getRepo('first');
       expect(repo.default_branch).to.equal('dev');
-      expect(repo.size).to.be.a('number');
+      // Gitea's size: the repository's objects in KiB, loose and packed, as git counts them
+      const counted = ok(await g(['--git-dir', bare('first'), 'count-objects', '-v'])).stdout;
+      const kib = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(counted)![1]);
+      expect(repo.size).to.equal(kib('size') + kib('size-pack'));
+      expect(repo.size).to.be.greaterThan(0);
       expect(await branchRows(repoId)).to.deep.equal([{ name: 'dev', commit_id: c1, commit_message: 'change a.txt', pusher_id: alice.id, is_deleted: rowFalse(), deleted_by_id: 0 }]);
       expect(await events(repoId)).to.deep.equal([{ ref_name: 'refs/heads/dev', old_commit_id: ZERO, new_commit_id: c1, pusher_id: alice.id, transport: 'http' }]);
       const clone = path.join(tmp, 'clone-first');

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { newServer, freePort } from '../helpers/server';
+import { waitFor } from '../helpers/refs';
 
 const execFileP = promisify(execFile);
 const MAIN = path.resolve(__dirname, '..', '..', 'src', 'main.js');
@@ -70,20 +71,22 @@ describe('runtime', () => {
   it('drains an in-flight request on SIGTERM and exits 0', async () => {
     const s = await newServer();
     await s.start();
-    // a request whose body is still arriving when the signal comes
+    // a request whose body is still arriving when the signal comes: the server's 100 Continue says it has the request
+    let req!: http.ClientRequest;
     const answer = new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: s.httpPort, path: '/api/v1/admin/users', method: 'POST', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
+      req = http.request({ host: '127.0.0.1', port: s.httpPort, path: '/api/v1/admin/users', method: 'POST', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', Expect: '100-continue' } }, (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
       });
       req.on('error', reject);
-      req.write('{"username": ');
-      setTimeout(() => {
-        s.proc!.kill('SIGTERM');
-        setTimeout(() => req.end('"late"}'), 500);
-      }, 200);
     });
+    await new Promise<void>((resolve) => req.once('continue', resolve));
+    req.write('{"username": ');
     const exited = new Promise<number | null>((resolve) => s.proc!.once('exit', (code) => resolve(code)));
+    s.proc!.kill('SIGTERM');
+    // the body ends only once the worker has begun to stop
+    await waitFor('the worker to stop accepting', async () => s.output.includes('stopping: no new connections'));
+    req.end('"late"}');
     expect(await answer).to.equal(401);
     expect(await exited).to.equal(0);
   });

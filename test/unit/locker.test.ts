@@ -84,13 +84,16 @@ function contract(name: string, make: () => Locker, makeOther: () => Locker) {
       const l = make();
       let stolen = false;
       let entered!: () => void; const inside = new Promise<void>((r) => { entered = r; });
+      let gaveUp!: () => void; const otherGaveUp = new Promise<void>((r) => { gaveUp = r; });
+      // the holder stays inside until the other has waited four lifetimes of the lock in vain
       const long = l.withLock(key, async () => {
         entered();
-        await sleep(900); // three times the ttl; extension keeps the lock alive
+        await otherGaveUp;
         return 'done';
-      }, { ttlMs: 300, waitMs: 1000 });
+      }, { ttlMs: 500, waitMs: 1000 });
       await inside;
-      const err = await rejection(makeOther().acquire(key, { ttlMs: 300, waitMs: 600 }).then(() => { stolen = true; }));
+      const err = await rejection(makeOther().acquire(key, { ttlMs: 500, waitMs: 2000 }).then(() => { stolen = true; }));
+      gaveUp();
       expect(stolen).to.equal(false);
       expect(err).to.be.instanceOf(RepoBusy);
       expect(await long).to.equal('done');
