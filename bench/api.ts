@@ -1,7 +1,8 @@
 /**
  * bench/api: authenticated `GET /api/v1/users/{username}` and `GET /api/v1/version` under 64
  * concurrent connections (autocannon), with one and with two worker processes, on the embedded
- * default (SQLite). Prints requests/s, p50 and p99 per scenario, and the targets.
+ * default (SQLite) and, with BENCH_DB=sqlite3,postgres, also on PostgreSQL.
+ * Prints requests/s, p50 and p99 per scenario, and the targets.
  */
 import os from 'node:os';
 import autocannon from 'autocannon';
@@ -45,7 +46,8 @@ export async function run(): Promise<void> {
     }
   }
   const pad = (v: string | number, n: number) => String(v).padEnd(n);
-  process.stdout.write(`\nbench/api: ${CONNECTIONS} connections, ${DURATION_S}s per scenario, SQLite (embedded), ${process.env.HOSTNAME ?? ''}\n\n`);
+  const names = dbs.map((d) => (d === 'postgres' ? 'PostgreSQL' : 'SQLite (embedded)')).join(', then ');
+  process.stdout.write(`\nbench/api: ${CONNECTIONS} connections, ${DURATION_S}s per scenario, ${names}, 1 and 2 worker processes\n\n`);
   process.stdout.write(`| ${pad('scenario', 30)} | db       | workers | requests/s | p50 ms | p99 ms | errors |\n|${'-'.repeat(32)}|----------|---------|------------|--------|--------|--------|\n`);
   for (const r of rows) {
     process.stdout.write(`| ${pad(r.scenario, 30)} | ${pad(r.db, 8)} | ${pad(r.workers, 7)} | ${pad(Math.round(r.rps), 10)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(r.errors, 6)} |\n`);

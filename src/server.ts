@@ -17,7 +17,6 @@ import { relayInPrimary, startBus } from './queue/bus';
 import { startPushProcessing, type PushProcessing } from './services/git-push/push.worker';
 import type { SshServerHandle } from '../ssh/server';
 
-
 async function runPrimary(workers: number): Promise<void> {
   const startedAt = Date.now();
   const s = bootSettings();

@@ -17,11 +17,9 @@ export interface BatchJob<T> {
   input: string;
   /** Consume the answer from the start of `buf`: bytes used and the result when complete, or null to wait for more. */
   parse(buf: Buffer): { used: number; result?: T } | null;
-  /** The most bytes of output the answer may buffer; past it the process is stopped and the job fails with TooLarge. */
-  maxBytes?: number;
 }
 
-/** The default bound of one answer's buffered output. */
+/** The most bytes one answer may buffer; past it the process is stopped and the job fails with TooLarge. */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 interface Pending { job: BatchJob<unknown>; resolve: (v: unknown) => void; reject: (e: Error) => void }
@@ -81,9 +79,8 @@ class BatchProcess {
       const step = this.queue[0].job.parse(this.buf);
       if (!step) {
         // why: an answer for a crafted repository (a commit changing millions of paths) can be endless; stop it.
-        const max = this.queue[0].job.maxBytes ?? MAX_ANSWER_BYTES;
-        if (this.buf.length > max) {
-          this.fail(new TooLarge(`the answer of git is larger than the server's limit of ${max} bytes`));
+        if (this.buf.length > MAX_ANSWER_BYTES) {
+          this.fail(new TooLarge(`the answer of git is larger than the server's limit of ${MAX_ANSWER_BYTES} bytes`));
           this.child.kill('SIGKILL');
         }
         return;

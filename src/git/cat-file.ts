@@ -59,21 +59,21 @@ export async function readObjects(gitDir: string, ids: string[]): Promise<Map<st
   return got;
 }
 
-const revParser = new BatchCommand(['cat-file', '--batch-check=%(objectname) %(objecttype)']);
-
 /**
  * The full id of the commit `rev` names (branch, tag, full or abbreviated id, or any other revision
  * git understands; tags are peeled), or null when it names none. `rev` must have passed
  * assertSafeGitArg (no leading '-', no line breaks), since it is written to git as one line.
+ * why: asked of the same long-running cat-file that reads the objects, so a repository's first
+ * request starts one process for both.
  */
 export async function resolveCommit(gitDir: string, rev: string): Promise<string | null> {
   if (rev === '' || rev.startsWith('-') || /[\0\r\n]/.test(rev)) throw new Error('resolveCommit takes a checked revision');
-  const id = await revParser.run(gitDir, {
-    input: `${rev}^{commit}\n`,
+  const id = await catFile.run(gitDir, {
+    input: `info ${rev}^{commit}\nflush\n`,
     parse: (buf) => {
       const nl = buf.indexOf(10);
       if (nl < 0) return null;
-      const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) commit$/.exec(buf.subarray(0, nl).toString());
+      const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) commit \d+$/.exec(buf.subarray(0, nl).toString());
       return { used: nl + 1, result: m ? m[1] : null };
     },
   });

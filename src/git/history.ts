@@ -57,10 +57,16 @@ function rangeArgs(r: HistoryRange): string[] {
   return args;
 }
 
-/** Every commit id of the range, newest first, in `git log`'s order. */
-export async function listCommitIds(gitDir: string, range: HistoryRange, signal?: AbortSignal): Promise<string[]> {
-  const out = (await runGit(['rev-list', ...rangeArgs(range)], { gitDir, signal })).stdout.toString();
+/** The commit ids of the range, newest first, in `git log`'s order: all of them, or the first `max`. */
+export async function listCommitIds(gitDir: string, range: HistoryRange, max?: number): Promise<string[]> {
+  const limit = max !== undefined ? [`--max-count=${max}`] : [];
+  const out = (await runGit(['rev-list', ...limit, ...rangeArgs(range)], { gitDir })).stdout.toString();
   return out.split('\n').filter(Boolean);
+}
+
+/** How many commits the range has (`rev-list --count`: the walk without its output). */
+export async function countCommits(gitDir: string, range: HistoryRange): Promise<number> {
+  return Number((await runGit(['rev-list', '--count', ...rangeArgs(range)], { gitDir })).stdout.toString().trim());
 }
 
 /**

@@ -4,7 +4,7 @@
  * user value is ever read as an option or a pattern.
  */
 import { settings } from '../config';
-import { damagedRepo, gitFailure, gitRefused, reportsDamage, runGit, spawnGit, startFailure } from './run';
+import { gitFailure, gitRefused, reportsDamage, runGit, spawnGit, startFailure } from './run';
 import { parseIdentity, type GitIdentity } from './history';
 
 /** The object type of a tree entry. */
@@ -89,8 +89,7 @@ export function walkTree(gitDir: string, tree: string, recursive: boolean, onEnt
     child.once('error', (e: Error) => reject(startFailure(e, gitDir)));
     child.once('close', (code) => {
       if (stop !== undefined) resolve(stop);
-      else if (reportsDamage(err)) reject(damagedRepo(gitDir, err));
-      else if (code === 0) resolve(null);
+      else if (code === 0 && !reportsDamage(err)) resolve(null);
       else reject(gitFailure(args, code, err, gitDir));
     });
   });

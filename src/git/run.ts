@@ -122,6 +122,10 @@ export function gitEnv(opts: GitOptions = {}): Record<string, string> {
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
     GIT_NO_REPLACE_OBJECTS: '1',
+    // why: into a pipe, git flushes after every line of rev-list or log unless told not to: the
+    // 20,000 ids of a history came in 7,000 reads and took three times as long as git itself.
+    // Answers that must arrive at once (cat-file --batch, diff-tree --stdin) flush on their own.
+    GIT_FLUSH: '0',
     ...(opts.env ?? {}),
   };
   const proto = safeGitProtocol(opts.gitProtocol);
@@ -198,8 +202,7 @@ export function runGit(args: string[], opts: GitOptions = {}): Promise<{ stdout:
     child.once('close', (code) => {
       // why: git may read around an unreadable object and still exit 0 ("missing"); a damage report always fails.
       if (overflow) reject(new TooLarge(`the output of git ${args[0]} is larger than the server's limit of ${max} bytes`));
-      else if (gitDir && reportsDamage(err)) reject(damagedRepo(gitDir, err));
-      else if (code === 0) resolve({ stdout: Buffer.concat(out), stderr: err });
+      else if (code === 0 && !(gitDir && reportsDamage(err))) resolve({ stdout: Buffer.concat(out), stderr: err });
       else reject(gitFailure(args, code, err, gitDir));
     });
     child.stdin.on('error', () => undefined);

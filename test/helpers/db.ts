@@ -26,7 +26,8 @@ export async function sql(server: TestServer, query: string, params: unknown[] =
   return rows;
 }
 
-async function tableWritten(server: TestServer, table: string): Promise<void> {
+/** Tell the server that `table` was written behind its back; resolves once every worker dropped its cache of it. */
+export async function tableWritten(server: TestServer, table: string): Promise<void> {
   const { internalToken } = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'secrets.json'), 'utf8')) as { internalToken: string };
   const res = await fetch(`${server.url}api/internal/cache/table-written`, {
     method: 'POST', headers: { Authorization: `Bearer ${internalToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ table }),

@@ -9,7 +9,7 @@ import { assertSafeGitArg } from '../../git/run';
 import { repoPath } from '../../git/paths';
 import { WeightedLru } from '../../git/lru';
 import { resolveCommit } from '../../git/cat-file';
-import { listCommitIds, readCommits, diffCommits, diffFiles, mergeBase, type ChangedFile, type CommitRecord, type HistoryRange } from '../../git/history';
+import { countCommits, listCommitIds, readCommits, diffCommits, diffFiles, mergeBase, type ChangedFile, type CommitRecord, type HistoryRange } from '../../git/history';
 import { findUsersByEmails } from '../../models/email-address.model';
 import type { UserModel } from '../../models/user.model';
 import { AccessMode, UnitType } from '../../models/perm';
@@ -55,18 +55,31 @@ export async function resolveCommitId(gitDir: string, rev: string, what = 'sha')
   return id;
 }
 
-// why: a history's id list depends only on immutable commit ids and the filters, so it is cached
-// without expiry (bounded by the number of ids held, least recently used first): the count is its
-// length and any page is a slice, so a deep page does not walk the history again.
-const histories = new WeightedLru<string[]>(2_000_000, (ids) => ids.length);
+/** What is known of one history: its first ids (all of them when `complete`) and its length. */
+interface KnownHistory { ids: string[]; complete: boolean; total: number }
 
-async function historyIds(gitDir: string, range: HistoryRange): Promise<string[]> {
+// why: a history's ids depend only on immutable commit ids and the filters, so what was learnt of
+// one is kept without expiry (bounded by the number of ids held, least recently used first): a page
+// within the known ids is a slice and the total is remembered, so a later page walks nothing.
+const histories = new WeightedLru<KnownHistory>(2_000_000, (h) => h.ids.length + 1);
+
+/**
+ * The first `need` ids of a history and its total, from what is known or from git: the ids with
+ * `rev-list --max-count` and the total with `rev-list --count`, side by side.
+ * why: counting costs git the walk without writing 20,000 ids into a pipe; a deep page later
+ * extends the ids known once.
+ */
+function historyWindow(gitDir: string, range: HistoryRange, need: number): { ids: Promise<string[]>; total: Promise<number> } {
   const key = JSON.stringify([gitDir, range.rev, range.not, range.path, range.since?.getTime(), range.until?.getTime()]);
-  const hit = histories.get(key);
-  if (hit) return hit;
-  const ids = await listCommitIds(gitDir, range);
-  histories.set(key, ids);
-  return ids;
+  const known = histories.get(key);
+  const total = known ? Promise.resolve(known.total) : countCommits(gitDir, range);
+  const ids = known && (known.complete || known.ids.length >= need) ? Promise.resolve(known.ids.slice(0, need)) : listCommitIds(gitDir, range, need);
+  Promise.all([ids, total]).then(([got, count]) => {
+    const cur = histories.get(key);
+    const best = cur && cur.ids.length >= got.length ? cur.ids : got;
+    histories.set(key, { ids: best, complete: best.length >= count, total: count });
+  }, () => undefined);
+  return { ids, total };
 }
 
 /** Read commits and, when asked, their changed files and line stats. */
@@ -101,11 +114,14 @@ export async function listCommits(ctx: DbContext, rc: RepoContext, q: CommitList
   const range: HistoryRange = { rev, since: q.since, until: q.until };
   if (q.not) range.not = [await resolveCommitId(gitDir, q.not, 'not')];
   if (q.path) range.path = assertSafeGitArg(q.path, 'path');
-  const ids = await historyIds(gitDir, range);
+  const history = historyWindow(gitDir, range, q.skip + q.limit);
+  // why: the page's commits are read while git still counts the history for the total.
+  const page = history.ids.then((first) => loadCommits(gitDir, first.slice(q.skip), q));
+  page.catch(() => undefined);
+  const total = await history.total;
   // why: Gitea answers 404 when a path has no history at all.
-  if (q.path && ids.length === 0) throw new NotFound(`path does not exist [path: ${q.path}]`);
-  const commits = await loadCommits(gitDir, ids.slice(q.skip, q.skip + q.limit), q);
-  return { ...(await decorate(ctx, commits, q.verification)), total: ids.length };
+  if (q.path && total === 0) throw new NotFound(`path does not exist [path: ${q.path}]`);
+  return { ...(await decorate(ctx, await page, q.verification)), total };
 }
 
 /** One commit by id or ref name. */
@@ -131,8 +147,9 @@ export async function compareCommits(ctx: DbContext, rc: RepoContext, basehead: 
   if (!m) throw new NotFound(`invalid compare range: ${basehead}`);
   const gitDir = repoPath(rc.owner.name, rc.repo.name);
   const [base, head] = await Promise.all([resolveCommitId(gitDir, m[1], 'base'), resolveCommitId(gitDir, m[2], 'head')]);
-  const [ids, from] = await Promise.all([historyIds(gitDir, { rev: head, not: [base] }), mergeBase(gitDir, base, head)]);
-  const commits = await loadCommits(gitDir, ids.slice(0, MAX_COMPARE_COMMITS), { stat: true, files: true, verification: true });
+  const history = historyWindow(gitDir, { rev: head, not: [base] }, MAX_COMPARE_COMMITS);
+  const [ids, total, from] = await Promise.all([history.ids, history.total, mergeBase(gitDir, base, head)]);
+  const commits = await loadCommits(gitDir, ids, { stat: true, files: true, verification: true });
   const files = await diffFiles(gitDir, from ?? base, head);
-  return { ...(await decorate(ctx, commits, true)), total: ids.length, files };
+  return { ...(await decorate(ctx, commits, true)), total, files };
 }
