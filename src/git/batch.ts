@@ -118,6 +118,19 @@ export class BatchCommand {
 
   /** Run `job` on this command's process for the repository at `gitDir`. */
   run<T>(gitDir: string, job: BatchJob<T>): Promise<T> {
+    return this.process(gitDir).run(job);
+  }
+
+  /**
+   * Start this command's process for the repository now, when a job for it is sure to follow.
+   * why: git's start-up then overlaps the work that decides the job (a commit page's ids).
+   */
+  prepare(gitDir: string): void {
+    this.process(gitDir);
+  }
+
+  /** The live process for `gitDir`, started when there is none. */
+  private process(gitDir: string): BatchProcess {
     let p = this.procs.get(gitDir);
     if (!p || p.dead) {
       const created: BatchProcess = new BatchProcess(gitDir, this.args, this.background, () => {
@@ -131,7 +144,7 @@ export class BatchCommand {
       this.procs.delete(gitDir);
       this.procs.set(gitDir, p);
     }
-    return p.run(job);
+    return p;
   }
 
   /** Stop the processes of a repository, or of every repository under a directory. */

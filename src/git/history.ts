@@ -180,6 +180,11 @@ function parseDiffs(text: string): Map<string, CommitDiff> {
   return out;
 }
 
+/** Start the repository's diff-tree process ahead of the diffCommits call that will follow. */
+export function prepareDiffs(gitDir: string): void {
+  diffTree.prepare(gitDir);
+}
+
 /**
  * Files and line stats of each commit against its first parent (renames not detected, binary files
  * count no lines, as Gitea reports them). Ids must be full commit ids.

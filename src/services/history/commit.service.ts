@@ -9,7 +9,8 @@ import { assertSafeGitArg } from '../../git/run';
 import { repoPath } from '../../git/paths';
 import { WeightedLru } from '../../git/lru';
 import { resolveCommit } from '../../git/cat-file';
-import { countCommits, listCommitIds, readCommits, diffCommits, diffFiles, mergeBase, type ChangedFile, type CommitRecord, type HistoryRange } from '../../git/history';
+import { refId } from '../../git/ref-info';
+import { countCommits, listCommitIds, readCommits, diffCommits, diffFiles, mergeBase, prepareDiffs, type ChangedFile, type CommitRecord, type HistoryRange } from '../../git/history';
 import { findUsersByEmails } from '../../models/email-address.model';
 import type { UserModel } from '../../models/user.model';
 import { AccessMode, UnitType } from '../../models/perm';
@@ -110,7 +111,9 @@ export async function listCommits(ctx: DbContext, rc: RepoContext, q: CommitList
   assertCodeReadable(rc);
   assertNotEmpty(rc);
   const gitDir = repoPath(rc.owner.name, rc.repo.name);
-  const rev = await resolveCommitId(gitDir, q.sha || rc.repo.defaultBranch);
+  if (q.stat || q.files) prepareDiffs(gitDir);
+  // why: the default branch is a branch (never a tag of the same name), read straight from its ref.
+  const rev = (!q.sha && (await refId(gitDir, `refs/heads/${rc.repo.defaultBranch}`))) || (await resolveCommitId(gitDir, q.sha || rc.repo.defaultBranch));
   const range: HistoryRange = { rev, since: q.since, until: q.until };
   if (q.not) range.not = [await resolveCommitId(gitDir, q.not, 'not')];
   if (q.path) range.path = assertSafeGitArg(q.path, 'path');
