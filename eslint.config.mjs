@@ -1,11 +1,11 @@
-// Lint rules, including the import direction of DESIGN.md:
+// Lint rules, including the import direction of docs/ARCHITECTURE.md:
 // controllers/web/ssh -> services -> models/db/git/lock/pool/queue -> config/errors. Nothing imports controllers.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const deny = (...groups) => ({
   'no-restricted-imports': ['error', {
-    patterns: groups.map((g) => ({ group: [`**/${g}`, `**/${g}/**`], message: `this layer must not import ${g} (see DESIGN.md, layout)` })),
+    patterns: groups.map((g) => ({ group: [`**/${g}`, `**/${g}/**`], message: `this layer must not import ${g} (see docs/ARCHITECTURE.md, layout)` })),
   }],
 });
 
@@ -22,12 +22,12 @@ export default tseslint.config(
   // chai assertions such as `expect(x).to.be.empty` are expressions by design.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-unused-expressions': 'off' } },
   { files: ['src/**/*.ts', 'workers/**/*.ts', 'ssh/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'], rules: deny('controllers') },
-  { files: ['src/services/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'convert', 'ssh') },
+  { files: ['src/services/**/*.ts'], rules: deny('controllers', 'cli', 'web', 'middleware', 'convert', 'ssh') },
   { files: ['ssh/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'convert', 'models') },
   { files: ['src/convert/**/*.ts'], rules: deny('controllers', 'web', 'services', 'db', 'git', 'lock', 'pool', 'queue') },
   {
     files: ['src/models/**/*.ts', 'src/db/**/*.ts', 'src/git/**/*.ts', 'src/lock/**/*.ts', 'src/pool/**/*.ts', 'src/queue/**/*.ts'],
-    rules: deny('controllers', 'web', 'middleware', 'services', 'convert', 'ssh'),
+    rules: deny('controllers', 'cli', 'web', 'middleware', 'services', 'convert', 'ssh'),
   },
   { files: ['src/config/**/*.ts', 'src/errors/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'services', 'convert', 'models', 'db', 'git', 'lock', 'pool', 'queue') },
   { files: ['workers/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'services', 'models', 'db') },

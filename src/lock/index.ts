@@ -1,6 +1,6 @@
 /**
  * The per-repository write lock: `withRepoLock(repoId, fn)` serializes a repository's writes
- * on whichever node receives them (DESIGN.md: each repository is an actor).
+ * on whichever node receives them (docs/ARCHITECTURE.md: each repository is an actor).
  */
 import { MemoryLocker } from './memory';
 import { RedlockLocker } from './redlock';

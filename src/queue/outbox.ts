@@ -1,5 +1,5 @@
 /**
- * The durable outbox (DESIGN.md: "Postgres is the queue"): services enqueue side effects inside
+ * The durable outbox (docs/ARCHITECTURE.md: PostgreSQL is the queue): services enqueue side effects inside
  * their own transaction; workers claim them with a lease, then complete or fail them.
  */
 import { EventEmitter } from 'node:events';

@@ -1,5 +1,5 @@
 /**
- * The import-direction rule of DESIGN.md is enforced by lint: a forbidden import fails, an allowed one passes.
+ * The import-direction rule of docs/ARCHITECTURE.md is enforced by lint: a forbidden import fails, an allowed one passes.
  */
 import path from 'node:path';
 import { expect } from 'chai';

@@ -1,6 +1,6 @@
 /**
  * Bringing the database in line with a repository's refs. Git owns refs and the database is a
- * cache (DESIGN.md 4.8): the branch table, tag rows, the empty flag, the default branch and the
+ * cache (docs/ARCHITECTURE.md, conventions): the branch table, tag rows, the empty flag, the default branch and the
  * size are derived by comparing `git for-each-ref` with what was last recorded. A push job and the
  * reconciler both call `syncRepoRefs`; each observed change is recorded once as a push event,
  * however often the sync runs, because a second run finds nothing left to record.
