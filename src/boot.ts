@@ -5,14 +5,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { loadSettings, useSettings, configPathFromArgs, type Settings } from './config';
+import { loadSettings, useSettings, configPathFromArgs, StartupError, type Settings } from './config';
 import { openDatabase } from './db';
 import { migrate } from './db/migrate';
 
 /** Read settings from --config/FORGE_CONFIG and the environment, and install them for this process. */
 export function bootSettings(argv: string[] = process.argv): Settings {
   const s = loadSettings(configPathFromArgs(argv));
-  fs.mkdirSync(s.server.appDataPath, { recursive: true });
+  // why: workers load the same settings as their primary, which has already printed these.
+  if (!process.env.FORGE_WORKER) for (const w of s.warnings) process.stderr.write(`warning: ${w}\n`);
+  assertWritableDir(s.server.appDataPath);
   // why: every node of a cluster shares APP_DATA_PATH, so secrets generated once there are the same everywhere.
   const secretsFile = path.join(s.server.appDataPath, 'secrets.json');
   let secrets: Record<string, string> = {};
@@ -41,6 +43,44 @@ export function bootSettings(argv: string[] = process.argv): Settings {
   }
   useSettings(s);
   return s;
+}
+
+/**
+ * Make sure the data dir exists and can be written, or stop with one line naming the path and the
+ * remedy (a Node stack trace tells an administrator neither).
+ */
+function assertWritableDir(dir: string): void {
+  const fix = 'or set [server] APP_DATA_PATH (FORGE__SERVER__APP_DATA_PATH) to a directory it can write';
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const probe = path.join(dir, `.write-probe-${process.pid}`);
+    fs.writeFileSync(probe, '');
+    fs.rmSync(probe);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR' || code === 'EEXIST') {
+      let file = dir;
+      while (path.dirname(file) !== file && !(fs.existsSync(file) && !fs.statSync(file).isDirectory())) file = path.dirname(file);
+      throw new StartupError(`APP_DATA_PATH ${dir} cannot be a directory: ${file} is a file; ${fix.replace(/^or /, '')}`);
+    }
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+      const owner = ownerOf(dir);
+      throw new StartupError(`APP_DATA_PATH ${dir} is not writable by this process (${code}, running as uid ${process.getuid?.()}): `
+        + `run the forge as the owner of ${dir}${owner === null ? '' : ` (uid ${owner})`}, ${fix}`);
+    }
+    throw new StartupError(`APP_DATA_PATH ${dir} cannot be used: ${(err as Error).message}; ${fix.replace(/^or /, '')}`);
+  }
+}
+
+/** The uid owning the nearest existing ancestor of `p`, or null. */
+function ownerOf(p: string): number | null {
+  for (let d = p; ; d = path.dirname(d)) {
+    try {
+      return fs.statSync(d).uid;
+    } catch {
+      if (path.dirname(d) === d) return null;
+    }
+  }
 }
 
 /** Open the database and apply pending migrations under the migration lock. */

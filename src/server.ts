@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import clusterConfig from '../cluster.config';
 import { bootSettings, bootDatabase } from './boot';
-import { ConfigError, settings } from './config';
+import { ConfigError, StartupError, settings } from './config';
 import { drainable, type DrainableServer } from './drain';
 import { closeDatabase, openDatabase } from './db';
 import { closeRedis, waitForRedis } from './lock/redis';
@@ -40,8 +40,19 @@ async function runPrimary(workers: number): Promise<void> {
   const fork = (index: number): void => {
     indexOf.set(cluster.fork({ FORGE_WORKER: '1', FORGE_WORKER_INDEX: String(index), FORGE_NODE_STARTED: String(startedAt) }), index);
   };
+  let everReady = false;
+  // why: a worker that cannot start (a port in use, say) would otherwise be restarted for ever,
+  // printing the same failure; the first one stops the forge with its one-line reason.
+  const fatal = (message: string) => {
+    if (stopping) return;
+    process.stderr.write(`forge cannot start: ${message}\n`);
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+    process.exit(1);
+  };
   cluster.on('exit', (w, code, signal) => {
     if (stopping) return;
+    if (!everReady) return fatal(`worker ${w.process.pid} exited (${signal ?? code}) before it was ready; its error is above`);
     console.error(`worker ${w.process.pid} died (${signal ?? code}); starting another`);
     const index = indexOf.get(w) ?? 0;
     indexOf.delete(w);
@@ -49,8 +60,12 @@ async function runPrimary(workers: number): Promise<void> {
   });
   for (let i = 0; i < workers; i++) fork(i);
   let ready = 0;
-  cluster.on('message', (_w, m: { forgeReady?: boolean }) => {
-    if (m?.forgeReady && ++ready === workers) console.log(`forge is listening on ${s.server.rootUrl} (${workers} worker${workers > 1 ? 's' : ''}, ${clusterConfig.mode})`);
+  cluster.on('message', (_w, m: { forgeReady?: boolean; forgeFatal?: string; http?: string; ssh?: string | null }) => {
+    if (m?.forgeFatal) fatal(m.forgeFatal);
+    if (!m?.forgeReady || ++ready !== workers || everReady) return;
+    everReady = true;
+    const sshPart = m.ssh ? `, SSH on ${m.ssh}` : ', SSH off';
+    console.log(`forge is listening: HTTP on ${m.http}${sshPart} (ROOT_URL ${s.server.rootUrl}; ${workers} worker${workers > 1 ? 's' : ''}, ${clusterConfig.mode})`);
   });
   const stop = () => {
     if (stopping) return;
@@ -124,17 +139,33 @@ async function runWorker(): Promise<void> {
   srv.keepAliveTimeout = 65_000;
   const drainableSrv = drainable(srv);
   await new Promise<void>((resolve, reject) => {
-    srv.once('error', reject);
+    srv.once('error', (err) => reject(listenError(err, 'HTTP_PORT', s.server.httpAddr, s.server.httpPort)));
     srv.listen(s.server.httpPort, s.server.httpAddr, resolve);
   });
   if (s.server.startSshServer && !s.server.disableSsh) {
     const { startSshServer } = await import('../ssh/server');
-    ssh = await startSshServer();
+    ssh = await startSshServer().catch((err: Error) => { throw listenError(err, 'SSH_LISTEN_PORT', s.server.sshListenHost, s.server.sshListenPort); });
   }
   if (stopping) process.exit(0);
   server = drainableSrv;
   pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
-  process.send?.({ forgeReady: true });
+  const addr = srv.address() as AddressInfo;
+  process.send?.({ forgeReady: true, http: hostPort(addr.address, addr.port), ssh: ssh ? hostPort(s.server.sshListenHost, ssh.port) : null });
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** A listen failure as one line naming the address and the [server] key that changes it. */
+function listenError(err: Error, key: string, host: string, port: number): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = hostPort(host, port);
+  const env = `FORGE__SERVER__${key}`;
+  if (code === 'EADDRINUSE') return new StartupError(`${where} is already in use by another program: stop it, or choose another port with [server] ${key} (${env})`);
+  if (code === 'EACCES') return new StartupError(`no permission to listen on ${where} (ports below 1024 need privileges): choose a port above 1023 with [server] ${key} (${env})`);
+  if (code === 'EADDRNOTAVAIL') return new StartupError(`${host} is not an address of this machine: fix the listen address of [server] ${key === 'HTTP_PORT' ? 'HTTP_ADDR' : 'SSH_LISTEN_HOST'}`);
+  return err;
 }
 
 /** Entry of `forge web`; `--workers N` overrides cluster.config.ts. */

@@ -89,6 +89,12 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     MAX_RESPONSE_ITEMS: { kind: 'int', def: '50', min: 1, max: 10000 },
     DEFAULT_GIT_TREES_PER_PAGE: { kind: 'int', def: '1000', min: 1, max: 100000 },
     DEFAULT_MAX_BLOB_SIZE: { kind: 'int', def: '10485760', min: 0, max: 1e12 },
+    DEFAULT_MAX_RESPONSE_SIZE: { kind: 'int', def: '104857600', min: 0, max: 1e12 },
+  },
+  ui: {
+    DEFAULT_THEME: { kind: 'string', def: 'gitea-auto' },
+    REACTIONS: { kind: 'list', def: '+1, -1, laugh, hooray, confused, heart, rocket, eyes', keepCase: true },
+    CUSTOM_EMOJIS: { kind: 'list', def: 'gitea, codeberg, gitlab, git, github, gogs', keepCase: true },
   },
   repository: {
     ROOT: { kind: 'string', def: '' },
@@ -121,12 +127,16 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     MAX_FILES: { kind: 'int', def: '5', min: 0, max: 1e6 },
   },
   'repository.release': { ALLOWED_TYPES: { kind: 'string', def: '' } },
+  picture: { AVATAR_UPLOAD_PATH: { kind: 'string', def: '' } },
   user: { ENABLE_SSH_KEYS: { kind: 'bool', def: 'true' }, ENABLE_GPG_KEYS: { kind: 'bool', def: 'true' } },
   log: { LEVEL: { kind: 'string', def: 'info', oneOf: ['trace', 'debug', 'info', 'warn', 'error', 'none'] } },
 };
 
+/** A problem that stops start-up; its one-line message names the setting or path and what to do. */
+export class StartupError extends Error {}
+
 /** A start-up configuration problem; the message names the offending key. */
-export class ConfigError extends Error {}
+export class ConfigError extends StartupError {}
 
 function envName(section: string, key: string): string {
   const sec = section === '' ? 'DEFAULT' : section.toUpperCase().replace(/\./g, '_0X2E_');
@@ -225,7 +235,13 @@ export interface Settings {
     defaultKeepEmailPrivate: boolean; defaultAllowCreateOrganization: boolean;
     defaultUserVisibility: string; defaultOrgVisibility: string; requireSigninView: boolean;
   };
-  api: { enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number; defaultGitTreesPerPage: number; defaultMaxBlobSize: number };
+  api: {
+    enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number; defaultGitTreesPerPage: number;
+    /** Bytes (Gitea's [api] DEFAULT_MAX_BLOB_SIZE and DEFAULT_MAX_RESPONSE_SIZE). */
+    defaultMaxBlobSize: number; defaultMaxResponseSize: number;
+  };
+  /** [ui]: what /settings/ui reports. */
+  ui: { defaultTheme: string; reactions: string[]; customEmojis: string[] };
   repository: {
     root: string; maxCreationLimit: number; forcePrivate: boolean; disableForks: boolean;
     /** Gitea's default: forks do not count against MAX_CREATION_LIMIT / max_repo_creation. */
@@ -248,7 +264,11 @@ export interface Settings {
   attachment: { enabled: boolean; path: string; allowedTypes: string; maxSize: number; maxFiles: number };
   /** [repository.release]: ALLOWED_TYPES of release assets (empty = any). */
   repositoryRelease: { allowedTypes: string };
+  /** [picture]: where uploaded avatars are kept (default APP_DATA_PATH/avatars). */
+  picture: { avatarUploadPath: string };
   log: { level: string };
+  /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
+  warnings: string[];
 }
 
 function camel(key: string): string {
@@ -265,6 +285,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     file = ini.parse(fs.readFileSync(configPath, 'utf8'));
   }
   const out: Record<string, Record<string, unknown>> = {};
+  const warnings = unknownKeys(file, env);
   for (const [section, keys] of Object.entries(SPEC)) {
     const fromFile = (section === '' ? file : (file[section] as Record<string, unknown>)) ?? {};
     const target: Record<string, unknown> = {};
@@ -292,6 +313,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     git: out.git,
     gitTimeout: out['git.timeout'],
     api: out.api,
+    ui: out.ui,
     repository: out.repository,
     signing: out['repository.signing'],
     repositoryUpload: out['repository.upload'],
@@ -299,7 +321,9 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     user: out.user,
     attachment: out.attachment,
     repositoryRelease: out['repository.release'],
+    picture: out.picture,
     log: out.log,
+    warnings,
   } as unknown as Settings;
 
   s.server.appDataPath = path.resolve(s.server.appDataPath);
@@ -317,6 +341,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   s.lfs.path = path.resolve(s.lfs.path);
   s.repoArchive.path = path.resolve(s.repoArchive.path || path.join(s.server.appDataPath, 'repo-archive'));
   s.attachment.path = path.resolve(s.server.appDataPath, s.attachment.path || 'attachments');
+  s.picture.avatarUploadPath = path.resolve(s.server.appDataPath, s.picture.avatarUploadPath || 'avatars');
   if (!s.database.path) s.database.path = path.join(s.server.appDataPath, 'forge.db');
   if (!s.repository.root) s.repository.root = path.join(s.server.appDataPath, 'repositories');
   if (s.git.processMemoryLimit !== 0 && s.git.processMemoryLimit < 256) {
@@ -326,6 +351,55 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     throw new ConfigError(`[api] DEFAULT_PAGING_NUM: ${s.api.defaultPagingNum} is larger than MAX_RESPONSE_ITEMS`);
   }
   return s;
+}
+
+/** The known key nearest to `key` (a typo of it), if any. */
+function nearestKey(key: string, known: string[]): string | null {
+  const distance = (a: string, b: string): number => {
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row;
+    }
+    return prev[b.length];
+  };
+  let best: string | null = null;
+  let bestD = 3;
+  for (const k of known) {
+    const d = distance(key.toUpperCase(), k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best;
+}
+
+/**
+ * Warnings for keys that sections the forge reads do not have, in the ini file and in
+ * FORGE__SECTION__KEY variables, as Gitea warns of unknown keys: a typo is otherwise silently ignored.
+ */
+function unknownKeys(file: Record<string, unknown>, env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  const warn = (section: string, key: string, where: string) => {
+    const known = Object.keys(SPEC[section]);
+    const hint = nearestKey(key, known);
+    const name = section === '' ? key : `[${section}] ${key}`;
+    out.push(`${where}: unknown key ${name} is ignored${hint ? ` (did you mean ${hint}?)` : ''}`);
+  };
+  for (const [section, keys] of Object.entries(SPEC)) {
+    const fromFile = section === '' ? file : file[section];
+    if (!fromFile || typeof fromFile !== 'object') continue;
+    for (const [key, value] of Object.entries(fromFile as Record<string, unknown>)) {
+      if (section === '' && typeof value === 'object') continue;
+      if (!(key in keys)) warn(section, key, 'app.ini');
+    }
+  }
+  const sections = new Map(Object.keys(SPEC).map((sec) => [sec === '' ? 'DEFAULT' : sec.toUpperCase().replace(/\./g, '_0X2E_'), sec]));
+  for (const name of Object.keys(env)) {
+    const m = /^FORGE__(.+?)__(.+)$/.exec(name);
+    const section = m ? sections.get(m[1]) : undefined;
+    if (m && section !== undefined && !(m[2] in SPEC[section])) warn(section, m[2], name);
+  }
+  return out;
 }
 
 let current: Settings | null = null;

@@ -13,20 +13,8 @@ import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { git, gitHome, serverRepoDir, type GitResult } from '../helpers/repo-fixture';
 import { waitFor } from '../helpers/refs';
+import { lockDir, unlockDir } from '../helpers/faults';
 import { gitSshCommand, sshKeyFile } from '../helpers/ssh';
-
-const asRoot = process.getuid?.() === 0;
-
-/** Make a directory unwritable, for root too (the immutable flag; plain permissions for anyone else). */
-function lockDir(dir: string): void {
-  if (asRoot) execFileSync('chattr', ['+i', dir]);
-  else fs.chmodSync(dir, 0o555);
-}
-
-function unlockDir(dir: string): void {
-  if (asRoot) execFileSync('chattr', ['-i', dir]);
-  else fs.chmodSync(dir, 0o755);
-}
 
 /** pid and command line of each running process. */
 function processes(): { pid: number; ppid: number; args: string }[] {

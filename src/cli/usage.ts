@@ -1,0 +1,26 @@
+/**
+ * The usage text of the `forge` command.
+ */
+/** What `forge help` prints. */
+export const USAGE = `usage: forge <command> [--config app.ini]
+
+commands:
+  web                         start the server (HTTP and SSH)
+  migrate                     apply pending database migrations
+  admin user create --username U --password P --email E [--admin] [--must-change-password=false]
+                    [--restricted] [--access-token] [--access-token-name N] [--access-token-scopes S]
+                              create a user
+  admin user list [--admin]   list users (only administrators with --admin)
+  admin user change-password --username U --password P [--must-change-password=false]
+                              set a user's password (by default they must change it at next sign-in)
+  admin user delete (--id N | --username U | --email E) [--purge]
+                              delete a user (--purge: with their repositories)
+  admin user generate-access-token --username U [--token-name N] [--scopes S] [--raw]
+                              create an access token (scopes default to all)
+  admin user must-change-password [--all] [--exclude U]... [--unset] [USERNAME...]
+                              require (or with --unset, no longer require) a new password at next sign-in
+  admin badge create --slug S [--description D] [--image-url U]
+                              create a badge that administrators can give to users
+  doctor check [--fix] [--run NAME[,NAME...]] [--list]
+                              find what drifted between the database and the storage (--fix: repair what is safe)
+`;
