@@ -159,3 +159,22 @@ export async function deleteUserRows(ctx: DbContext, uid: number): Promise<void>
 export async function emailUsedByOther(ctx: DbContext, email: string, uid: number): Promise<boolean> {
   return (await EmailAddressModel.count({ where: { lowerEmail: email.toLowerCase(), uid: { [Op.ne]: uid } }, transaction: ctx.tx })) > 0;
 }
+
+/** Every individual user, by id (the CLI's user list). */
+export function allIndividualUsers(ctx: DbContext): Promise<UserModel[]> {
+  return UserModel.findAll({ where: { type: UserType.Individual }, order: [['id', 'ASC']], transaction: ctx.tx });
+}
+
+/**
+ * Set must_change_password on individual users: those named (lower-case names), or all of them,
+ * less those excluded. Returns how many users changed (those that had it already are not counted).
+ */
+export async function updateMustChangePassword(ctx: DbContext, target: { all: boolean; lowerNames: string[]; excludeLowerNames: string[] }, value: boolean): Promise<number> {
+  const where: Record<string | symbol, unknown> = { type: UserType.Individual, mustChangePassword: !value };
+  const name: Record<symbol, unknown> = {};
+  if (!target.all) name[Op.in] = target.lowerNames;
+  if (target.excludeLowerNames.length) name[Op.notIn] = target.excludeLowerNames;
+  if (Object.getOwnPropertySymbols(name).length) where.lowerName = name;
+  const [n] = await UserModel.update({ mustChangePassword: value }, { where, transaction: ctx.tx });
+  return n;
+}

@@ -9,7 +9,9 @@ import { findUserByName, findUserById, UserType, type UserModel } from '../../mo
 import {
   countAdminsLocked, countReposOwnedBy, deleteFollowsOf, deleteRepoRowsOwnedBy, deleteUserRows, emailUsedByOther,
   findUserForUpdate, makePrimaryEmail, orgIdsOfMember, orgsWhereSoleOwner, renameOwner, tokenHashesOf, updateUserColumns,
+  allIndividualUsers, updateMustChangePassword,
 } from '../../models/user-admin';
+import { findEmail } from '../../models/email-address.model';
 import { ownerPath } from '../../git/paths';
 import { removeArchives } from '../archive/archive.service';
 import { dirExists, moveRepoDir, removeRepoDir } from '../../git/init';
@@ -125,11 +127,12 @@ export async function editUser(ctx: DbContext, target: UserModel, e: UserEdit): 
 /**
  * Delete an individual user and what belongs to it (tokens, emails, keys, follows, blocks, badges,
  * memberships). Refused for organizations, the doer, the last administrator, and (without purge)
- * owners of repositories and members of organizations.
+ * owners of repositories and members of organizations. `doer` is null for the command line.
  */
-export async function deleteUser(ctx: DbContext, doer: UserModel, target: UserModel, purge: boolean): Promise<void> {
+export async function deleteUser(ctx: DbContext, doer: UserModel | null, target: UserModel, purge: boolean): Promise<void> {
   if (target.type !== UserType.Individual) throw notAnIndividual(target);
-  if (target.id === doer.id) throw new Validation('you cannot delete yourself');
+  // why: null is the command line (`forge admin user delete`), which has no signed-in doer.
+  if (doer && target.id === doer.id) throw new Validation('you cannot delete yourself');
   let purgedRepos: number[] = [];
   let attachments: string[] = [];
   const hashes = await withTx(ctx, async (tx) => {
@@ -181,4 +184,47 @@ export async function renameUser(ctx: DbContext, target: UserModel, newName: str
     if (isUniqueViolation(err)) throw taken;
     throw err;
   }
+}
+
+/** Every individual user by id, for the CLI's list. */
+export function listAllUsers(ctx: DbContext): Promise<UserModel[]> {
+  return allIndividualUsers(ctx);
+}
+
+/**
+ * The individual user the CLI names by id, username and/or email; every one given must name the
+ * same user (Gitea's `admin user delete` checks the same).
+ */
+export async function findUserForCli(ctx: DbContext, by: { id?: string; username?: string; email?: string }): Promise<UserModel> {
+  let user: UserModel | null = null;
+  const same = (u: UserModel | null, what: string) => {
+    if (!u || u.type !== UserType.Individual) throw new NotFound(`user does not exist [uid: 0, ${what}]`);
+    if (user && user.id !== u.id) throw new Validation(`the ${what} names another user than ${user.name}`);
+    user = u;
+  };
+  if (by.id !== undefined) {
+    if (!/^\d+$/.test(by.id)) throw new Validation(`--id must be a number: ${by.id}`);
+    same(await findUserById(ctx, Number(by.id)), `id: ${by.id}`);
+  }
+  if (by.username !== undefined) same(await findUserByName(ctx, by.username), `name: ${by.username}`);
+  if (by.email !== undefined) {
+    const row = await findEmail(ctx, by.email);
+    same(row ? await findUserById(ctx, row.uid) : null, `email: ${by.email}`);
+  }
+  return user!;
+}
+
+/** Set a user's password (Gitea's length rule applies) and whether they must change it at next sign-in. */
+export async function setPassword(ctx: DbContext, user: UserModel, password: string, mustChange: boolean): Promise<void> {
+  if (!password) throw new Validation('[Password]: Required');
+  await editUser(ctx, user, { loginName: user.loginName || user.name, password, mustChangePassword: mustChange });
+}
+
+/**
+ * Set must_change_password for the named users (unknown names are ignored, as Gitea does), or all
+ * users, less the excluded ones; returns how many users it changed.
+ */
+export function setMustChangePassword(ctx: DbContext, t: { all: boolean; names: string[]; exclude: string[] }, value: boolean): Promise<number> {
+  const lower = (names: string[]) => names.map((n) => n.trim().toLowerCase()).filter(Boolean);
+  return updateMustChangePassword(ctx, { all: t.all, lowerNames: lower(t.names), excludeLowerNames: lower(t.exclude) }, value);
 }
