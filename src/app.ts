@@ -19,6 +19,9 @@ import { gitHttpRouter } from './web/git-http';
 import { internalRouter } from './web/internal';
 import { lfsRouter } from './web/lfs';
 import { attachmentsRouter } from './web/attachments';
+import { avatarsRouter } from './web/avatars';
+import { healthRouter } from './web/health';
+import { downloadsRouter } from './web/downloads';
 
 /** The HTTP server of one worker process, serving the Express application. */
 export function createWebServer(): http.Server {
@@ -91,6 +94,7 @@ function buildApp(): Express {
   });
 
   app.use(internalRouter());
+  app.use(healthRouter());
 
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {
@@ -122,6 +126,8 @@ function buildApp(): Express {
   app.use(lfsRouter());
   app.use(attachmentsRouter());
   app.use(gitHttpRouter());
+  app.use(avatarsRouter());
+  app.use(downloadsRouter());
   app.use(webRouter());
 
   // why: one error handler for everything, so every failure has Gitea's body and no 500 leaks internals.

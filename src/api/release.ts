@@ -1,6 +1,6 @@
 /**
  * Releases and their assets as Gitea's API shows and takes them (structs.Release, Attachment,
- * CreateReleaseOption, EditReleaseOption, EditAttachmentOptions, GeneralAttachmentSettings).
+ * CreateReleaseOption, EditReleaseOption, EditAttachmentOptions).
  */
 import type { User } from './user';
 
@@ -60,13 +60,4 @@ export interface EditReleaseOption {
 /** Body of PATCH .../assets/{attachment_id}. */
 export interface EditAttachmentOptions {
   name?: string;
-}
-
-/** GET /settings/attachment. */
-export interface GeneralAttachmentSettings {
-  enabled: boolean;
-  allowed_types: string;
-  /** bytes */
-  max_size: number;
-  max_files: number;
 }

@@ -1,11 +1,11 @@
 /**
  * Release assets: list, upload (multipart field `attachment`, or the raw body with the name in the
- * `name` query), get, rename and delete; and `/settings/attachment`. Downloads go through the web
+ * `name` query), get, rename and delete. Downloads go through the web
  * route `/attachments/{uuid}` (`browser_download_url`).
  */
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import type { Attachment, EditAttachmentOptions, GeneralAttachmentSettings } from '../api/release';
+import type { Attachment, EditAttachmentOptions } from '../api/release';
 import type { ApiErrorBody } from '../errors';
 import { settings } from '../config';
 import { ctxOf, doerOf } from '../middleware/context';
@@ -85,13 +85,5 @@ export class ReleaseAssetController extends Controller {
     const ctx = ctxOf(req);
     await deleteAsset(ctx, await repoAssignment(ctx, req.principal, owner, repo), id, attachment_id);
     this.setStatus(204);
-  }
-
-  /** The instance's attachment settings. */
-  @Get('settings/attachment')
-  @Security('public', [])
-  public async getGeneralAttachmentSettings(): Promise<GeneralAttachmentSettings> {
-    const a = settings().attachment;
-    return { enabled: a.enabled, allowed_types: a.allowedTypes, max_size: a.maxSize * 1024 * 1024, max_files: a.maxFiles };
   }
 }

@@ -146,3 +146,14 @@ function installWriteHook(sequelize: Sequelize): void {
     fire();
   });
 }
+
+/** Ask the database for a trivial answer within `ms`; resolves when it answered, rejects otherwise. */
+export async function pingDatabase(ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
+  try {
+    await Promise.race([db().query('SELECT 1'), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -123,9 +123,17 @@ export class TestServer {
   async destroy(): Promise<void> {
     await this.stop();
     if (this.env.FORGE__DATABASE__DB_TYPE !== 'postgres') return;
-    const admin = new Client({ host: '127.0.0.1', port: PG_PORT, user: 'forge', password: 'forge', database: 'postgres' });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${this.env.FORGE__DATABASE__NAME} WITH (FORCE)`);
+    await pgAdmin(`DROP DATABASE IF EXISTS ${this.env.FORGE__DATABASE__NAME} WITH (FORCE)`);
+  }
+}
+
+/** Run one statement on the test PostgreSQL as its administrator (database `postgres`). */
+export async function pgAdmin(statement: string): Promise<void> {
+  const admin = new Client({ host: '127.0.0.1', port: PG_PORT, user: 'forge', password: 'forge', database: 'postgres' });
+  await admin.connect();
+  try {
+    await admin.query(statement);
+  } finally {
     await admin.end();
   }
 }
@@ -146,10 +154,7 @@ export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
   };
   if (process.env.FORGE_TEST_DB === 'postgres' || opts.clusterRedis) {
     const name = `forge_test_${path.basename(dataDir).replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
-    const admin = new Client({ host: '127.0.0.1', port: PG_PORT, user: 'forge', password: 'forge', database: 'postgres' });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
+    await pgAdmin(`CREATE DATABASE ${name}`);
     Object.assign(env, {
       FORGE__DATABASE__DB_TYPE: 'postgres', FORGE__DATABASE__HOST: `127.0.0.1:${PG_PORT}`, FORGE__DATABASE__NAME: name,
       FORGE__DATABASE__USER: 'forge', FORGE__DATABASE__PASSWD: 'forge',

@@ -3,7 +3,8 @@
  * password sign-in keeps working (the failed-sign-in counters fall back to the process), a write
  * that needs the repository lock is answered 503 at once naming the lock service, with nothing
  * changed, reads go on, the outage is logged once and the recovery once, and everything works
- * again without a restart.
+ * again without a restart. `/api/healthz` says "warn" meanwhile, and "fail" (424) while PostgreSQL
+ * refuses connections.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
-import { freePort } from '../helpers/server';
+import { freePort, pgAdmin } from '../helpers/server';
 import { serverRepoDir } from '../helpers/repo-fixture';
 import { waitFor } from '../helpers/refs';
 
@@ -43,6 +44,10 @@ describe('Redis outage in cluster mode', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-redis-'));
   const refs = () => execFileSync('git', ['--git-dir', serverRepoDir(w.server, 'alice', 'proj'), 'for-each-ref']).toString();
   const count = (text: string, what: string) => text.split(what).length - 1;
+  const healthz = async () => {
+    const res = await fetch(`${w.server.url}api/healthz`);
+    return { status: res.status, body: await res.json() as { status: string; checks: Record<string, { status: string }[]> } };
+  };
 
   before(async () => {
     port = await freePort();
@@ -76,6 +81,13 @@ describe('Redis outage in cluster mode', () => {
     }
     expect(refs()).to.equal(before);
 
+    // the health check tells a load balancer the node still serves, degraded
+    const health = await healthz();
+    expect(health.status).to.equal(200);
+    expect(health.body.status).to.equal('warn');
+    expect(health.body.checks['cache:ping'][0].status).to.equal('warn');
+    expect(health.body.checks['database:ping'][0].status).to.equal('pass');
+
     redis = await startRedis(port, dir);
     await waitFor('a locked write to work again', async () => (await w.raw('POST', '/repos/alice/proj/branches', { new_branch_name: 'after' }, { token: alice.token })).status === 201);
     expect(refs()).to.include('refs/heads/after');
@@ -88,5 +100,23 @@ describe('Redis outage in cluster mode', () => {
     expect(count(log, 'connection is back'), log).to.equal(workers);
     expect(log).to.not.include('Unhandled error event');
     expect(count(log, 'failed sign-ins are counted per process'), log).to.be.within(1, workers);
+    await waitFor('healthz to pass again', async () => (await healthz()).body.status === 'pass');
+  });
+
+  it('fails its health check with 424 while PostgreSQL refuses it, and passes again after', async () => {
+    const name = w.server.env.FORGE__DATABASE__NAME;
+    await pgAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    try {
+      await pgAdmin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+      await waitFor('healthz to fail', async () => (await healthz()).status === 424);
+      const h = await healthz();
+      expect(h.body.status).to.equal('fail');
+      expect(h.body.checks['database:ping'][0].status).to.equal('fail');
+      expect(h.body.checks['data-dir:write'][0].status).to.equal('pass');
+    } finally {
+      await pgAdmin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    }
+    await waitFor('healthz to pass again', async () => (await healthz()).body.status === 'pass');
+    expect((await w.raw('GET', '/repos/alice/proj', undefined, { token: alice.token })).status).to.equal(200);
   });
 });
