@@ -25,8 +25,14 @@ export interface RawFile { status: number; headers: Record<string, string>; body
 
 const notFound = () => notFoundWith(NOT_FOUND_MESSAGE, null);
 
+/**
+ * Which kind of ref the path starts with, as in the web paths `/raw/branch/...`, `/raw/tag/...` and
+ * `/raw/commit/...`; absent, the API's rule applies (the `ref` query, a branch, a tag, a commit id).
+ */
+export type RefKind = 'branch' | 'tag' | 'commit';
+
 /** The commit and tree path a raw request names. */
-async function locate(cr: CodeRepo, rawPath: string, ref: string | undefined): Promise<{ commitId: string; treePath: string }> {
+async function locate(cr: CodeRepo, rawPath: string, ref: string | undefined, kind?: RefKind): Promise<{ commitId: string; treePath: string }> {
   const path = (rawPath ?? '').replace(/^\/+/, '');
   const explicit = (ref ?? '').trim();
   if (explicit) {
@@ -36,15 +42,19 @@ async function locate(cr: CodeRepo, rawPath: string, ref: string | undefined): P
     return { commitId: r.commitId, treePath: cleanReadPath(path) };
   }
   const parts = path.split('/');
-  const prefixes = parts.map((_, i) => parts.slice(0, i + 1).join('/')).filter(isValidBranchName);
-  const names = [...prefixes.map((p) => `refs/heads/${p}^{commit}`), ...prefixes.map((p) => `refs/tags/${p}^{commit}`)];
-  const found = await objectInfo(cr.gitDir, names);
+  const prefixes = kind === 'commit' ? [] : parts.map((_, i) => parts.slice(0, i + 1).join('/')).filter(isValidBranchName);
+  const names = [
+    ...(kind === undefined || kind === 'branch' ? prefixes.map((p) => `refs/heads/${p}^{commit}`) : []),
+    ...(kind === undefined || kind === 'tag' ? prefixes.map((p) => `refs/tags/${p}^{commit}`) : []),
+  ];
+  const found = names.length ? await objectInfo(cr.gitDir, names) : [];
   const hit = found.findIndex((f) => f?.type === 'commit');
   if (hit >= 0) {
     const name = prefixes[hit % prefixes.length];
     return { commitId: found[hit]!.oid, treePath: cleanReadPath(path.slice(name.length + 1)) };
   }
-  if (/^[0-9a-f]{40}$/.test(parts[0])) {
+  if (kind === 'branch' || kind === 'tag') throw notFoundWith('unable to find a git ref', null);
+  if (kind === 'commit' ? /^[0-9a-f]{7,64}$/.test(parts[0]) : /^[0-9a-f]{40}$/.test(parts[0])) {
     const [c] = await objectInfo(cr.gitDir, [`${parts[0]}^{commit}`]);
     if (!c) throw notFoundWith('unable to find a git ref', null);
     return { commitId: c.oid, treePath: cleanReadPath(parts.slice(1).join('/')) };
@@ -55,9 +65,9 @@ async function locate(cr: CodeRepo, rawPath: string, ref: string | undefined): P
 }
 
 /** The blob entry at the request's path (404 for directories, submodules and missing paths). */
-async function blobEntry(cr: CodeRepo, rawPath: string, ref: string | undefined): Promise<TreeEntry> {
+async function blobEntry(cr: CodeRepo, rawPath: string, ref: string | undefined, kind?: RefKind): Promise<TreeEntry> {
   if (cr.repo.isEmpty) throw notFound();
-  const { commitId, treePath } = await locate(cr, rawPath, ref);
+  const { commitId, treePath } = await locate(cr, rawPath, ref, kind);
   if (!treePath) throw notFound();
   const e = (await entriesAt(cr.gitDir, commitId, [treePath])).get(treePath);
   if (!e || e.type !== 'blob') throw notFound();
@@ -135,14 +145,14 @@ function peekFirst(src: Readable): Promise<{ head: Buffer; stream: Readable }> {
   });
 }
 
-/** `GET /raw/{filepath}`. */
-export async function rawFile(cr: CodeRepo, path: string, ref: string | undefined, ifNoneMatch?: string): Promise<RawFile> {
-  return serveBlob(cr, await blobEntry(cr, path, ref), ifNoneMatch);
+/** `GET /raw/{filepath}` (and the web's `/raw/{kind}/{ref}/{filepath}`). */
+export async function rawFile(cr: CodeRepo, path: string, ref: string | undefined, ifNoneMatch?: string, kind?: RefKind): Promise<RawFile> {
+  return serveBlob(cr, await blobEntry(cr, path, ref, kind), ifNoneMatch);
 }
 
 /** `GET /media/{filepath}`: the LFS object a pointer names (when linked to this repository), else the blob. */
-export async function mediaFile(ctx: DbContext, cr: CodeRepo, path: string, ref: string | undefined, ifNoneMatch?: string): Promise<RawFile> {
-  const e = await blobEntry(cr, path, ref);
+export async function mediaFile(ctx: DbContext, cr: CodeRepo, path: string, ref: string | undefined, ifNoneMatch?: string, kind?: RefKind): Promise<RawFile> {
+  const e = await blobEntry(cr, path, ref, kind);
   if (e.mode === '120000' || e.size > LFS_POINTER_MAX) return serveBlob(cr, e, ifNoneMatch);
   const pointer = parseLfsPointer(await readBlob(cr.gitDir, e.oid));
   const meta = pointer && (await findLfsMeta(ctx, cr.repo.id, pointer.oid));

@@ -13,7 +13,7 @@ import {
   countAttachmentDownload, deleteAttachmentRows, findAttachmentByUuid, findReleaseAttachment, insertAttachment, listReleaseAttachments,
   renameAttachment, type AttachmentModel,
 } from '../../models/attachment.model';
-import { findReleaseById, type ReleaseModel } from '../../models/release.model';
+import { findReleaseById, findReleaseByTag, type ReleaseModel } from '../../models/release.model';
 import { findRepoById } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { AccessMode, UnitType } from '../../models/perm';
@@ -112,21 +112,39 @@ export interface AttachmentDownload { row: AttachmentModel; stream: Readable; si
  * a repository the caller may see (identical for missing and hidden).
  */
 export async function openDownload(ctx: DbContext, p: Principal, uuid: string): Promise<AttachmentDownload> {
-  const notFound = () => new NotFound();
-  if (!/^[0-9a-f-]{36}$/.test(uuid)) throw notFound();
+  if (!/^[0-9a-f-]{36}$/.test(uuid)) throw new NotFound();
   const row = await findAttachmentByUuid(ctx, uuid);
-  if (!row || row.releaseId === 0) throw notFound();
+  if (!row || row.releaseId === 0) throw new NotFound();
   const repo = await findRepoById(ctx, row.repoId);
   const owner = repo && (await findUserById(ctx, repo.ownerId));
-  if (!repo || !owner) throw notFound();
-  const rc = await repoAssignment(ctx, p, owner.name, repo.name).catch((err: unknown) => {
+  if (!repo || !owner) throw new NotFound();
+  return openReadable(ctx, p, owner.name, repo.name, async (rc) => ({ rel: await findReleaseById(ctx, rc.repo.id, row.releaseId), row }));
+}
+
+/**
+ * Open the asset named `name` of the release tagged `tag` (Gitea's web path
+ * `/{owner}/{repo}/releases/download/{tag}/{name}`), on the same terms as openDownload.
+ */
+export async function openReleaseDownload(ctx: DbContext, p: Principal, owner: string, repo: string, tag: string, name: string): Promise<AttachmentDownload> {
+  return openReadable(ctx, p, owner, repo, async (rc) => {
+    const rel = await findReleaseByTag(ctx, rc.repo.id, tag);
+    return { rel, row: rel ? (await listReleaseAttachments(ctx, [rel.id])).find((a) => a.name === name) : undefined };
+  });
+}
+
+/** The download of an attachment if the caller may read its release; 404 alike for missing and hidden. */
+async function openReadable(
+  ctx: DbContext, p: Principal, owner: string, repo: string,
+  find: (rc: RepoContext) => Promise<{ rel: ReleaseModel | null; row: AttachmentModel | undefined }>,
+): Promise<AttachmentDownload> {
+  const rc = await repoAssignment(ctx, p, owner, repo).catch((err: unknown) => {
     if (err instanceof NotFound) return null;
     throw err;
   });
-  const rel = await findReleaseById(ctx, row.repoId, row.releaseId);
-  if (!rc || !rel || rel.isTag || !rc.perm.can(UnitType.Releases, rel.isDraft ? AccessMode.Write : AccessMode.Read)) throw notFound();
-  const file = await openAttachmentFile(uuid);
-  if (!file) throw notFound();
+  const { rel, row } = rc ? await find(rc) : { rel: null, row: undefined };
+  if (!rc || !rel || !row || rel.isTag || !rc.perm.can(UnitType.Releases, rel.isDraft ? AccessMode.Write : AccessMode.Read)) throw new NotFound();
+  const file = await openAttachmentFile(row.uuid);
+  if (!file) throw new NotFound();
   await countAttachmentDownload(ctx, row.id);
   return { row, ...file };
 }
