@@ -34,3 +34,14 @@ export async function installHooks(gitDir: string): Promise<void> {
     await fs.rename(tmp, file);
   }
 }
+
+/** The hooks of `<gitDir>/hooks` that are missing, not executable or not what installHooks writes. */
+export async function alteredHooks(gitDir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of HOOK_NAMES) {
+    const file = path.join(gitDir, 'hooks', name);
+    const [text, stat] = await Promise.all([fs.readFile(file, 'utf8').catch(() => null), fs.stat(file).catch(() => null)]);
+    if (text !== script(name) || !stat || (stat.mode & 0o111) !== 0o111) out.push(name);
+  }
+  return out;
+}

@@ -19,24 +19,28 @@ async function newestMtime(dir: string): Promise<number> {
 }
 
 /**
- * Remove every quarantine directory under the repositories of `root` (`<owner>/<repo>.git`) whose
- * newest file is older than `olderThanMs`; returns how many were removed.
+ * Every quarantine directory under the repositories of `root` (`<owner>/<repo>.git`) whose newest
+ * file is older than `olderThanMs`.
  */
-export async function removeStaleQuarantines(root: string, olderThanMs: number): Promise<number> {
+export async function findStaleQuarantines(root: string, olderThanMs: number): Promise<string[]> {
   const cutoff = Date.now() - olderThanMs;
-  let removed = 0;
+  const stale: string[] = [];
   for (const owner of await fs.readdir(root).catch(() => [] as string[])) {
     for (const repo of await fs.readdir(path.join(root, owner)).catch(() => [] as string[])) {
       const objects = path.join(root, owner, repo, 'objects');
       for (const name of await fs.readdir(objects).catch(() => [] as string[])) {
         if (!name.startsWith(PREFIX)) continue;
         const dir = path.join(objects, name);
-        const newest = await newestMtime(dir).catch(() => Infinity);
-        if (newest >= cutoff) continue;
-        await fs.rm(dir, { recursive: true, force: true });
-        removed++;
+        if ((await newestMtime(dir).catch(() => Infinity)) < cutoff) stale.push(dir);
       }
     }
   }
-  return removed;
+  return stale;
+}
+
+/** Remove the stale quarantine directories (see findStaleQuarantines); returns how many were removed. */
+export async function removeStaleQuarantines(root: string, olderThanMs: number): Promise<number> {
+  const stale = await findStaleQuarantines(root, olderThanMs);
+  for (const dir of stale) await fs.rm(dir, { recursive: true, force: true });
+  return stale.length;
 }

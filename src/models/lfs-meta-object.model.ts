@@ -2,6 +2,7 @@
  * Links between LFS objects and repositories. The content lives once on disk (content-addressed by
  * oid); a repository may only serve the objects linked to it here.
  */
+import { Op } from 'sequelize';
 import type { DbContext } from '../db';
 import { db, isUniqueViolation } from '../db';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
@@ -66,4 +67,10 @@ export async function copyLfsLinks(ctx: DbContext, fromId: number, toId: number)
 /** Remove the link of `oid` to a repository (undoing a link made for a change that failed). */
 export async function unlinkLfsMeta(ctx: DbContext, repoId: number, oid: string): Promise<void> {
   await LfsMetaObjectModel.destroy({ where: { repositoryId: repoId, oid }, transaction: ctx.tx });
+}
+
+/** Links with ids above `afterId`, in id order (a walk over every link, for the doctor). */
+export async function listLfsLinksAfter(ctx: DbContext, afterId: number, limit: number): Promise<{ id: number; oid: string; size: number; repositoryId: number }[]> {
+  const rows = await LfsMetaObjectModel.findAll({ where: { id: { [Op.gt]: afterId } }, order: [['id', 'ASC']], limit, transaction: ctx.tx });
+  return rows.map((r) => ({ id: r.id, oid: r.oid, size: Number(r.size), repositoryId: r.repositoryId }));
 }

@@ -1,6 +1,6 @@
 /** A repository; git owns its refs, these columns are a cache and its settings. */
 import { db, type DbContext } from '../db';
-import { Op, literal, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, literal, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { RepoUnitModel } from './repo-unit.model';
 import { CollaborationModel } from './collaboration.model';
@@ -79,6 +79,27 @@ export async function updateRepoGitState(ctx: DbContext, repoId: number, state: 
 export async function listRepoIdsAfter(ctx: DbContext, afterId: number, limit: number): Promise<number[]> {
   const rows = await RepositoryModel.findAll({ where: { id: { [Op.gt]: afterId } }, attributes: ['id'], order: [['id', 'ASC']], limit, transaction: ctx.tx });
   return rows.map((r) => r.id);
+}
+
+/** Where a repository lives: its id, owner name and name (the directory `<owner>/<name>.git`). */
+export interface RepoLocation { id: number; ownerName: string; name: string }
+
+/** Repositories with ids above `afterId`, in id order, with their owners' names. */
+export async function listRepoLocationsAfter(ctx: DbContext, afterId: number, limit: number): Promise<RepoLocation[]> {
+  const rows = await db().query<{ id: number; owner_name: string; name: string }>(
+    'SELECT r.id, u.name AS owner_name, r.name FROM repository r JOIN users u ON u.id = r.owner_id WHERE r.id > :afterId ORDER BY r.id LIMIT :limit',
+    { replacements: { afterId, limit }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  return rows.map((r) => ({ id: Number(r.id), ownerName: r.owner_name, name: r.name }));
+}
+
+/** Whether a repository row exists for this owner and name (case-insensitive, as names are unique). */
+export async function repoRowExists(ctx: DbContext, ownerName: string, name: string): Promise<boolean> {
+  const rows = await db().query<{ n: number }>(
+    'SELECT 1 AS n FROM repository r JOIN users u ON u.id = r.owner_id WHERE u.lower_name = :owner AND r.lower_name = :name',
+    { replacements: { owner: ownerName.toLowerCase(), name: name.toLowerCase() }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  return rows.length > 0;
 }
 
 /** Fields of a new repository row. */

@@ -124,6 +124,16 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
   return changes;
 }
 
+/** The refs whose recorded commit differs from git's, without writing anything (for `forge doctor`). */
+export async function refDrift(repoId: number, ctx: DbContext = systemCtx): Promise<RefChange[]> {
+  const repo = await findRepoById(ctx, repoId);
+  const owner = repo && (await findUserById(ctx, repo.ownerId));
+  if (!repo || !owner) return [];
+  const dir = repoPath(owner.name, repo.name);
+  if (!(await dirExists(dir))) return [];
+  return diffRefs(await recordedRefs(ctx, repoId), await listBranchAndTagRefs(dir), []);
+}
+
 /**
  * Record the refs a new repository starts with (first commit, fork copy, generated commit) without
  * push events: nothing was pushed. `defaultBranch` is preferred as the default branch.
