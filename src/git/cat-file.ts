@@ -47,6 +47,11 @@ function objectsParser(ids: string[]) {
   };
 }
 
+/** Start the repository's cat-file process ahead of the readObjects call that will follow. */
+export function prepareObjectReads(gitDir: string): void {
+  catFile.prepare(gitDir);
+}
+
 /**
  * Read objects by full id from the repository at `gitDir`; missing ids are absent from the map.
  * Ids must be full hexadecimal object ids (they are written to git's stdin one per line).

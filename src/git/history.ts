@@ -58,9 +58,9 @@ function rangeArgs(r: HistoryRange): string[] {
 }
 
 /** The commit ids of the range, newest first, in `git log`'s order: all of them, or the first `max`. */
-export async function listCommitIds(gitDir: string, range: HistoryRange, max?: number): Promise<string[]> {
+export async function listCommitIds(gitDir: string, range: HistoryRange, max?: number, skip = 0): Promise<string[]> {
   const limit = max !== undefined ? [`--max-count=${max}`] : [];
-  const out = (await runGit(['rev-list', ...limit, ...rangeArgs(range)], { gitDir })).stdout.toString();
+  const out = (await runGit(['rev-list', ...(skip ? [`--skip=${skip}`] : []), ...limit, ...rangeArgs(range)], { gitDir })).stdout.toString();
   return out.split('\n').filter(Boolean);
 }
 

@@ -8,7 +8,7 @@ import { Conflict, NotFound } from '../../errors';
 import { assertSafeGitArg } from '../../git/run';
 import { repoPath } from '../../git/paths';
 import { WeightedLru } from '../../git/lru';
-import { resolveCommit } from '../../git/cat-file';
+import { prepareObjectReads, resolveCommit } from '../../git/cat-file';
 import { refId } from '../../git/ref-info';
 import { countCommits, listCommitIds, readCommits, diffCommits, diffFiles, mergeBase, prepareDiffs, type ChangedFile, type CommitRecord, type HistoryRange } from '../../git/history';
 import { findUsersByEmails } from '../../models/email-address.model';
@@ -65,23 +65,35 @@ interface KnownHistory { ids: string[]; complete: boolean; total: number }
 const histories = new WeightedLru<KnownHistory>(2_000_000, (h) => h.ids.length + 1);
 
 /**
- * The first `need` ids of a history and its total, from what is known or from git: the ids with
- * `rev-list --max-count` and the total with `rev-list --count`, side by side.
- * why: counting costs git the walk without writing 20,000 ids into a pipe; a deep page later
- * extends the ids known once.
+ * The ids of one page of a history (`skip`, then `limit`) and its total, from what is known or from
+ * git: the ids with `rev-list --max-count` and the total with `rev-list --count`, side by side.
+ * why: counting costs git the walk without writing 20,000 ids into a pipe. A deep page of a history
+ * not known yet asks git for that page alone (`--skip`), and the ids before it are learnt after
+ * the answer, so a later page walks nothing.
  */
-function historyWindow(gitDir: string, range: HistoryRange, need: number): { ids: Promise<string[]>; total: Promise<number> } {
+function historyWindow(gitDir: string, range: HistoryRange, skip: number, limit: number): { ids: Promise<string[]>; total: Promise<number> } {
   const key = JSON.stringify([gitDir, range.rev, range.not, range.path, range.since?.getTime(), range.until?.getTime()]);
+  const need = skip + limit;
   const known = histories.get(key);
   const total = known ? Promise.resolve(known.total) : countCommits(gitDir, range);
-  const ids = known && (known.complete || known.ids.length >= need) ? Promise.resolve(known.ids.slice(0, need)) : listCommitIds(gitDir, range, need);
-  Promise.all([ids, total]).then(([got, count]) => {
+  if (known && (known.complete || known.ids.length >= need)) return { ids: Promise.resolve(known.ids.slice(skip, need)), total };
+  const learn = (ids: Promise<string[]>) => Promise.all([ids, total]).then(([got, count]) => {
     const cur = histories.get(key);
     const best = cur && cur.ids.length >= got.length ? cur.ids : got;
     histories.set(key, { ids: best, complete: best.length >= count, total: count });
   }, () => undefined);
-  return { ids, total };
+  if (skip < DEEP_PAGE) {
+    const all = listCommitIds(gitDir, range, need);
+    void learn(all);
+    return { ids: all.then((ids) => ids.slice(skip)), total };
+  }
+  const page = listCommitIds(gitDir, range, limit, skip);
+  void Promise.all([page, total]).then(() => learn(listCommitIds(gitDir, range, need)), () => undefined);
+  return { ids: page, total };
 }
+
+/** From this many skipped commits on, a page of an unknown history is asked of git alone. */
+const DEEP_PAGE = 1000;
 
 /** Read commits and, when asked, their changed files and line stats. */
 async function loadCommits(gitDir: string, ids: string[], detail: CommitDetail): Promise<CommitRecord[]> {
@@ -111,15 +123,17 @@ export async function listCommits(ctx: DbContext, rc: RepoContext, q: CommitList
   assertCodeReadable(rc);
   assertNotEmpty(rc);
   const gitDir = repoPath(rc.owner.name, rc.repo.name);
+  // why: git's start-up of the processes that read the page overlaps the walk that finds its ids.
+  prepareObjectReads(gitDir);
   if (q.stat || q.files) prepareDiffs(gitDir);
   // why: the default branch is a branch (never a tag of the same name), read straight from its ref.
   const rev = (!q.sha && (await refId(gitDir, `refs/heads/${rc.repo.defaultBranch}`))) || (await resolveCommitId(gitDir, q.sha || rc.repo.defaultBranch));
   const range: HistoryRange = { rev, since: q.since, until: q.until };
   if (q.not) range.not = [await resolveCommitId(gitDir, q.not, 'not')];
   if (q.path) range.path = assertSafeGitArg(q.path, 'path');
-  const history = historyWindow(gitDir, range, q.skip + q.limit);
+  const history = historyWindow(gitDir, range, q.skip, q.limit);
   // why: the page's commits are read while git still counts the history for the total.
-  const page = history.ids.then((first) => loadCommits(gitDir, first.slice(q.skip), q));
+  const page = history.ids.then((ids) => loadCommits(gitDir, ids, q));
   page.catch(() => undefined);
   const total = await history.total;
   // why: Gitea answers 404 when a path has no history at all.
@@ -150,7 +164,7 @@ export async function compareCommits(ctx: DbContext, rc: RepoContext, basehead: 
   if (!m) throw new NotFound(`invalid compare range: ${basehead}`);
   const gitDir = repoPath(rc.owner.name, rc.repo.name);
   const [base, head] = await Promise.all([resolveCommitId(gitDir, m[1], 'base'), resolveCommitId(gitDir, m[2], 'head')]);
-  const history = historyWindow(gitDir, { rev: head, not: [base] }, MAX_COMPARE_COMMITS);
+  const history = historyWindow(gitDir, { rev: head, not: [base] }, 0, MAX_COMPARE_COMMITS);
   const [ids, total, from] = await Promise.all([history.ids, history.total, mergeBase(gitDir, base, head)]);
   const commits = await loadCommits(gitDir, ids, { stat: true, files: true, verification: true });
   const files = await diffFiles(gitDir, from ?? base, head);
