@@ -6,9 +6,9 @@
  * blocks its event loop for several milliseconds per fork (and stalls its other threads), while
  * this process forks in about one.
  *
- * Messages in: {op:'spawn', id, args, cwd, env, nice, stdoutFile, maxFileBytes} and {op:'kill', id, signal}.
- * Messages out: {op:'fd', id, fd, pid} with the pipe as handle (fd 0, 1, 2 in order; no fd 1
- * when stdout goes to a file),
+ * Messages in: {op:'spawn', id, args, cwd, env, nice, stdin, stdoutFile, maxFileBytes} and {op:'kill', id, signal}.
+ * Messages out: {op:'fd', id, fd, pid} with the pipe as handle (fd 0, 1, 2 in order; no fd 0
+ * without stdin, no fd 1 when stdout goes to a file),
  * {op:'exit', id, code, signal} and {op:'error', id, message, code}.
  */
 import fs from 'node:fs';
@@ -18,7 +18,7 @@ import type { Socket } from 'node:net';
 
 /** A request from the server. */
 export type LauncherRequest =
-  | { op: 'spawn'; id: number; args: string[]; cwd: string; env: Record<string, string>; nice: number; stdoutFile?: string; maxFileBytes?: number }
+  | { op: 'spawn'; id: number; args: string[]; cwd: string; env: Record<string, string>; nice: number; stdin: boolean; stdoutFile?: string; maxFileBytes?: number }
   | { op: 'kill'; id: number; signal: NodeJS.Signals };
 
 /** A report to the server. */
@@ -68,7 +68,7 @@ function start(req: Extract<LauncherRequest, { op: 'spawn' }>): void {
   const [cmd, args] = req.maxFileBytes ? ['prlimit', [`--fsize=${req.maxFileBytes}`, '--core=0', '--', 'git', ...req.args]] : ['git', req.args];
   try {
     if (req.stdoutFile) out = fs.openSync(req.stdoutFile, 'w', 0o600);
-    child = spawn(cmd, args, { cwd: req.cwd, env: req.env, stdio: ['pipe', out ?? 'pipe', 'pipe'] });
+    child = spawn(cmd, args, { cwd: req.cwd, env: req.env, stdio: [req.stdin ? 'pipe' : 'ignore', out ?? 'pipe', 'pipe'] });
   } catch (err) {
     report({ op: 'error', id: req.id, message: (err as Error).message });
     return;
@@ -82,7 +82,7 @@ function start(req: Extract<LauncherRequest, { op: 'spawn' }>): void {
   if (req.nice) {
     try { os.setPriority(pid, req.nice); } catch { /* the child may already be gone */ }
   }
-  report({ op: 'fd', id: req.id, fd: 0, pid }, detach(child.stdin as Socket));
+  if (child.stdin) report({ op: 'fd', id: req.id, fd: 0, pid }, detach(child.stdin as Socket));
   if (child.stdout) report({ op: 'fd', id: req.id, fd: 1, pid }, detach(child.stdout as Socket));
   report({ op: 'fd', id: req.id, fd: 2, pid }, detach(child.stderr as Socket));
   child.once('exit', (code, signal) => {

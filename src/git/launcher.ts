@@ -24,6 +24,8 @@ export interface LaunchOptions {
   stdoutFile?: string;
   /** The largest file git may write (RLIMIT_FSIZE); beyond it git dies of SIGXFSZ. */
   maxFileBytes?: number;
+  /** false: git gets no stdin (end-of-file); what is written to `stdin` is dropped. Default true. */
+  stdin?: boolean;
 }
 
 /** A git process started by the launcher. */
@@ -40,10 +42,11 @@ export class GitChild extends EventEmitter {
   private closed = false;
   private open: number;
 
-  constructor(readonly id: number, private readonly send: (req: LauncherRequest) => void, toFile: boolean) {
+  constructor(readonly id: number, private readonly send: (req: LauncherRequest) => void, toFile: boolean, hasStdin: boolean) {
     super();
-    this.wanted = toFile ? 2 : 3;
+    this.wanted = 3 - (toFile ? 1 : 0) - (hasStdin ? 0 : 1);
     if (toFile) this.stdout.end();
+    if (!hasStdin) this.stdin.resume();
     const outs = toFile ? [this.stderr] : [this.stdout, this.stderr];
     this.open = outs.length;
     // why: like a ChildProcess, 'close' waits until its output streams were read to their end (or destroyed).
@@ -131,10 +134,11 @@ class Launcher {
   }
 
   start(args: string[], opts: LaunchOptions, id: number): GitChild {
-    const child = new GitChild(id, (req) => this.send(req), opts.stdoutFile !== undefined);
+    const stdin = opts.stdin !== false;
+    const child = new GitChild(id, (req) => this.send(req), opts.stdoutFile !== undefined, stdin);
     this.running.set(id, child);
     this.busy();
-    this.send({ op: 'spawn', id, args, cwd: opts.cwd, env: opts.env, nice: opts.nice ?? 0, stdoutFile: opts.stdoutFile, maxFileBytes: opts.maxFileBytes });
+    this.send({ op: 'spawn', id, args, cwd: opts.cwd, env: opts.env, nice: opts.nice ?? 0, stdin, stdoutFile: opts.stdoutFile, maxFileBytes: opts.maxFileBytes });
     return child;
   }
 

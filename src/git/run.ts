@@ -38,6 +38,8 @@ export interface GitOptions {
   background?: boolean;
   /** Write stdout to this file instead of the `stdout` stream (spawnGit only). */
   stdoutFile?: string;
+  /** spawnGit only: false gives git no stdin (it reads end-of-file), which saves passing a pipe. */
+  stdin?: boolean;
 }
 
 /** A git command that exited non-zero. */
@@ -147,6 +149,7 @@ export function spawnGit(args: string[], opts: GitOptions = {}): GitChild {
   const cwd = opts.cwd ?? opts.gitDir ?? os.tmpdir();
   const child = launchGit(argv, {
     cwd, env: gitEnv(opts), nice: opts.background ? BACKGROUND_NICE : 0, stdoutFile: opts.stdoutFile, maxFileBytes: opts.maxFileBytes,
+    stdin: opts.stdin,
   });
   const signal = opts.signal ?? currentCancellation();
   const stop = () => child.kill('SIGKILL');
@@ -180,7 +183,8 @@ export function runGit(args: string[], opts: GitOptions = {}): Promise<{ stdout:
   const gitDir = opts.gitDir ?? opts.cwd;
   const max = opts.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   return new Promise((resolve, reject) => {
-    const child = spawnGit(args, opts);
+    // why: each pipe is handed over from the launcher with an acknowledged message; git given no input needs no stdin.
+    const child = spawnGit(args, { ...opts, stdin: opts.input !== undefined });
     const out: Buffer[] = [];
     let size = 0;
     let overflow = false;

@@ -75,21 +75,21 @@ function historyWindow(gitDir: string, range: HistoryRange, skip: number, limit:
   const key = JSON.stringify([gitDir, range.rev, range.not, range.path, range.since?.getTime(), range.until?.getTime()]);
   const need = skip + limit;
   const known = histories.get(key);
+  if (known && (known.complete || known.ids.length >= need)) return { ids: Promise.resolve(known.ids.slice(skip, need)), total: Promise.resolve(known.total) };
+  // why: the page's ids are asked for first; the commits are read as soon as they come, while git counts.
+  const ids = skip < DEEP_PAGE ? listCommitIds(gitDir, range, need) : listCommitIds(gitDir, range, limit, skip);
   const total = known ? Promise.resolve(known.total) : countCommits(gitDir, range);
-  if (known && (known.complete || known.ids.length >= need)) return { ids: Promise.resolve(known.ids.slice(skip, need)), total };
   const learn = (ids: Promise<string[]>) => Promise.all([ids, total]).then(([got, count]) => {
     const cur = histories.get(key);
     const best = cur && cur.ids.length >= got.length ? cur.ids : got;
     histories.set(key, { ids: best, complete: best.length >= count, total: count });
   }, () => undefined);
   if (skip < DEEP_PAGE) {
-    const all = listCommitIds(gitDir, range, need);
-    void learn(all);
-    return { ids: all.then((ids) => ids.slice(skip)), total };
+    void learn(ids);
+    return { ids: ids.then((all) => all.slice(skip)), total };
   }
-  const page = listCommitIds(gitDir, range, limit, skip);
-  void Promise.all([page, total]).then(() => learn(listCommitIds(gitDir, range, need)), () => undefined);
-  return { ids: page, total };
+  void Promise.all([ids, total]).then(() => learn(listCommitIds(gitDir, range, need)), () => undefined);
+  return { ids, total };
 }
 
 /** From this many skipped commits on, a page of an unknown history is asked of git alone. */
@@ -123,15 +123,16 @@ export async function listCommits(ctx: DbContext, rc: RepoContext, q: CommitList
   assertCodeReadable(rc);
   assertNotEmpty(rc);
   const gitDir = repoPath(rc.owner.name, rc.repo.name);
-  // why: git's start-up of the processes that read the page overlaps the walk that finds its ids.
-  prepareObjectReads(gitDir);
-  if (q.stat || q.files) prepareDiffs(gitDir);
   // why: the default branch is a branch (never a tag of the same name), read straight from its ref.
   const rev = (!q.sha && (await refId(gitDir, `refs/heads/${rc.repo.defaultBranch}`))) || (await resolveCommitId(gitDir, q.sha || rc.repo.defaultBranch));
   const range: HistoryRange = { rev, since: q.since, until: q.until };
   if (q.not) range.not = [await resolveCommitId(gitDir, q.not, 'not')];
   if (q.path) range.path = assertSafeGitArg(q.path, 'path');
   const history = historyWindow(gitDir, range, q.skip, q.limit);
+  // why: git's start-up of the processes that read the page overlaps the walks that find its ids
+  // and the total; started after those, so the walks are not queued behind them.
+  prepareObjectReads(gitDir);
+  if (q.stat || q.files) prepareDiffs(gitDir);
   // why: the page's commits are read while git still counts the history for the total.
   const page = history.ids.then((ids) => loadCommits(gitDir, ids, q));
   page.catch(() => undefined);
