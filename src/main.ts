@@ -38,11 +38,13 @@ async function main(argv: string[]): Promise<string | undefined> {
       return cmd;
     }
     case 'admin':
-    case 'doctor': {
+    case 'doctor':
+    case 'dump': {
       await bootDatabase(bootSettings());
       try {
         if (cmd === 'admin') await (await import('./cli/admin')).runAdmin(rest);
-        else await (await import('./cli/doctor')).runDoctor(rest);
+        else if (cmd === 'doctor') await (await import('./cli/doctor')).runDoctor(rest);
+        else await (await import('./cli/dump')).runDump(rest);
       } finally {
         await closeDatabase();
       }

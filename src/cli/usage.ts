@@ -23,4 +23,6 @@ commands:
                               create a badge that administrators can give to users
   doctor check [--fix] [--run NAME[,NAME...]] [--list]
                               find what drifted between the database and the storage (--fix: repair what is safe)
+  dump [--file PATH] [--tempdir DIR] [--skip-repository] [--skip-lfs-data] [--skip-attachment-data]
+                              write the database (as SQL), the configuration and the data to one .tar.gz
 `;
