@@ -7,9 +7,11 @@
  * this process forks in about one.
  *
  * Messages in: {op:'spawn', id, args, cwd, env, nice, stdin, stdoutFile, maxFileBytes} and {op:'kill', id, signal}.
- * Messages out: {op:'fd', id, fd, pid} with the pipe as handle (fd 0, 1, 2 in order; no fd 0
- * without stdin, no fd 1 when stdout goes to a file),
- * {op:'exit', id, code, signal} and {op:'error', id, message, code}.
+ * Messages out: {op:'fd', id, fd, pid} with the pipe as handle (fd 0 then 1; no fd 0 without
+ * stdin, no fd 1 when stdout goes to a file), {op:'stderr', id, data} (base64) as git writes it,
+ * {op:'exit', id, code, signal} once git exited and its stderr ended, and {op:'error', id, message, code}.
+ * why: a message carrying a pipe holds back every later message until the server acknowledges it,
+ * so git's stderr (small: errors, progress) travels as text; two hand-overs per git at most.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,7 +25,8 @@ export type LauncherRequest =
 
 /** A report to the server. */
 export type LauncherReport =
-  | { op: 'fd'; id: number; fd: 0 | 1 | 2; pid: number }
+  | { op: 'fd'; id: number; fd: 0 | 1; pid: number }
+  | { op: 'stderr'; id: number; data: string }
   | { op: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null }
   | { op: 'error'; id: number; message: string; code?: string };
 
@@ -84,10 +87,11 @@ function start(req: Extract<LauncherRequest, { op: 'spawn' }>): void {
   }
   if (child.stdin) report({ op: 'fd', id: req.id, fd: 0, pid }, detach(child.stdin as Socket));
   if (child.stdout) report({ op: 'fd', id: req.id, fd: 1, pid }, detach(child.stdout as Socket));
-  report({ op: 'fd', id: req.id, fd: 2, pid }, detach(child.stderr as Socket));
+  child.stderr!.on('data', (d: Buffer) => report({ op: 'stderr', id: req.id, data: d.toString('base64') }));
+  const stderrEnded = new Promise<void>((resolve) => { child.stderr!.once('end', resolve); child.stderr!.once('error', () => resolve()); });
   child.once('exit', (code, signal) => {
     children.delete(req.id);
-    report({ op: 'exit', id: req.id, code, signal });
+    void stderrEnded.then(() => report({ op: 'exit', id: req.id, code, signal }));
   });
 }
 

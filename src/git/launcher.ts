@@ -44,7 +44,7 @@ export class GitChild extends EventEmitter {
 
   constructor(readonly id: number, private readonly send: (req: LauncherRequest) => void, toFile: boolean, hasStdin: boolean) {
     super();
-    this.wanted = 3 - (toFile ? 1 : 0) - (hasStdin ? 0 : 1);
+    this.wanted = 2 - (toFile ? 1 : 0) - (hasStdin ? 0 : 1);
     if (toFile) this.stdout.end();
     if (!hasStdin) this.stdin.resume();
     const outs = toFile ? [this.stderr] : [this.stdout, this.stderr];
@@ -70,7 +70,7 @@ export class GitChild extends EventEmitter {
   }
 
   /** @internal one of git's pipes arrived. */
-  attach(fd: 0 | 1 | 2, pid: number, socket: Socket): void {
+  attach(fd: 0 | 1, pid: number, socket: Socket): void {
     this.pid = pid;
     if (fd === 0) {
       // why: git going away closes its stdin; writes after that are dropped like a child's EPIPE.
@@ -80,17 +80,22 @@ export class GitChild extends EventEmitter {
       socket.resume();
       this.stdin.pipe(socket);
     } else {
-      const out = fd === 1 ? this.stdout : this.stderr;
-      socket.on('error', () => out.end());
+      socket.on('error', () => this.stdout.end());
       // why: a reader that gives up closes git's end too, so git stops writing (SIGPIPE) as with a child's pipe.
-      out.once('close', () => socket.destroy());
-      socket.pipe(out);
+      this.stdout.once('close', () => socket.destroy());
+      socket.pipe(this.stdout);
     }
     if (++this.fds === this.wanted) this.emit('spawn');
   }
 
-  /** @internal git exited. */
+  /** @internal git wrote to stderr. */
+  stderrData(data: Buffer): void {
+    if (!this.stderr.destroyed) this.stderr.write(data);
+  }
+
+  /** @internal git exited (and its stderr ended). */
   reportExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.stderr.end();
     this.exited = true;
     this.exitCode = code;
     this.signalCode = signal;
@@ -134,7 +139,8 @@ class Launcher {
   }
 
   start(args: string[], opts: LaunchOptions, id: number): GitChild {
-    const stdin = opts.stdin !== false;
+    // why: a git that gets no pipe at all (stdout to a file, no stdin) would never report its pid.
+    const stdin = opts.stdin !== false || opts.stdoutFile !== undefined;
     const child = new GitChild(id, (req) => this.send(req), opts.stdoutFile !== undefined, stdin);
     this.running.set(id, child);
     this.busy();
@@ -153,6 +159,8 @@ class Launcher {
       const socket = new Socket({ handle, readable: true, writable: true } as ConstructorParameters<typeof Socket>[0]);
       if (child) child.attach(msg.fd, msg.pid, socket);
       else socket.destroy();
+    } else if (msg.op === 'stderr') {
+      child?.stderrData(Buffer.from(msg.data, 'base64'));
     } else if (msg.op === 'exit') {
       this.running.delete(msg.id);
       child?.reportExit(msg.code, msg.signal);

@@ -16,16 +16,37 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 const MAIN = path.join(ROOT, 'dist', 'src', 'main.js');
 const PG_PORT = Number(process.env.FORGE_TEST_PG_PORT ?? '55432');
 
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+const PORT_CLAIMS = path.join(os.tmpdir(), 'forge-test-ports');
+
+/** Can `port` be bound on every address right now? */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '0.0.0.0', () => srv.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free TCP port, claimed for this test run. why: test files run in parallel; a port the kernel
+ * handed out and took back could be handed to another file's server before this one binds it. Ports
+ * come from below the kernel's ephemeral range (so no client socket takes them) and are claimed by
+ * an exclusive file, so no two files of a run pick the same one.
+ */
+export async function freePort(): Promise<number> {
+  fs.mkdirSync(PORT_CLAIMS, { recursive: true });
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    const claim = path.join(PORT_CLAIMS, String(port));
+    try {
+      fs.writeFileSync(claim, String(process.pid), { flag: 'wx' });
+    } catch {
+      // a claim older than two hours is a leftover of an earlier run (a run takes well under one)
+      try { if (Date.now() - fs.statSync(claim).mtimeMs < 7_200_000) continue; } catch { continue; }
+      fs.writeFileSync(claim, String(process.pid));
+    }
+    if (await bindable(port)) return port;
+  }
 }
 
 /** Options for a test server. */
