@@ -1,6 +1,7 @@
 /**
  * The queries behind permission decisions: enabled units, collaborator modes, team grants and
- * organization membership. Each answers in one query.
+ * organization membership. Each answers in one query, kept briefly per process (./table-cache:
+ * a write to the tables it reads clears it everywhere).
  */
 import { QueryTypes } from 'sequelize';
 import { db, type DbContext } from '../db';
@@ -8,6 +9,10 @@ import type { AccessMode, UnitType } from './perm';
 import { TableCache } from './table-cache';
 
 const unitsCache = new TableCache<UnitType[]>('repo-units', ['repo_unit']);
+// why: every request on a repository asks these; like the units, they are read far more often than written.
+const collaborationCache = new TableCache<AccessMode | null>('collaboration', ['collaboration']);
+const teamGrantsCache = new TableCache<TeamGrant[]>('team-grants', ['team', 'team_user', 'team_unit', 'team_repo']);
+const membershipCache = new TableCache<'none' | 'member' | 'owner'>('org-membership', ['org_user', 'team_user', 'team']);
 
 /** Enabled unit types of a repository. */
 export function enabledUnits(ctx: DbContext, repoId: number): Promise<UnitType[]> {
@@ -20,18 +25,27 @@ export function enabledUnits(ctx: DbContext, repoId: number): Promise<UnitType[]
 }
 
 /** The collaborator mode of a user on a repository, or null. */
-export async function collaboratorMode(ctx: DbContext, repoId: number, userId: number): Promise<AccessMode | null> {
-  const rows = await db().query<{ mode: number }>('SELECT mode FROM collaboration WHERE repo_id = :repoId AND user_id = :userId', {
-    replacements: { repoId, userId }, type: QueryTypes.SELECT, transaction: ctx.tx,
+export function collaboratorMode(ctx: DbContext, repoId: number, userId: number): Promise<AccessMode | null> {
+  return collaborationCache.get(ctx, `${repoId}/${userId}`, async () => {
+    const rows = await db().query<{ mode: number }>('SELECT mode FROM collaboration WHERE repo_id = :repoId AND user_id = :userId', {
+      replacements: { repoId, userId }, type: QueryTypes.SELECT, transaction: ctx.tx,
+    });
+    return rows.length ? (rows[0].mode as AccessMode) : null;
   });
-  return rows.length ? (rows[0].mode as AccessMode) : null;
 }
 
 /** One team grant that reaches a repository: the team's mode and its per-unit modes. */
 export interface TeamGrant { teamId: number; authorize: AccessMode; units: Map<UnitType, AccessMode> }
 
-/** The grants of every team of `userId` in `orgId` that covers `repoId` (explicitly or through includes_all_repositories). */
-export async function teamGrants(ctx: DbContext, orgId: number, userId: number, repoId: number): Promise<TeamGrant[]> {
+/**
+ * The grants of every team of `userId` in `orgId` that covers `repoId` (explicitly or through
+ * includes_all_repositories). The answer is shared between callers: do not change it.
+ */
+export function teamGrants(ctx: DbContext, orgId: number, userId: number, repoId: number): Promise<TeamGrant[]> {
+  return teamGrantsCache.get(ctx, `${orgId}/${userId}/${repoId}`, () => loadTeamGrants(ctx, orgId, userId, repoId));
+}
+
+async function loadTeamGrants(ctx: DbContext, orgId: number, userId: number, repoId: number): Promise<TeamGrant[]> {
   const rows = await db().query<{ team_id: number; authorize: number; unit_type: number | null; access_mode: number | null }>(
     `SELECT t.id AS team_id, t.authorize, u.type AS unit_type, u.access_mode
        FROM team t
@@ -51,7 +65,11 @@ export async function teamGrants(ctx: DbContext, orgId: number, userId: number, 
 }
 
 /** Membership of a user in an organization: none, member, or owner (in a team with owner mode). */
-export async function orgMembership(ctx: DbContext, orgId: number, userId: number): Promise<'none' | 'member' | 'owner'> {
+export function orgMembership(ctx: DbContext, orgId: number, userId: number): Promise<'none' | 'member' | 'owner'> {
+  return membershipCache.get(ctx, `${orgId}/${userId}`, () => loadOrgMembership(ctx, orgId, userId));
+}
+
+async function loadOrgMembership(ctx: DbContext, orgId: number, userId: number): Promise<'none' | 'member' | 'owner'> {
   const rows = await db().query<{ owner: number }>(
     `SELECT MAX(CASE WHEN t.authorize >= 4 THEN 1 ELSE 0 END) AS owner
        FROM org_user ou

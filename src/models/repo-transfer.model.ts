@@ -2,6 +2,7 @@
 import { Op } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
+import { TableCache } from './table-cache';
 
 @Table({ tableName: 'repo_transfer', underscored: true, timestamps: true })
 export class RepoTransferModel extends Model {
@@ -26,6 +27,13 @@ export function transferTeamIds(t: RepoTransferModel): number[] {
 /** The pending transfer of a repository, or null. */
 export function findTransferOfRepo(ctx: DbContext, repoId: number): Promise<RepoTransferModel | null> {
   return RepoTransferModel.findOne({ where: { repoId }, transaction: ctx.tx });
+}
+
+const pendingCache = new TableCache<boolean>('repo-transfer', ['repo_transfer']);
+
+/** Whether a repository has a pending transfer (asked by every repository view; kept briefly, see ./table-cache). */
+export function hasTransfer(ctx: DbContext, repoId: number): Promise<boolean> {
+  return pendingCache.get(ctx, String(repoId), async () => (await RepoTransferModel.count({ where: { repoId }, transaction: ctx.tx })) > 0);
 }
 
 /** Record a pending transfer (the unique repo_id index refuses a second one). */

@@ -1,6 +1,7 @@
 /** An enabled unit of a repository (code, issues, pulls ...), with its JSON config. */
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
+import { TableCache } from './table-cache';
 
 @Table({ tableName: 'repo_unit', underscored: true, timestamps: true })
 export class RepoUnitModel extends Model {
@@ -55,10 +56,14 @@ export function parsePullsConfig(json: string): PullRequestsConfig {
   return out as unknown as PullRequestsConfig;
 }
 
+const configCache = new TableCache<string | null>('repo-unit-config', ['repo_unit']);
+
 /** The config text of an enabled unit, or null when the unit is disabled. */
-export async function unitConfigOf(ctx: DbContext, repoId: number, type: number): Promise<string | null> {
-  const row = await RepoUnitModel.findOne({ where: { repoId, type }, attributes: ['config'], transaction: ctx.tx });
-  return row ? row.config : null;
+export function unitConfigOf(ctx: DbContext, repoId: number, type: number): Promise<string | null> {
+  return configCache.get(ctx, `${repoId}/${type}`, async () => {
+    const row = await RepoUnitModel.findOne({ where: { repoId, type }, attributes: ['config'], transaction: ctx.tx });
+    return row ? row.config : null;
+  });
 }
 
 /** Store the config text of an enabled unit. */

@@ -11,7 +11,7 @@ import { dirExists, moveRepoDir } from '../../git/init';
 import { withRepoLock } from '../../lock';
 import { findUserById, findUserByName, pseudoUser, UserType, type UserModel } from '../../models/user.model';
 import { findRepoById, findRepoByOwnerAndName, changeRepoOwner, adjustNumRepos, type RepositoryModel } from '../../models/repository.model';
-import { findTransferOfRepo, insertTransfer, deleteTransferOfRepo, transferTeamIds } from '../../models/repo-transfer.model';
+import { findTransferOfRepo, hasTransfer, insertTransfer, deleteTransferOfRepo, transferTeamIds } from '../../models/repo-transfer.model';
 import { findTeamById, type TeamModel } from '../../models/team.model';
 import { unitsOfTeams } from '../../models/team-unit.model';
 import { insertTeamRepo, deleteTeamReposOfRepo } from '../../models/team-repo.model';
@@ -41,6 +41,7 @@ async function teamsByIds(ctx: DbContext, ids: number[]): Promise<TeamModel[]> {
 
 /** The pending transfer of a repository, ready to show; null when there is none (or its recipient is gone). */
 export async function transferViewOf(ctx: DbContext, repoId: number): Promise<TransferView | null> {
+  if (!(await hasTransfer(ctx, repoId))) return null;
   const t = await findTransferOfRepo(ctx, repoId);
   const recipient = t ? await findUserById(ctx, t.recipientId) : null;
   if (!t || !recipient) return null;
