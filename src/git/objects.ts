@@ -6,6 +6,14 @@
 import { settings } from '../config';
 import { gitFailure, gitRefused, reportsDamage, runGit, spawnGit, startFailure } from './run';
 import { parseIdentity, type GitIdentity } from './history';
+import { WeightedLru } from './lru';
+import { readObjects } from './cat-file';
+
+const FULL_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+// why: what a commit id and a path name never changes (the id fixes the tree and the history), so
+// answers asked of a full commit id are kept: CI systems read the same file of the same commit all day.
+const entryAnswers = new WeightedLru<TreeEntry | null>(50_000, () => 1);
+const lastCommits = new WeightedLru<{ sha: string; committed: Date; authored: Date } | null>(50_000, () => 1);
 
 /** The object type of a tree entry. */
 export type EntryType = 'blob' | 'tree' | 'commit';
@@ -103,13 +111,21 @@ export function walkTree(gitDir: string, tree: string, recursive: boolean, onEnt
 export async function entriesAt(gitDir: string, treeish: string, paths: string[]): Promise<Map<string, TreeEntry>> {
   const out = new Map<string, TreeEntry>();
   const byDepth = new Map<number, string[]>();
-  for (const p of new Set(paths.filter((x) => x !== ''))) {
+  const keep = FULL_ID.test(treeish);
+  const wanted = [...new Set(paths.filter((x) => x !== ''))];
+  const unknown = keep ? wanted.filter((p) => {
+    const hit = entryAnswers.get(`${treeish}\0${p}`);
+    if (hit) out.set(p, hit);
+    return hit === undefined;
+  }) : wanted;
+  for (const p of unknown) {
     const d = p.split('/').length;
     byDepth.set(d, [...(byDepth.get(d) ?? []), p]);
   }
   for (const group of byDepth.values()) {
     const r = await runGit(['ls-tree', '-l', '-z', treeish, '--', ...group], { gitDir, env: LITERAL_PATHS });
     for (const e of parseLsTree(r.stdout)) if (group.includes(e.path)) out.set(e.path, e);
+    if (keep) for (const p of group) entryAnswers.set(`${treeish}\0${p}`, out.get(p) ?? null);
   }
   return out;
 }
@@ -135,6 +151,9 @@ export async function objectInfo(gitDir: string, names: string[]): Promise<({ oi
 
 /** The content of blob `oid` (for small blobs; stream big ones with `streamBlob`). */
 export async function readBlob(gitDir: string, oid: string): Promise<Buffer> {
+  // why: a full id is read by the repository's long-running cat-file, which starts no process.
+  const o = FULL_ID.test(oid) ? (await readObjects(gitDir, [oid])).get(oid) : undefined;
+  if (o?.type === 'blob') return o.data;
   return (await runGit(['cat-file', 'blob', oid], { gitDir })).stdout;
 }
 
@@ -174,12 +193,16 @@ export function streamBlob(gitDir: string, oid: string) {
 
 /** The last commit touching `path` at or before `commit`: id and committer/author times, or null. */
 export async function lastCommitOfPath(gitDir: string, commit: string, path: string): Promise<{ sha: string; committed: Date; authored: Date } | null> {
+  const key = `${commit}\0${path}`;
+  const known = FULL_ID.test(commit) ? lastCommits.get(key) : undefined;
+  if (known !== undefined) return known;
   const args = ['log', '-1', '--format=%H %ct %at', commit];
   if (path) args.push('--', path);
   const out = (await runGit(args, { gitDir, env: LITERAL_PATHS })).stdout.toString().trim();
-  if (!out) return null;
   const [sha, ct, at] = out.split(' ');
-  return { sha, committed: new Date(Number(ct) * 1000), authored: new Date(Number(at) * 1000) };
+  const last = out ? { sha, committed: new Date(Number(ct) * 1000), authored: new Date(Number(at) * 1000) } : null;
+  if (FULL_ID.test(commit)) lastCommits.set(key, last);
+  return last;
 }
 
 /** The url of the submodule at `path` from the commit's .gitmodules, or null. */
