@@ -44,14 +44,18 @@ describe('runtime', () => {
     const ini = path.join(dir, 'app.ini');
     fs.writeFileSync(ini, `APP_NAME = Ini Forge\n[server]\nHTTP_ADDR = 127.0.0.1\nHTTP_PORT = 1\nAPP_DATA_PATH = ${dir}/data\nSSH_PORT = ${await freePort()}\n[api]\nDEFAULT_PAGING_NUM = 7\n`);
     const env = { FORGE__SERVER__HTTP_PORT: String(port) };
-    const proc = spawn(process.execPath, [MAIN, 'web', '--config', ini], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    const proc = spawn(process.execPath, [MAIN, 'web', '--config', ini], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      let ok = false;
-      for (let i = 0; i < 100 && !ok; i++) {
-        ok = await fetch(`http://127.0.0.1:${port}/api/v1/version`).then((r) => r.ok, () => false);
-        if (!ok) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(ok).to.equal(true);
+      // why: started when its primary says every worker listens (a fresh data dir makes host keys first; slow on a busy machine)
+      let output = '';
+      const listening = new Promise<boolean>((resolve) => {
+        const seen = (d: Buffer) => { output += d.toString(); if (output.includes('forge is listening')) resolve(true); };
+        proc.stdout!.on('data', seen);
+        proc.stderr!.on('data', seen);
+        proc.once('exit', () => resolve(false));
+      });
+      expect(await listening, output).to.equal(true);
+      expect((await fetch(`http://127.0.0.1:${port}/api/v1/version`)).ok).to.equal(true);
       expect(fs.existsSync(path.join(dir, 'data', 'forge.db'))).to.equal(true);
       const page = await (await fetch(`http://127.0.0.1:${port}/api/swagger`)).text();
       expect(page).to.include('Ini Forge');
