@@ -7,10 +7,12 @@
  * packet per step. A 106 MB clone went out as 6,500-9,500 packets of 11-16 KB instead of ~3,300 of 32 KB,
  * and every packet costs an allocation, padding, encryption, a MAC and a syscall here and a read,
  * poll, decryption and pipe write in the client. Here output waits until the window takes at least
- * one full packet (or all that is queued) and is then written as whole packets.
+ * one full packet (or all that is queued) and is then written as whole packets, and no more is
+ * under way at once than ssh/in-flight.ts allows.
  */
 import type { Readable } from 'node:stream';
 import type { ServerChannel } from 'ssh2';
+import { InFlightBound } from './in-flight';
 
 /** ssh2's flow-control state of a channel (not in its type definitions). */
 interface Outgoing { window: number; packetSize: number }
@@ -45,6 +47,9 @@ export function writeInPackets(src: Readable, channel: ServerChannel): ChannelWr
   let scheduled: NodeJS.Immediate | null = null;
   let stage: Buffer | undefined;
   const waiters: (() => void)[] = [];
+  const clientWindow = out.window;
+  const bound = new InFlightBound(clientWindow);
+  let sent = 0;
 
   /** Take `n` queued bytes as one buffer (a reused staging buffer when they span several chunks). */
   const take = (n: number): Buffer => {
@@ -72,11 +77,14 @@ export function writeInPackets(src: Readable, channel: ServerChannel): ChannelWr
     if (stopped) return;
     const size = out.packetSize;
     while (queued > 0) {
-      const room = out.window >= queued ? queued : Math.floor(out.window / size) * size;
+      const allowed = Math.min(out.window, bound.room(sent - consumed()));
+      const room = allowed >= queued ? queued : Math.floor(allowed / size) * size;
       if (room === 0) break;
       const n = Math.min(room, QUEUE_PACKETS * size);
       const piece = take(n);
       queued -= n;
+      sent += n;
+      bound.wrote(n);
       channel.write(piece);
       // why: ssh2 copies data that fits the window into packets at once; if it kept this write
       // queued instead, the staging buffer now belongs to it and the next copy needs a new one.
@@ -89,6 +97,8 @@ export function writeInPackets(src: Readable, channel: ServerChannel): ChannelWr
     if (queued === 0 && ended) waiters.splice(0).forEach((fn) => fn());
   };
   const schedule = () => { scheduled ??= setImmediate(pump); };
+  /** What the client has taken in all: its window adjustments (its window now, less what it started with, plus what was sent). */
+  const consumed = () => window + sent - clientWindow;
   // why: ssh2 has no event for a window the client reopened, it only adds to outgoing.window
   // (polling with a timer instead measured slower: a timer under load fires late and the client's
   // buffer runs dry). Same value and semantics; the setter only also wakes the pump.
@@ -100,7 +110,9 @@ export function writeInPackets(src: Readable, channel: ServerChannel): ChannelWr
     set: (v: number) => {
       const grew = v > window;
       window = v;
-      if (grew && queued > 0) schedule();
+      if (!grew) return;
+      bound.acknowledged(consumed());
+      if (queued > 0) schedule();
     },
   });
 
