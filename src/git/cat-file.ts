@@ -2,6 +2,8 @@
  * Reading objects by id through a long-running `git cat-file --batch-command --buffer` per
  * repository (./batch).
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { BatchCommand } from './batch';
 import { runGit } from './run';
 
@@ -84,4 +86,58 @@ export async function resolveCommit(gitDir: string, rev: string): Promise<string
   });
   if (id === null) await confirmMissing(gitDir, [`${rev}^{commit}`]);
   return id;
+}
+
+/** What `info <name>` tells of an object: its id, type and size. */
+export interface ObjectInfo { oid: string; type: string; size: number }
+
+/** A parser for one `<id> <type> <size>` or `<name> missing|ambiguous` line per name. */
+function infoParser(count: number) {
+  const got: (ObjectInfo | null)[] = [];
+  return (buf: Buffer): { used: number; result?: (ObjectInfo | null)[] } | null => {
+    let used = 0;
+    while (got.length < count) {
+      const nl = buf.indexOf(10, used);
+      if (nl < 0) break;
+      const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (\S+) (\d+)$/.exec(buf.subarray(used, nl).toString());
+      got.push(m ? { oid: m[1], type: m[2], size: Number(m[3]) } : null);
+      used = nl + 1;
+    }
+    if (got.length === count) return { used, result: got };
+    return used > 0 ? { used } : null;
+  };
+}
+
+/**
+ * Does the full ref name exist (loose, or in packed-refs)? why: a branch or tag that does not exist
+ * is an everyday answer (a ref is tried as a branch, then as a tag), not a sign of damage, and
+ * needs no process of its own to confirm it.
+ */
+async function refExists(gitDir: string, fullRef: string): Promise<boolean> {
+  if (await fs.stat(path.join(gitDir, fullRef)).then((st) => st.isFile(), () => false)) return true;
+  const packed = await fs.readFile(path.join(gitDir, 'packed-refs'), 'utf8').catch(() => '');
+  return packed.includes(` ${fullRef}\n`);
+}
+
+const REF_EXPR = /^(refs\/(?:heads|tags)\/[^\0\n\r^:~]+)\^\{commit\}$/;
+
+/**
+ * Id, type and size of each object name (any name git's `cat-file` takes: ids, `rev^{commit}`,
+ * `rev:path`), null for names that name nothing. Names travel on stdin, one per line.
+ * why: asked of the repository's long-running cat-file, so a content or raw request starts no
+ * process; a name called missing is confirmed by a process of its own (damage surfaces as an
+ * error there) unless it is a branch or tag that does not exist.
+ */
+export async function objectInfo(gitDir: string, names: string[]): Promise<(ObjectInfo | null)[]> {
+  if (names.length === 0) return [];
+  if (names.some((n) => n === '' || /[\n\r\0]/.test(n))) throw new Error('empty object name or one with a line break');
+  const infos = await catFile.run(gitDir, { input: `${names.map((n) => `info ${n}`).join('\n')}\nflush\n`, parse: infoParser(names.length) });
+  const doubtful: string[] = [];
+  for (let i = 0; i < names.length; i++) {
+    if (infos[i]) continue;
+    const ref = REF_EXPR.exec(names[i]);
+    if (!ref || (await refExists(gitDir, ref[1]))) doubtful.push(names[i]);
+  }
+  if (doubtful.length > 0) await confirmMissing(gitDir, doubtful);
+  return infos;
 }

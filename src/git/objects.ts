@@ -1,6 +1,6 @@
 /**
  * Reading trees, blobs and revisions of a bare repository with the git CLI. Every path goes after
- * `--` with literal pathspecs, and revisions travel on stdin (`cat-file --batch-check`), so no
+ * `--` with literal pathspecs, and revisions travel on stdin (the long-running `cat-file`), so no
  * user value is ever read as an option or a pattern.
  */
 import { settings } from '../config';
@@ -8,6 +8,8 @@ import { gitFailure, gitRefused, reportsDamage, runGit, spawnGit, startFailure }
 import { parseIdentity, type GitIdentity } from './history';
 import { WeightedLru } from './lru';
 import { readObjects } from './cat-file';
+
+export { objectInfo } from './cat-file';
 
 const FULL_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 // why: what a commit id and a path name never changes (the id fixes the tree and the history), so
@@ -135,18 +137,6 @@ export async function listDir(gitDir: string, treeish: string, dir: string): Pro
   const args = ['ls-tree', '-l', '-z', treeish];
   if (dir) args.push('--', `${dir}/`);
   return parseLsTree((await runGit(args, { gitDir, env: LITERAL_PATHS })).stdout);
-}
-
-/** Object type and size of each object name (`<rev>`, `<rev>:<path>`), null when missing. */
-export async function objectInfo(gitDir: string, names: string[]): Promise<({ oid: string; type: string; size: number } | null)[]> {
-  if (names.length === 0) return [];
-  // why: names go through stdin, one per line, never through argv.
-  if (names.some((n) => /[\n\r\0]/.test(n))) throw new Error('object name with a line break');
-  const out = (await runGit(['cat-file', '--batch-check'], { gitDir, input: `${names.join('\n')}\n` })).stdout.toString().split('\n');
-  return names.map((_, i) => {
-    const [oid, type, size] = (out[i] ?? '').split(' ');
-    return type && type !== 'missing' && size !== undefined && /^[0-9a-f]{40,64}$/.test(oid) ? { oid, type, size: Number(size) } : null;
-  });
 }
 
 /** The content of blob `oid` (for small blobs; stream big ones with `streamBlob`). */

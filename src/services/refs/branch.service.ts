@@ -7,6 +7,7 @@
 import { withTx, type DbContext } from '../../db';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { ZERO_ID } from '../../git/refs';
+import { objectInfo } from '../../git/objects';
 import { refId, refsUnder } from '../../git/ref-info';
 import { setHeadBranch } from '../../git/init';
 import { withRepoLock } from '../../lock';
@@ -46,8 +47,10 @@ export async function listBranches(ctx: DbContext, rc: RepoContext, opts: { limi
     page = await listLiveBranches(ctx, rc.repo.id, opts.limit, opts.offset);
   }
   const dir = gitDirOf(rc);
-  const heads = await refsUnder(dir, HEADS);
-  const found = page.rows.filter((b) => heads.has(HEADS + b.name)).map((b): [string, string] => [b.name, heads.get(HEADS + b.name)!]);
+  // why: the page's branches are asked of the repository's long-running cat-file in one round trip;
+  // listing every ref with for-each-ref started a git process per request.
+  const heads = await objectInfo(dir, page.rows.map((b) => `${HEADS}${b.name}^{commit}`));
+  const found = page.rows.flatMap((b, i): [string, string][] => (heads[i] ? [[b.name, heads[i]!.oid]] : []));
   const { commits, usernames } = await commitsWithUsers(ctx, dir, found.map(([, id]) => id));
   const items = views(rc, found, commits, usernames);
   return { items, total: page.count - (page.rows.length - items.length) };
