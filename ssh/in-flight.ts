@@ -7,7 +7,7 @@
  * own buffers. On a fast link with a slower consumer (index-pack) that is the whole window, and the
  * client pays for it: its buffers grow, are compacted and released again, and every reopened page
  * is faulted in. Measured on a 100 MB clone over loopback, keeping at most 256 KB under way cut the
- * ssh client's CPU by a third and the worker's by a fifth, with the same wall time.
+ * ssh client's CPU by a third and the worker's by a fifth, without slowing the clone.
  * A fixed bound would starve a distant client, whose link itself holds rate x round trip, so the
  * bound follows that product: the fastest rate the client consumed at (a recent maximum) times the
  * shortest delay seen between sending a byte and the window adjustment that acknowledges it (the
