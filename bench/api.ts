@@ -19,7 +19,7 @@ const CI_SHARE = 0.5;
 const P99_CI_MS = 10;
 
 /** Make a private organization with a team, a private repository with a commit status, and a member's token; returns the calls to time. */
-export async function ciWorld(s: TestServer, adminToken: string): Promise<{ token: string; calls: [string, string][] }> {
+async function ciWorld(s: TestServer, adminToken: string): Promise<{ token: string; calls: [string, string][] }> {
   const call = async (method: string, p: string, body?: unknown) => {
     const res = await fetch(`${s.api}${p}`, { method, headers: { Authorization: `token ${adminToken}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
