@@ -90,7 +90,7 @@ export async function run(): Promise<void> {
   const packMb = sourcePackMb(home);
   const { server, token } = await benchServer();
   const rows: Row[] = [];
-  const stops: (() => void)[] = [];
+  let sshd: Awaited<ReturnType<typeof startSshd>> = null;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-git-'));
   try {
     const api = (method: string, p: string, body: unknown) => fetch(`${server.api}${p}`, { method, headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -124,9 +124,8 @@ export async function run(): Promise<void> {
       }
       rows.push({ scenario: `clone over ${name} (median of ${RUNS})`, ours: median(ours), raw: median(raw), target: 1.15, note: 'baseline: git clone --no-local' });
     }
-    const sshd = transports.length > 1 ? await startSshd(work, keyFile) : null;
+    sshd = transports.length > 1 ? await startSshd(work, keyFile) : null;
     if (transports.length > 1 && !sshd) process.stdout.write('OpenSSH sshd is not installed or did not start: its rows left out\n');
-    stops.push(() => sshd?.stop());
     if (transports.length > 1) {
       // why: on a machine the forge shares, SSH's own work (encryption in the worker and in the
       // client) competes for the CPU; HTTP under the same load is the comparison.
@@ -166,7 +165,7 @@ export async function run(): Promise<void> {
       }
     }
   } finally {
-    stops.forEach((stop) => stop());
+    sshd?.stop();
     await server.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
