@@ -4,7 +4,8 @@
  * default (SQLite) and, with BENCH_DB=sqlite3,postgres, also on PostgreSQL. With two workers, also
  * the calls CI systems and Renovate make all day, by a team member's token on a private repository
  * of a private organization: the repository, its branches, a file's contents, a commit's combined
- * status and the repository search.
+ * status and the repository search; each at full speed (throughput against /version's), then at a
+ * fixed offered rate (latency).
  * Prints requests/s, p50 and p99 per scenario, and the targets.
  */
 import os from 'node:os';
@@ -17,6 +18,13 @@ const TARGET_RPS = 3000;
 /** The CI calls' targets with two workers: at least this share of /version's requests/s in the same run, and p99 below P99_CI_MS. */
 const CI_SHARE = 0.5;
 const P99_CI_MS = 10;
+/**
+ * The offered rate (requests/s, from 16 connections) at which the CI calls' latency is judged.
+ * why: 64 connections that send again the moment an answer comes keep the server saturated, where
+ * latency is only queueing (Little's law: connections / requests per second; /version's own p99 is
+ * over 20 ms there). At a fixed rate, the p99 is the service time plus what the machine adds.
+ */
+const CI_RATE = 1000;
 
 /** Make a private organization with a team, a private repository with a commit status, and a member's token; returns the calls to time. */
 async function ciWorld(s: TestServer, adminToken: string): Promise<{ token: string; calls: [string, string][] }> {
@@ -47,12 +55,14 @@ async function ciWorld(s: TestServer, adminToken: string): Promise<{ token: stri
   };
 }
 
-interface Row { scenario: string; db: string; workers: number; rps: number; p50: number; p99: number; errors: number; ci?: boolean }
+interface Row { scenario: string; db: string; workers: number; rps: number; p50: number; p99: number; errors: number; ci?: 'throughput' | 'latency' }
 
-async function measure(url: string, headers: Record<string, string>): Promise<Omit<Row, 'scenario' | 'db' | 'workers' | 'ci'>> {
+/** Requests/s and latency of `url`: at full speed from CONNECTIONS connections, or at `rate` requests/s offered by 16. */
+async function measure(url: string, headers: Record<string, string>, rate?: number): Promise<Omit<Row, 'scenario' | 'db' | 'workers' | 'ci'>> {
+  const load = rate ? { connections: 16, overallRate: rate } : { connections: CONNECTIONS };
   // warm up caches and JIT, then measure
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 });
-  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+  await autocannon({ url, headers, ...load, duration: 2 });
+  const r = await autocannon({ url, headers, ...load, duration: DURATION_S });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
 }
 
@@ -80,7 +90,11 @@ export async function run(): Promise<void> {
       }
       if (workers === 2) {
         const ci = await ciWorld(s, admin.stdout.trim());
-        for (const [scenario, p] of ci.calls) rows.push({ scenario, db: dbType, workers, ci: true, ...(await measure(`${s.api}${p}`, { Authorization: `token ${ci.token}` })) });
+        const headers = { Authorization: `token ${ci.token}` };
+        for (const [scenario, p] of ci.calls) rows.push({ scenario, db: dbType, workers, ci: 'throughput', ...(await measure(`${s.api}${p}`, headers)) });
+        for (const [scenario, p] of ci.calls) {
+          rows.push({ scenario: `${scenario} @${CI_RATE}/s`, db: dbType, workers, ci: 'latency', ...(await measure(`${s.api}${p}`, headers, CI_RATE)) });
+        }
       }
     } finally {
       await s.stop();
@@ -88,21 +102,24 @@ export async function run(): Promise<void> {
   }
   const pad = (v: string | number, n: number) => String(v).padEnd(n);
   const names = dbs.map((d) => (d === 'postgres' ? 'PostgreSQL' : 'SQLite (embedded)')).join(', then ');
-  process.stdout.write(`\nbench/api: ${CONNECTIONS} connections, ${DURATION_S}s per scenario, ${names}, 1 and 2 worker processes\n\n`);
-  process.stdout.write(`| ${pad('scenario', 30)} | db       | workers | requests/s | p50 ms | p99 ms | errors |\n|${'-'.repeat(32)}|----------|---------|------------|--------|--------|--------|\n`);
+  process.stdout.write(`\nbench/api: ${CONNECTIONS} connections (rows marked @N/s: N requests/s offered by 16), ${DURATION_S}s per scenario, ${names}, 1 and 2 worker processes\n\n`);
+  process.stdout.write(`| ${pad('scenario', 37)} | db       | workers | requests/s | p50 ms | p99 ms | errors |\n|${'-'.repeat(39)}|----------|---------|------------|--------|--------|--------|\n`);
   for (const r of rows) {
-    process.stdout.write(`| ${pad(r.scenario, 30)} | ${pad(r.db, 8)} | ${pad(r.workers, 7)} | ${pad(Math.round(r.rps), 10)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(r.errors, 6)} |\n`);
+    process.stdout.write(`| ${pad(r.scenario, 37)} | ${pad(r.db, 8)} | ${pad(r.workers, 7)} | ${pad(Math.round(r.rps), 10)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(r.errors, 6)} |\n`);
   }
   for (const db of dbs) {
     const t = rows.find((r) => r.db === db && r.workers === 2 && r.scenario.startsWith('GET /users'))!;
     const ok = t.rps >= TARGET_RPS && t.p99 < 25 && t.errors === 0;
     process.stdout.write(`\ntarget (${db}): authenticated user lookup with 2 workers >= ${TARGET_RPS} requests/s and p99 < 25 ms: ${ok ? 'met' : 'NOT met'} (${Math.round(t.rps)} requests/s, p99 ${t.p99} ms)\n`);
     const version = rows.find((r) => r.db === db && r.workers === 2 && r.scenario === 'GET /version')!;
-    for (const r of rows.filter((x) => x.db === db && x.ci)) {
+    for (const r of rows.filter((x) => x.db === db && x.ci === 'throughput')) {
       const share = r.rps / version.rps;
-      const met = share >= CI_SHARE && r.p99 < P99_CI_MS && r.errors === 0;
-      process.stdout.write(`target (${db}): ${r.scenario} with 2 workers >= ${CI_SHARE * 100}% of /version's requests/s and p99 < ${P99_CI_MS} ms: `
-        + `${met ? 'met' : 'NOT met'} (${Math.round(share * 100)}%, p99 ${r.p99} ms)\n`);
+      const met = share >= CI_SHARE && r.errors === 0;
+      process.stdout.write(`target (${db}): ${r.scenario} with 2 workers >= ${CI_SHARE * 100}% of /version's requests/s: ${met ? 'met' : 'NOT met'} (${Math.round(share * 100)}%)\n`);
+    }
+    for (const r of rows.filter((x) => x.db === db && x.ci === 'latency')) {
+      const met = r.p99 < P99_CI_MS && r.errors === 0;
+      process.stdout.write(`target (${db}): ${r.scenario} with 2 workers p99 < ${P99_CI_MS} ms: ${met ? 'met' : 'NOT met'} (p99 ${r.p99} ms)\n`);
     }
   }
 }

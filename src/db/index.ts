@@ -61,12 +61,52 @@ export function openDatabase(s: Settings): Sequelize {
   return instance;
 }
 
+type SqliteCallback = (err: Error | null, rows?: unknown) => void;
+type SqliteCall = (sql: string, ...rest: unknown[]) => unknown;
+
 interface SqliteConn {
   configure(option: 'busyTimeout', ms: number): void;
   run(sql: string, cb: (err: Error | null) => void): void;
+  all: SqliteCall;
+  exec: SqliteCall;
+}
+
+const TABLE_INFO = /^PRAGMA table_info\(`?(\w+)`?\)$/;
+const DDL = /^\s*(?:CREATE|ALTER|DROP)\b/i;
+
+/**
+ * Remember the connection's answers to `PRAGMA table_info`, until it runs DDL.
+ * why: Sequelize's SQLite dialect asks for the column types of every table before every SELECT, so
+ * each read was two statements. The schema changes only by DDL, which migrations run at start-up
+ * through this connection, and any DDL forgets what was remembered.
+ */
+function rememberTableInfo(conn: SqliteConn): void {
+  const memo = new Map<string, unknown>();
+  const forgetOnDdl = (call: SqliteCall): SqliteCall => (sql, ...rest) => {
+    if (DDL.test(sql)) memo.clear();
+    return call(sql, ...rest);
+  };
+  const all = forgetOnDdl(conn.all.bind(conn));
+  conn.run = forgetOnDdl(conn.run.bind(conn) as SqliteCall) as SqliteConn['run'];
+  conn.exec = forgetOnDdl(conn.exec.bind(conn));
+  conn.all = (sql, ...rest) => {
+    const table = TABLE_INFO.exec(sql)?.[1];
+    const cb = rest[rest.length - 1];
+    if (!table || typeof cb !== 'function') return all(sql, ...rest);
+    const known = memo.get(table);
+    if (known) {
+      process.nextTick(() => (cb as SqliteCallback)(null, known));
+      return conn;
+    }
+    return all(sql, ...rest.slice(0, -1), (err: Error | null, rows?: unknown) => {
+      if (!err) memo.set(table, rows);
+      (cb as SqliteCallback)(err, rows);
+    });
+  };
 }
 
 async function sqliteTune(conn: SqliteConn): Promise<void> {
+  rememberTableInfo(conn);
   conn.configure('busyTimeout', 15000);
   for (const pragma of ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA foreign_keys = OFF']) {
     await new Promise<void>((resolve, reject) => conn.run(pragma, (err) => (err ? reject(err) : resolve())));

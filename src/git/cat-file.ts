@@ -5,6 +5,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BatchCommand } from './batch';
+import { WeightedLru } from './lru';
+import { storedRef } from './ref-files';
 import { runGit } from './run';
 
 /**
@@ -75,17 +77,10 @@ export async function readObjects(gitDir: string, ids: string[]): Promise<Map<st
  */
 export async function resolveCommit(gitDir: string, rev: string): Promise<string | null> {
   if (rev === '' || rev.startsWith('-') || /[\0\r\n]/.test(rev)) throw new Error('resolveCommit takes a checked revision');
-  const id = await catFile.run(gitDir, {
-    input: `info ${rev}^{commit}\nflush\n`,
-    parse: (buf) => {
-      const nl = buf.indexOf(10);
-      if (nl < 0) return null;
-      const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) commit \d+$/.exec(buf.subarray(0, nl).toString());
-      return { used: nl + 1, result: m ? m[1] : null };
-    },
-  });
-  if (id === null) await confirmMissing(gitDir, [`${rev}^{commit}`]);
-  return id;
+  const names = [`${rev}^{commit}`];
+  const infos = await askInfo(gitDir, names);
+  await confirmAbsent(gitDir, names, infos, 1);
+  return infos[0]?.oid ?? null;
 }
 
 /** What `info <name>` tells of an object: its id, type and size. */
@@ -121,6 +116,57 @@ async function refExists(gitDir: string, fullRef: string): Promise<boolean> {
 
 const REF_EXPR = /^(refs\/(?:heads|tags)\/[^\0\n\r^:~]+)\^\{commit\}$/;
 
+const PEELED = /^([0-9a-f]{40}(?:[0-9a-f]{24})?)\^\{commit\}$/;
+
+// why: the commit an object id peels to in a repository never changes once the object is there (CI
+// systems ask about the same commit again and again); a missing answer is never kept, since a push
+// may bring the object.
+const peeled = new WeightedLru<ObjectInfo>(50_000, () => 1);
+
+/**
+ * What the repository answers for each name, before any "missing" is confirmed. A branch or tag is
+ * read from the ref files and peeled from what is known of its object; the rest is asked of the
+ * long-running cat-file in one round trip.
+ */
+async function askInfo(gitDir: string, names: string[]): Promise<(ObjectInfo | null)[]> {
+  if (names.some((n) => n === '' || /[\n\r\0]/.test(n))) throw new Error('empty object name or one with a line break');
+  const out: (ObjectInfo | null)[] = new Array<ObjectInfo | null>(names.length).fill(null);
+  const asked: { i: number; name: string }[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const ref = REF_EXPR.exec(names[i]);
+    const oid = ref ? storedRef(gitDir, ref[1]) : undefined;
+    if (oid === null) continue;
+    const name = oid === undefined ? names[i] : `${oid}^{commit}`;
+    const id = PEELED.exec(name)?.[1];
+    const known = id ? peeled.get(`${gitDir}\0${id}`) : undefined;
+    if (known) out[i] = known;
+    else asked.push({ i, name });
+  }
+  if (asked.length === 0) return out;
+  const infos = await catFile.run(gitDir, { input: `${asked.map((a) => `info ${a.name}`).join('\n')}\nflush\n`, parse: infoParser(asked.length) });
+  asked.forEach((a, k) => {
+    const info = infos[k];
+    out[a.i] = info;
+    const id = PEELED.exec(a.name)?.[1];
+    if (info && id) peeled.set(`${gitDir}\0${id}`, info);
+  });
+  return out;
+}
+
+/**
+ * Confirm the first `upTo` names that were answered missing, except branches and tags that do not
+ * exist (a process of its own makes damage an error instead of a 404).
+ */
+async function confirmAbsent(gitDir: string, names: string[], infos: (ObjectInfo | null)[], upTo: number): Promise<void> {
+  const doubtful: string[] = [];
+  for (let i = 0; i < upTo; i++) {
+    if (infos[i]) continue;
+    const ref = REF_EXPR.exec(names[i]);
+    if (!ref || (await refExists(gitDir, ref[1]))) doubtful.push(names[i]);
+  }
+  if (doubtful.length > 0) await confirmMissing(gitDir, doubtful);
+}
+
 /**
  * Id, type and size of each object name (any name git's `cat-file` takes: ids, `rev^{commit}`,
  * `rev:path`), null for names that name nothing. Names travel on stdin, one per line.
@@ -130,14 +176,21 @@ const REF_EXPR = /^(refs\/(?:heads|tags)\/[^\0\n\r^:~]+)\^\{commit\}$/;
  */
 export async function objectInfo(gitDir: string, names: string[]): Promise<(ObjectInfo | null)[]> {
   if (names.length === 0) return [];
-  if (names.some((n) => n === '' || /[\n\r\0]/.test(n))) throw new Error('empty object name or one with a line break');
-  const infos = await catFile.run(gitDir, { input: `${names.map((n) => `info ${n}`).join('\n')}\nflush\n`, parse: infoParser(names.length) });
-  const doubtful: string[] = [];
-  for (let i = 0; i < names.length; i++) {
-    if (infos[i]) continue;
-    const ref = REF_EXPR.exec(names[i]);
-    if (!ref || (await refExists(gitDir, ref[1]))) doubtful.push(names[i]);
-  }
-  if (doubtful.length > 0) await confirmMissing(gitDir, doubtful);
+  const infos = await askInfo(gitDir, names);
+  await confirmAbsent(gitDir, names, infos, names.length);
   return infos;
+}
+
+/**
+ * The first of `names`, in order of preference, that names an object, with its position; null when
+ * none does. Only the names before it are confirmed missing.
+ * why: a ref is tried as a branch, then as a tag; when the branch exists, whether the tag does is
+ * no question, and asking the file system about it cost more than the rest of the request.
+ */
+export async function firstObject(gitDir: string, names: string[]): Promise<{ index: number; info: ObjectInfo } | null> {
+  if (names.length === 0) return null;
+  const infos = await askInfo(gitDir, names);
+  const index = infos.findIndex((i) => i !== null);
+  await confirmAbsent(gitDir, names, infos, index < 0 ? names.length : index);
+  return index < 0 ? null : { index, info: infos[index]! };
 }

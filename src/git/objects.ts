@@ -9,13 +9,17 @@ import { parseIdentity, type GitIdentity } from './history';
 import { WeightedLru } from './lru';
 import { readObjects } from './cat-file';
 
-export { objectInfo } from './cat-file';
+export { objectInfo, firstObject } from './cat-file';
 
 const FULL_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 // why: what a commit id and a path name never changes (the id fixes the tree and the history), so
 // answers asked of a full commit id are kept: CI systems read the same file of the same commit all day.
 const entryAnswers = new WeightedLru<TreeEntry | null>(50_000, () => 1);
 const lastCommits = new WeightedLru<{ sha: string; committed: Date; authored: Date } | null>(50_000, () => 1);
+// why: a blob's id fixes its bytes, and the same few files (READMEs, manifests) are read all day; small
+// ones are kept per repository (the repository, since an id read in one must not answer for another).
+const SMALL_BLOB = 256 * 1024;
+const smallBlobs = new WeightedLru<Buffer>(32 * 1024 * 1024, (b) => b.length + 100);
 
 /** The object type of a tree entry. */
 export type EntryType = 'blob' | 'tree' | 'commit';
@@ -139,11 +143,18 @@ export async function listDir(gitDir: string, treeish: string, dir: string): Pro
   return parseLsTree((await runGit(args, { gitDir, env: LITERAL_PATHS })).stdout);
 }
 
-/** The content of blob `oid` (for small blobs; stream big ones with `streamBlob`). */
+/** The content of blob `oid` (for small blobs; stream big ones with `streamBlob`). The buffer may be shared: never change it. */
 export async function readBlob(gitDir: string, oid: string): Promise<Buffer> {
+  const full = FULL_ID.test(oid);
+  const key = `${gitDir}\0${oid}`;
+  const kept = full ? smallBlobs.get(key) : undefined;
+  if (kept) return kept;
   // why: a full id is read by the repository's long-running cat-file, which starts no process.
-  const o = FULL_ID.test(oid) ? (await readObjects(gitDir, [oid])).get(oid) : undefined;
-  if (o?.type === 'blob') return o.data;
+  const o = full ? (await readObjects(gitDir, [oid])).get(oid) : undefined;
+  if (o?.type === 'blob') {
+    if (o.data.length <= SMALL_BLOB) smallBlobs.set(key, o.data);
+    return o.data;
+  }
   return (await runGit(['cat-file', 'blob', oid], { gitDir })).stdout;
 }
 

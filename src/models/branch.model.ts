@@ -1,6 +1,7 @@
 /** The branch table: each branch's last processed commit, and deleted branches with who deleted them. */
 import type { DbContext } from '../db';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import { readOnlyRow, TableCache } from './table-cache';
 
 @Table({ tableName: 'branch', underscored: true, timestamps: true })
 export class BranchModel extends Model {
@@ -38,13 +39,18 @@ export async function markBranchDeleted(ctx: DbContext, repoId: number, name: st
   await BranchModel.update({ isDeleted: true, deletedById, deletedAt: at }, { where: { repoId, name }, transaction: ctx.tx });
 }
 
+// why: branch listings are read all day by CI systems and bots, and change only with pushes.
+const pageCache = new TableCache<{ rows: BranchModel[]; count: number }>('branch-page', ['branch']);
+
 /**
  * One page of the live (not deleted) branches of a repository in Gitea's order (newest commit
- * first, then by name), with their total.
+ * first, then by name), with their total (read-only rows outside a transaction).
  */
-export async function listLiveBranches(ctx: DbContext, repoId: number, limit: number, offset: number): Promise<{ rows: BranchModel[]; count: number }> {
-  const where = { repoId, isDeleted: false };
-  const rows = await BranchModel.findAll({ where, order: [['commitTime', 'DESC'], ['name', 'ASC']], limit, offset, transaction: ctx.tx });
-  const count = await BranchModel.count({ where, transaction: ctx.tx });
-  return { rows, count };
+export function listLiveBranches(ctx: DbContext, repoId: number, limit: number, offset: number): Promise<{ rows: BranchModel[]; count: number }> {
+  return pageCache.get(ctx, `${repoId}:${limit}:${offset}`, async () => {
+    const where = { repoId, isDeleted: false };
+    const rows = await BranchModel.findAll({ where, order: [['commitTime', 'DESC'], ['name', 'ASC']], limit, offset, transaction: ctx.tx });
+    const count = await BranchModel.count({ where, transaction: ctx.tx });
+    return { rows: rows.map(readOnlyRow), count };
+  });
 }

@@ -2,6 +2,7 @@
 import type { Order } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
+import { readOnlyRow, TableCache } from './table-cache';
 
 /** The states a status may have. */
 export const COMMIT_STATUS_STATES = ['pending', 'success', 'error', 'failure', 'warning', 'skipped'] as const;
@@ -51,9 +52,14 @@ export function listCommitStatuses(ctx: DbContext, repoId: number, sha: string, 
   });
 }
 
-/** The latest status of each context of a commit, newest first. */
-export async function latestCommitStatuses(ctx: DbContext, repoId: number, sha: string): Promise<CommitStatusModel[]> {
-  const all = await CommitStatusModel.findAll({ where: { repoId, sha }, order: [['index', 'DESC']], transaction: ctx.tx });
-  const seen = new Set<string>();
-  return all.filter((s) => !seen.has(s.contextHash) && !!seen.add(s.contextHash));
+// why: CI systems and bots ask for a commit's combined status far more often than statuses are reported.
+const latestCache = new TableCache<CommitStatusModel[]>('commit-status-latest', ['commit_status']);
+
+/** The latest status of each context of a commit, newest first (read-only rows outside a transaction). */
+export function latestCommitStatuses(ctx: DbContext, repoId: number, sha: string): Promise<CommitStatusModel[]> {
+  return latestCache.get(ctx, `${repoId}:${sha}`, async () => {
+    const all = await CommitStatusModel.findAll({ where: { repoId, sha }, order: [['index', 'DESC']], transaction: ctx.tx });
+    const seen = new Set<string>();
+    return all.filter((s) => !seen.has(s.contextHash) && !!seen.add(s.contextHash)).map(readOnlyRow);
+  });
 }

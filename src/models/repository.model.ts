@@ -1,4 +1,5 @@
 /** A repository; git owns its refs, these columns are a cache and its settings. */
+import { createHash } from 'node:crypto';
 import { db, type DbContext } from '../db';
 import { Op, QueryTypes, literal, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
@@ -9,7 +10,7 @@ import { deleteDeployKeysOfRepo } from './deploy-key.model';
 import { UserModel } from './user.model';
 import { OrgUserModel } from './org-user.model';
 import type { UnitType } from './perm';
-import { TableCache } from './table-cache';
+import { readOnlyRow, TableCache } from './table-cache';
 
 @Table({ tableName: 'repository', underscored: true, timestamps: true })
 export class RepositoryModel extends Model {
@@ -206,8 +207,20 @@ export interface RepoSearch {
   limit: number; offset: number;
 }
 
-/** One page of repositories matching `q`, visible per `q.visible`. */
+// why: bots and CI systems repeat the same searches all day; a page is kept until a repository, a
+// user (an owner's visibility) or a membership (the visible owners) is written.
+const searchCache = new TableCache<{ rows: RepositoryModel[]; count: number }>('repo-search', ['repository', 'users', 'org_user']);
+
+/** One page of repositories matching `q`, visible per `q.visible` (read-only rows outside a transaction). */
 export function searchRepos(ctx: DbContext, q: RepoSearch): Promise<{ rows: RepositoryModel[]; count: number }> {
+  const key = createHash('sha256').update(JSON.stringify(q)).digest('base64');
+  return searchCache.get(ctx, key, async () => {
+    const { rows, count } = await findRepoPage(ctx, q);
+    return { rows: rows.map(readOnlyRow), count };
+  });
+}
+
+function findRepoPage(ctx: DbContext, q: RepoSearch): Promise<{ rows: RepositoryModel[]; count: number }> {
   const and: WhereOptions[] = [];
   if (q.ownerId !== undefined) {
     and.push(q.orIds?.length ? { [Op.or]: [{ ownerId: q.ownerId }, { id: { [Op.in]: q.orIds } }] } : { ownerId: q.ownerId });

@@ -9,9 +9,26 @@ import { publish, subscribe } from '../queue/bus';
 
 const MAX_ENTRIES = 10_000;
 
+function readOnly(): never {
+  throw new Error('a cached row is a read-only snapshot; write through the model functions');
+}
+
+/**
+ * Make a fetched model instance a read-only snapshot, to be shared by cached reads: its write
+ * methods throw. Writers read inside a transaction, which bypasses the caches.
+ */
+export function readOnlyRow<T extends object>(row: T): T {
+  for (const m of ['set', 'save', 'update', 'destroy', 'reload', 'increment', 'decrement', 'restore']) {
+    Object.defineProperty(row, m, { value: readOnly });
+  }
+  return row;
+}
+
 /** Cached values by string key, loaded in batches. */
 export class TableCache<V> {
   private readonly entries = new Map<string, { value: V; at: number }>();
+  /** Loads under way in this generation, by key: a request that misses joins them. */
+  private readonly loading = new Map<string, Promise<Map<string, V>>>();
   private generation = 0;
 
   constructor(name: string, tables: string[], private readonly ttlMs = 2_000) {
@@ -19,6 +36,7 @@ export class TableCache<V> {
     subscribe(topic, () => {
       this.generation++;
       this.entries.clear();
+      this.loading.clear();
     });
     for (const t of tables) onTableWrite(t, () => publish(topic, null));
   }
@@ -29,22 +47,37 @@ export class TableCache<V> {
     const now = Date.now();
     const out = new Map<string, V>();
     const missing: string[] = [];
+    const joined = new Set<Promise<Map<string, V>>>();
     for (const k of keys) {
       const hit = this.entries.get(k);
       if (hit && now - hit.at < this.ttlMs) out.set(k, hit.value);
+      else if (this.loading.has(k)) joined.add(this.loading.get(k)!);
       else missing.push(k);
     }
-    if (missing.length === 0) return out;
-    const gen = this.generation;
-    const loaded = await load(missing);
-    // why: a write that committed while this read was in flight bumped the generation; what was read may be stale.
-    const keep = gen === this.generation;
-    if (keep && this.entries.size + loaded.size > MAX_ENTRIES) this.entries.clear();
-    for (const [k, v] of loaded) {
-      out.set(k, v);
-      if (keep) this.entries.set(k, { value: v, at: now });
+    // why: when an entry expires under load, every request in flight missed it at once; each sent the
+    // same query, and they queued behind each other on the database. One load now serves them all.
+    if (missing.length > 0) joined.add(this.load(missing, now, load));
+    const wanted = joined.size > 0 ? new Set(keys) : null;
+    for (const batch of joined) {
+      for (const [k, v] of await batch) if (wanted!.has(k)) out.set(k, v);
     }
     return out;
+  }
+
+  private load(missing: string[], now: number, load: (missing: string[]) => Promise<Map<string, V>>): Promise<Map<string, V>> {
+    const gen = this.generation;
+    const batch = load(missing).then((loaded) => {
+      // why: a write that committed while this read was in flight bumped the generation; what was read may be stale.
+      if (gen === this.generation) {
+        if (this.entries.size + loaded.size > MAX_ENTRIES) this.entries.clear();
+        for (const [k, v] of loaded) this.entries.set(k, { value: v, at: now });
+      }
+      return loaded;
+    }).finally(() => {
+      for (const k of missing) if (this.loading.get(k) === batch) this.loading.delete(k);
+    });
+    for (const k of missing) this.loading.set(k, batch);
+    return batch;
   }
 
   /** The value for one key. */

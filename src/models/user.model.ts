@@ -4,6 +4,7 @@
  */
 import { onTableWrite, type DbContext } from '../db';
 import { publish, subscribe } from '../queue/bus';
+import { readOnlyRow } from './table-cache';
 import { Op, fn, col, literal, where as sqlWhere, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 
@@ -78,17 +79,6 @@ function clearUserCache(): void {
 subscribe(USERS_CHANGED, clearUserCache);
 onTableWrite('users', () => publish(USERS_CHANGED, null));
 
-function readOnly(): never {
-  throw new Error('a cached user is a read-only snapshot; write through the user model functions');
-}
-
-function snapshot(u: UserModel): UserModel {
-  for (const m of ['set', 'save', 'update', 'destroy', 'reload', 'increment', 'decrement', 'restore']) {
-    Object.defineProperty(u, m, { value: readOnly });
-  }
-  return u;
-}
-
 async function cachedUser(ctx: DbContext, key: { id: number } | { lowerName: string }): Promise<UserModel | null> {
   const where = 'id' in key ? { id: key.id } : { lowerName: key.lowerName };
   if (ctx.tx) return UserModel.findOne({ where, transaction: ctx.tx });
@@ -116,7 +106,7 @@ async function fillUser(where: { id: number } | { lowerName: string }): Promise<
 
 /** Make a fetched row a cached snapshot. */
 function remember(row: UserModel, gen: number, at: number): UserModel {
-  const user = snapshot(row);
+  const user = readOnlyRow(row);
   // why: a write that committed while this read was in flight bumped the generation; its row may be stale.
   if (gen === generation) {
     if (byId.size > 10_000) clearUserCache();

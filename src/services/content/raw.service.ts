@@ -8,7 +8,7 @@
  */
 import { PassThrough, Readable } from 'node:stream';
 import type { DbContext } from '../../db';
-import { entriesAt, objectInfo, readBlob, streamBlob, type TreeEntry } from '../../git/objects';
+import { entriesAt, firstObject, objectInfo, readBlob, streamBlob, type TreeEntry } from '../../git/objects';
 import { findLfsMeta } from '../../models/lfs-meta-object.model';
 import { openObject, storedSize } from '../lfs/content-store';
 import { notFoundWith, NOT_FOUND_MESSAGE, type CodeRepo } from './access';
@@ -47,11 +47,10 @@ async function locate(cr: CodeRepo, rawPath: string, ref: string | undefined, ki
     ...(kind === undefined || kind === 'branch' ? prefixes.map((p) => `refs/heads/${p}^{commit}`) : []),
     ...(kind === undefined || kind === 'tag' ? prefixes.map((p) => `refs/tags/${p}^{commit}`) : []),
   ];
-  const found = names.length ? await objectInfo(cr.gitDir, names) : [];
-  const hit = found.findIndex((f) => f?.type === 'commit');
-  if (hit >= 0) {
-    const name = prefixes[hit % prefixes.length];
-    return { commitId: found[hit]!.oid, treePath: cleanReadPath(path.slice(name.length + 1)) };
+  const hit = await firstObject(cr.gitDir, names);
+  if (hit) {
+    const name = prefixes[hit.index % prefixes.length];
+    return { commitId: hit.info.oid, treePath: cleanReadPath(path.slice(name.length + 1)) };
   }
   if (kind === 'branch' || kind === 'tag') throw notFoundWith('unable to find a git ref', null);
   if (kind === 'commit' ? /^[0-9a-f]{7,64}$/.test(parts[0]) : /^[0-9a-f]{40}$/.test(parts[0])) {

@@ -2,7 +2,7 @@
  * Resolving the `ref` a content request names (a branch, a tag or a commit id, in that order, as
  * Gitea's ResolveRefCommit) to a commit of the repository.
  */
-import { objectInfo } from '../../git/objects';
+import { firstObject, objectInfo } from '../../git/objects';
 import { isValidBranchName } from './paths';
 
 /** What kind of name a ref was. */
@@ -33,15 +33,11 @@ export async function resolveRefCommit(gitDir: string, ref: string, minHex = 7):
   }
   if (HEX.test(ref) && ref.length >= minHex) tries.push({ kind: 'commit', name: ref, expr: `${ref}^{commit}` });
   if (tries.length === 0) return null;
-  const found = await objectInfo(gitDir, tries.map((t) => t.expr));
-  for (let i = 0; i < tries.length; i++) {
-    const hit = found[i];
-    if (hit && hit.type === 'commit') {
-      const t = tries[i];
-      return { inputRef: ref, kind: t.kind, name: t.kind === 'commit' ? hit.oid : t.name, commitId: hit.oid };
-    }
-  }
-  return null;
+  // why: every expression is peeled to a commit, so whatever is found is one.
+  const hit = await firstObject(gitDir, tries.map((t) => t.expr));
+  if (!hit) return null;
+  const t = tries[hit.index];
+  return { inputRef: ref, kind: t.kind, name: t.kind === 'commit' ? hit.info.oid : t.name, commitId: hit.info.oid };
 }
 
 /** The commit a branch points at, or null. */

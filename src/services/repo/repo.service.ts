@@ -14,6 +14,8 @@ import {
   searchRepos, repoCandidatesOf, collaborationRepoIdsOf, type RepositoryModel, type RepoSearch, type RepoVisibility,
 } from '../../models/repository.model';
 import { enabledUnits } from '../../models/access';
+import { TableCache } from '../../models/table-cache';
+import { formatScopes } from '../auth/scope';
 import { parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, type PullRequestsConfig } from '../../models/repo-unit.model';
 import { attachmentUuidsOfRepos } from '../../models/attachment.model';
 import { removeAttachmentFiles } from '../release/attachment-store';
@@ -212,6 +214,13 @@ export async function deleteRepo(ctx: DbContext, rc: RepoContext): Promise<void>
   });
 }
 
+// why: which repositories beyond the public ones a caller reaches decides every listing and search;
+// deciding it runs the permission function on each candidate, so it is kept until one of the tables
+// it depends on is written (or for the cache's TTL).
+const grantedCache = new TableCache<number[]>('repo-granted-ids', [
+  'repository', 'users', 'org_user', 'collaboration', 'team', 'team_user', 'team_unit', 'team_repo', 'repo_unit',
+]);
+
 /**
  * Which repositories `p` sees in lists, by the rules of the permission function: every one for
  * site admins; else public repositories of owners `p` may see (none for restricted users, who read
@@ -223,13 +232,18 @@ async function repoVisibility(ctx: DbContext, p: Principal): Promise<RepoVisibil
   const restricted = !!p.user?.isRestricted;
   const publicOwners = restricted ? null : visibleUsersSql(visibilityScopeOf(p));
   if (!p.user || publicOnly) return { publicOwners, grantedIds: [] };
-  const candidates = await repoCandidatesOf(ctx, p.user.id, restricted);
-  const owners = new Map((await findUsersByIds(ctx, [...new Set(candidates.map((r) => r.ownerId))])).map((u) => [u.id, u]));
-  const grantedIds: number[] = [];
-  for (const r of candidates) {
-    const owner = owners.get(r.ownerId);
-    if (owner && (await repoPermission(ctx, p, r, owner)).mode >= AccessMode.Read) grantedIds.push(r.id);
-  }
+  const user = p.user;
+  const key = `${user.id}:${restricted}:${p.scopes ? formatScopes(p.scopes) : 'password'}`;
+  const grantedIds = await grantedCache.get(ctx, key, async () => {
+    const candidates = await repoCandidatesOf(ctx, user.id, restricted);
+    const owners = new Map((await findUsersByIds(ctx, [...new Set(candidates.map((r) => r.ownerId))])).map((u) => [u.id, u]));
+    const ids: number[] = [];
+    for (const r of candidates) {
+      const owner = owners.get(r.ownerId);
+      if (owner && (await repoPermission(ctx, p, r, owner)).mode >= AccessMode.Read) ids.push(r.id);
+    }
+    return ids;
+  });
   return { publicOwners, grantedIds };
 }
 
