@@ -18,3 +18,46 @@ export function timedGet(url: string, token: string): Promise<number> {
     }).once('error', reject);
   });
 }
+
+/** What a paced run measured: requests answered per second, latency percentiles in ms, failures. */
+export interface PacedResult { rps: number; p50: number; p99: number; errors: number }
+
+/**
+ * GET `url` at a fixed rate for `seconds`, each request sent when its turn comes (evenly spaced),
+ * and its latency counted from that turn: a slow answer delays no later request and hides nothing
+ * (no coordinated omission). why: a closed-loop client that waits for answers, or one that sends
+ * each second's quota in a burst, measures its own queue.
+ */
+export async function pacedGets(url: string, headers: Record<string, string>, rate: number, seconds: number): Promise<PacedResult> {
+  const pool = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const total = Math.round(rate * seconds);
+  const latencies: number[] = [];
+  let errors = 0;
+  let sent = 0;
+  const start = process.hrtime.bigint();
+  const nowMs = () => Number(process.hrtime.bigint() - start) / 1e6;
+  const one = (dueMs: number) => new Promise<void>((resolve) => {
+    http.get(url, { agent: pool, headers }, (res) => {
+      res.resume();
+      res.once('end', () => {
+        if (res.statusCode === 200) latencies.push(nowMs() - dueMs);
+        else errors++;
+        resolve();
+      });
+    }).once('error', () => { errors++; resolve(); });
+  });
+  const pending: Promise<void>[] = [];
+  await new Promise<void>((done) => {
+    const timer = setInterval(() => {
+      const due = Math.min(total, Math.floor((nowMs() * rate) / 1000) + 1);
+      for (; sent < due; sent++) pending.push(one((sent * 1000) / rate));
+      if (sent >= total) { clearInterval(timer); done(); }
+    }, 1);
+  });
+  await Promise.all(pending);
+  const elapsed = nowMs() / 1000;
+  pool.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN) * 10) / 10;
+  return { rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors };
+}

@@ -168,8 +168,19 @@ function listenError(err: Error, key: string, host: string, port: number): Error
   return err;
 }
 
+/**
+ * Go on without a log once its reader is gone. why: with stdout or stderr closed (the process that
+ * read the log pipe died), every write failed with EPIPE; unhandled, the error reached the
+ * uncaught-exception handler, whose own log line failed the same way, and the worker spun at full
+ * CPU for as long as it lived.
+ */
+function surviveClosedLog(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+}
+
 /** Entry of `forge web`; `--workers N` overrides cluster.config.ts. */
 export async function runWeb(flags: Record<string, string>): Promise<void> {
+  surviveClosedLog();
   if (cluster.isPrimary) {
     const n = Number(flags.workers ?? clusterConfig.workers);
     if (!Number.isInteger(n) || n < 1 || n > 256) throw new Error(`--workers must be an integer 1..256, got ${flags.workers ?? clusterConfig.workers}`);

@@ -116,4 +116,27 @@ describe('runtime', () => {
       await s.stop();
     }
   });
+
+  it('goes on serving, idle, when the reader of its log goes away', async () => {
+    const s = await newServer({ workers: 1, env: { FORGE__SECURITY__DISABLE_QUERY_AUTH_TOKEN: 'true' } });
+    await s.start();
+    try {
+      const pids = async () => [String(s.proc!.pid), ...(await execFileP('pgrep', ['-P', String(s.proc!.pid)]).catch(() => ({ stdout: '' }))).stdout.trim().split('\n').filter(Boolean)];
+      // clock ticks (1/100 s) of CPU the forge's processes have used
+      const cpu = async () => (await pids()).reduce((sum, pid) => {
+        const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        return sum + Number(f[11]) + Number(f[12]);
+      }, 0);
+      s.proc!.stdout!.destroy();
+      s.proc!.stderr!.destroy();
+      // each of these logs a warning (a token in the query string is refused by this config)
+      for (let i = 0; i < 5; i++) expect((await fetch(`${s.api}/repos/search?token=${'a'.repeat(40)}`)).status).to.equal(200);
+      const before = await cpu();
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await cpu() - before).to.be.below(30);
+      expect((await fetch(`${s.api}/version`)).status).to.equal(200);
+    } finally {
+      await s.stop();
+    }
+  });
 });
