@@ -124,6 +124,20 @@ const PEELED = /^([0-9a-f]{40}(?:[0-9a-f]{24})?)\^\{commit\}$/;
 const peeled = new WeightedLru<ObjectInfo>(50_000, () => 1);
 
 /**
+ * What the ref files and the kept peels answer for a name without git: its info, null when it
+ * certainly names nothing, or the name to ask git instead (a branch or tag becomes its object id).
+ */
+function localInfo(gitDir: string, name: string): { info: ObjectInfo | null } | { ask: string } {
+  const ref = REF_EXPR.exec(name);
+  const oid = ref ? storedRef(gitDir, ref[1]) : undefined;
+  if (oid === null) return { info: null };
+  const ask = oid === undefined ? name : `${oid}^{commit}`;
+  const id = PEELED.exec(ask)?.[1];
+  const known = id ? peeled.get(`${gitDir}\0${id}`) : undefined;
+  return known ? { info: known } : { ask };
+}
+
+/**
  * What the repository answers for each name, before any "missing" is confirmed. A branch or tag is
  * read from the ref files and peeled from what is known of its object; the rest is asked of the
  * long-running cat-file in one round trip.
@@ -132,16 +146,11 @@ async function askInfo(gitDir: string, names: string[]): Promise<(ObjectInfo | n
   if (names.some((n) => n === '' || /[\n\r\0]/.test(n))) throw new Error('empty object name or one with a line break');
   const out: (ObjectInfo | null)[] = new Array<ObjectInfo | null>(names.length).fill(null);
   const asked: { i: number; name: string }[] = [];
-  for (let i = 0; i < names.length; i++) {
-    const ref = REF_EXPR.exec(names[i]);
-    const oid = ref ? storedRef(gitDir, ref[1]) : undefined;
-    if (oid === null) continue;
-    const name = oid === undefined ? names[i] : `${oid}^{commit}`;
-    const id = PEELED.exec(name)?.[1];
-    const known = id ? peeled.get(`${gitDir}\0${id}`) : undefined;
-    if (known) out[i] = known;
-    else asked.push({ i, name });
-  }
+  names.forEach((n, i) => {
+    const local = localInfo(gitDir, n);
+    if ('info' in local) out[i] = local.info;
+    else asked.push({ i, name: local.ask });
+  });
   if (asked.length === 0) return out;
   const infos = await catFile.run(gitDir, { input: `${asked.map((a) => `info ${a.name}`).join('\n')}\nflush\n`, parse: infoParser(asked.length) });
   asked.forEach((a, k) => {
@@ -189,6 +198,12 @@ export async function objectInfo(gitDir: string, names: string[]): Promise<(Obje
  */
 export async function firstObject(gitDir: string, names: string[]): Promise<{ index: number; info: ObjectInfo } | null> {
   if (names.length === 0) return null;
+  // why: a branch found in the ref files, with only certainly absent names before it, needs no git at all.
+  for (let i = 0; i < names.length && !/[\n\r\0]/.test(names[i]); i++) {
+    const local = localInfo(gitDir, names[i]);
+    if (!('info' in local)) break;
+    if (local.info) return { index: i, info: local.info };
+  }
   const infos = await askInfo(gitDir, names);
   const index = infos.findIndex((i) => i !== null);
   await confirmAbsent(gitDir, names, infos, index < 0 ? names.length : index);

@@ -15,6 +15,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 
@@ -59,6 +60,31 @@ function detach(stream: Socket): PipeHandle {
   return handle;
 }
 
+const found = new Map<string, string>();
+
+/**
+ * The absolute path of `cmd` in the directories of `searchPath`, looked up once (the bare name when
+ * none has it, so spawn reports it missing). why: spawn searched PATH on every start; on a machine
+ * with tool directories ahead of /usr/bin, that was nine failed execve calls per git.
+ */
+function onPath(cmd: string, searchPath: string): string {
+  let hit = found.get(cmd);
+  if (hit) return hit;
+  hit = cmd;
+  // why: an empty or relative entry would find a program in git's working directory, a repository.
+  for (const dir of searchPath.split(':').filter((d) => path.isAbsolute(d))) {
+    const candidate = path.join(dir, cmd);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (!fs.statSync(candidate).isFile()) continue;
+      hit = candidate;
+      break;
+    } catch { /* not here */ }
+  }
+  found.set(cmd, hit);
+  return hit;
+}
+
 function start(req: Extract<LauncherRequest, { op: 'spawn' }>): void {
   let child: ChildProcess;
   let out: number | null = null;
@@ -68,7 +94,8 @@ function start(req: Extract<LauncherRequest, { op: 'spawn' }>): void {
     return;
   }
   // why: RLIMIT_FSIZE bounds what git may write to its output file; prlimit sets it and execs git (same pid).
-  const [cmd, args] = req.maxFileBytes ? ['prlimit', [`--fsize=${req.maxFileBytes}`, '--core=0', '--', 'git', ...req.args]] : ['git', req.args];
+  const git = onPath('git', req.env.PATH ?? '');
+  const [cmd, args] = req.maxFileBytes ? [onPath('prlimit', req.env.PATH ?? ''), [`--fsize=${req.maxFileBytes}`, '--core=0', '--', git, ...req.args]] : [git, req.args];
   try {
     if (req.stdoutFile) out = fs.openSync(req.stdoutFile, 'w', 0o600);
     child = spawn(cmd, args, { cwd: req.cwd, env: req.env, stdio: [req.stdin ? 'pipe' : 'ignore', out ?? 'pipe', 'pipe'] });
