@@ -3,6 +3,7 @@
  * repository (./batch).
  */
 import fs from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { BatchCommand } from './batch';
 import { WeightedLru } from './lru';
@@ -124,6 +125,18 @@ const PEELED = /^([0-9a-f]{40}(?:[0-9a-f]{24})?)\^\{commit\}$/;
 const peeled = new WeightedLru<ObjectInfo>(50_000, () => 1);
 
 /**
+ * The key of what is kept about object `id` of the repository at `gitDir`: its path and its
+ * directory's inode and birth time (the change time where the file system keeps no birth time).
+ * why: a repository deleted and created again under the same name (to purge a pushed secret, say)
+ * is a new directory, often with the inode number of the old one; nothing known of the old
+ * repository may answer for it.
+ */
+function peelKey(gitDir: string, id: string): string {
+  const st = statSync(gitDir, { bigint: true, throwIfNoEntry: false });
+  return `${gitDir}\0${st ? `${st.ino}:${st.birthtimeNs || st.ctimeNs}` : ''}\0${id}`;
+}
+
+/**
  * What the ref files and the kept peels answer for a name without git: its info, null when it
  * certainly names nothing, or the name to ask git instead (a branch or tag becomes its object id).
  */
@@ -133,7 +146,7 @@ function localInfo(gitDir: string, name: string): { info: ObjectInfo | null } | 
   if (oid === null) return { info: null };
   const ask = oid === undefined ? name : `${oid}^{commit}`;
   const id = PEELED.exec(ask)?.[1];
-  const known = id ? peeled.get(`${gitDir}\0${id}`) : undefined;
+  const known = id ? peeled.get(peelKey(gitDir, id)) : undefined;
   return known ? { info: known } : { ask };
 }
 
@@ -157,7 +170,7 @@ async function askInfo(gitDir: string, names: string[]): Promise<(ObjectInfo | n
     const info = infos[k];
     out[a.i] = info;
     const id = PEELED.exec(a.name)?.[1];
-    if (info && id) peeled.set(`${gitDir}\0${id}`, info);
+    if (info && id) peeled.set(peelKey(gitDir, id), info);
   });
   return out;
 }

@@ -34,6 +34,19 @@ describe('repository deletion', () => {
     }
   });
 
+  it('answers nothing of a deleted repository\'s commits once one of the same name is created', async () => {
+    const u = await w.user('reborner');
+    expect((await u.api.user.createCurrentUserRepo({ name: 'reborn', auto_init: true })).status).to.equal(201);
+    const made = await u.api.repos.repoCreateFile('reborner', 'reborn', 'secret.txt', { content: Buffer.from('pushed by mistake\n').toString('base64') });
+    const sha = made.data.commit!.sha!;
+    const reads = [`/repos/reborner/reborn/commits/${sha}/status`, `/repos/reborner/reborn/git/commits/${sha}`, `/repos/reborner/reborn/contents/secret.txt?ref=${sha}`];
+    // read each twice, so whatever the forge keeps about them is kept
+    for (const p of [...reads, ...reads]) expect((await w.raw('GET', p, undefined, { token: u.token })).status, p).to.equal(200);
+    expect((await u.api.repos.repoDelete('reborner', 'reborn')).status).to.equal(204);
+    expect((await u.api.user.createCurrentUserRepo({ name: 'reborn', auto_init: true })).status).to.equal(201);
+    for (const p of reads) expect((await w.raw('GET', p, undefined, { token: u.token })).status, p).to.equal(404);
+  });
+
   it('moves an owner\'s repositories on rename, so git URLs follow the new name', async () => {
     const u = await w.user('oldowner');
     expect((await u.api.user.createCurrentUserRepo({ name: 'moving', auto_init: true })).status).to.equal(201);
