@@ -4,7 +4,7 @@
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { Forbidden, Validation } from '../../errors';
-import { findUserById, findUserByName, updateUserSettings, Visibility, type UserModel, type UserSettingsPatch } from '../../models/user.model';
+import { findUserById, findUserByName, forgetUsersOnThisNode, updateUserSettings, Visibility, type UserModel, type UserSettingsPatch } from '../../models/user.model';
 import { insertOrg, listOrgs, listOrgsOfMember, deleteOrgRow } from '../../models/org';
 import { ensureOrgUser, deleteOrgUsersOf } from '../../models/org-user.model';
 import { insertTeam, OWNER_TEAM_NAME, deleteTeamsOfOrg, teamsOfUserInOrg } from '../../models/team.model';
@@ -111,6 +111,7 @@ export async function deleteOrg(ctx: DbContext, org: UserModel): Promise<void> {
     await deleteBlocksOf(tx, org.id);
     await deleteOrgRow(tx, org.id);
   });
+  await forgetUsersOnThisNode();
 }
 
 /** Which organization visibilities a caller may list. */
