@@ -9,6 +9,7 @@ import { RegisterRoutes } from './generated/routes';
 import { settings } from './config';
 import { authenticate } from './middleware/auth';
 import { greedyParams } from './middleware/greedy-params';
+import { registerLiteralFirst } from './middleware/route-order';
 import { streamedUploads } from './middleware/streamed-uploads';
 import { bodyGuard, guardRowIds, inputGuard } from './middleware/input-guard';
 import { withCancellation } from './git/cancel';
@@ -119,7 +120,7 @@ function buildApp(): Express {
   api.use(bodyGuard());
   guardRowIds(api, ['id', 'attachment_id']);
   api.use(authenticate());
-  RegisterRoutes(api);
+  registerLiteralFirst(api, RegisterRoutes);
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
   app.use('/api/v1', api);
 

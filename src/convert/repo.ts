@@ -18,12 +18,13 @@ import { settings } from '../config';
 export interface RepoExtras {
   units?: UnitType[]; permissions?: RepoPermissions;
   pulls?: PullRequestsConfig | null; parent?: Repository; transfer?: RepoTransfer | null;
+  open?: { issues: number; pulls: number };
 }
 
 /** A repository with everything around it, as the repository services hand it over. */
 export interface RepoViewData {
   repo: RepositoryModel; owner: UserModel; units: UnitType[]; permissions: RepoPermissions;
-  pulls: PullRequestsConfig | null; parent?: RepoViewData | null;
+  pulls: PullRequestsConfig | null; parent?: RepoViewData | null; open?: { issues: number; pulls: number };
   transfer?: { doer: UserModel; recipient: UserModel; teams: { team: TeamModel; units: Map<UnitType, AccessMode> }[] } | null;
 }
 
@@ -31,7 +32,7 @@ export interface RepoViewData {
 export function toRepositoryView(v: RepoViewData, viewer: Viewer | null, rootUrl: string): Repository {
   const t = v.transfer;
   return toRepository(v.repo, v.owner, viewer, rootUrl, {
-    units: v.units, permissions: v.permissions, pulls: v.pulls,
+    units: v.units, permissions: v.permissions, pulls: v.pulls, open: v.open,
     parent: v.parent ? toRepositoryView(v.parent, viewer, rootUrl) : undefined,
     // why: Gitea shows the transfer's users as to an anonymous viewer and its teams without their organization.
     transfer: t ? { doer: toUser(t.doer, null, rootUrl), recipient: toUser(t.recipient, null, rootUrl), teams: t.teams.map((x) => toTeam(x.team, x.units, null)) } : null,
@@ -79,8 +80,8 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     stars_count: r.numStars,
     forks_count: r.numForks,
     watchers_count: r.numWatches,
-    open_issues_count: 0,
-    open_pr_counter: 0,
+    open_issues_count: x.open?.issues ?? 0,
+    open_pr_counter: x.open?.pulls ?? 0,
     release_counter: 0,
     default_branch: r.defaultBranch,
     archived: r.isArchived,

@@ -31,15 +31,22 @@ async function dumpSqlite(file: string): Promise<void> {
     await write('PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\n');
     const schema = await q<{ type: string; name: string; sql: string }>(
       "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, name");
-    for (const t of schema.filter((s) => s.type === 'table')) {
-      await write(`${t.sql};\n`);
+    const tables = schema.filter((s) => s.type === 'table');
+    // why: a full-text (virtual) table keeps its index in shadow tables that its CREATE makes again;
+    // the dump creates the virtual table, skips its own rows, and fills the shadow tables instead
+    // (replacing the rows its CREATE wrote).
+    const virtual = tables.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql)).map((t) => t.name);
+    const shadow = (name: string) => virtual.some((v) => name.startsWith(`${v}_`));
+    for (const t of tables) {
+      if (!shadow(t.name)) await write(`${t.sql};\n`);
+      if (virtual.includes(t.name)) continue;
       const quoted = `"${t.name.replace(/"/g, '""')}"`;
       for (let after = -9e18; ;) {
         const rows = await q<Record<string, unknown>>(`SELECT rowid AS __rowid, * FROM ${quoted} WHERE rowid > :after ORDER BY rowid LIMIT ${ROWS_PER_READ}`, { after });
         if (rows.length === 0) break;
         for (const r of rows) {
           const { __rowid, ...cols } = r;
-          await write(`INSERT INTO ${quoted} (${Object.keys(cols).map((c) => `"${c.replace(/"/g, '""')}"`).join(',')}) VALUES(${Object.values(cols).map(literal).join(',')});\n`);
+          await write(`INSERT${shadow(t.name) ? ' OR REPLACE' : ''} INTO ${quoted} (${Object.keys(cols).map((c) => `"${c.replace(/"/g, '""')}"`).join(',')}) VALUES(${Object.values(cols).map(literal).join(',')});\n`);
           after = Number(__rowid);
         }
       }

@@ -74,3 +74,23 @@ export async function attachmentUuidsOfOwner(ctx: DbContext, ownerId: number): P
   });
   return rows.map((r) => r.uuid);
 }
+
+/** The attachments of issues (not of their comments), oldest first. */
+export function listIssueAttachments(ctx: DbContext, issueIds: number[]): Promise<AttachmentModel[]> {
+  if (issueIds.length === 0) return Promise.resolve([]);
+  return AttachmentModel.findAll({ where: { issueId: { [Op.in]: issueIds }, commentId: 0 }, order: [['id', 'ASC']], transaction: ctx.tx });
+}
+
+/** The attachments of comments, oldest first. */
+export function listCommentAttachments(ctx: DbContext, commentIds: number[]): Promise<AttachmentModel[]> {
+  if (commentIds.length === 0) return Promise.resolve([]);
+  return AttachmentModel.findAll({ where: { commentId: { [Op.in]: commentIds } }, order: [['id', 'ASC']], transaction: ctx.tx });
+}
+
+/** The uuids of the attachments of issues and their comments, and delete their rows. */
+export async function deleteIssueAttachments(ctx: DbContext, issueIds: number[]): Promise<string[]> {
+  if (issueIds.length === 0) return [];
+  const rows = await AttachmentModel.findAll({ where: { issueId: { [Op.in]: issueIds } }, attributes: ['id', 'uuid'], transaction: ctx.tx });
+  await deleteAttachmentRows(ctx, rows.map((r) => r.id));
+  return rows.map((r) => r.uuid);
+}

@@ -7,6 +7,7 @@ import { RepoUnitModel } from './repo-unit.model';
 import { CollaborationModel } from './collaboration.model';
 import { TeamRepoModel } from './team-repo.model';
 import { deleteDeployKeysOfRepo } from './deploy-key.model';
+import { deleteTrackerOfRepo } from './issue-links';
 import { UserModel } from './user.model';
 import { OrgUserModel } from './org-user.model';
 import type { UnitType } from './perm';
@@ -176,6 +177,7 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   await CollaborationModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await TeamRepoModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await deleteDeployKeysOfRepo(ctx, repoId);
+  await deleteTrackerOfRepo(ctx, repoId);
   await RepositoryModel.destroy({ where: { id: repoId }, transaction: ctx.tx });
 }
 
@@ -255,4 +257,22 @@ export async function repoCandidatesOf(ctx: DbContext, userId: number, withPubli
 /** Ids of repositories a user collaborates on. */
 export async function collaborationRepoIdsOf(ctx: DbContext, userId: number): Promise<number[]> {
   return (await CollaborationModel.findAll({ where: { userId }, transaction: ctx.tx })).map((c) => c.repoId);
+}
+
+/** Repositories by id. */
+export function findReposByIds(ctx: DbContext, ids: number[]): Promise<RepositoryModel[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return RepositoryModel.findAll({ where: { id: { [Op.in]: [...new Set(ids)] } }, transaction: ctx.tx });
+}
+
+/**
+ * SQL selecting the ids of the repositories a caller sees (`visible`) that have `unit` enabled;
+ * numbers only are interpolated (publicOwners is built by visibleUsersSql).
+ */
+export function visibleRepoIdsSql(visible: RepoVisibility, unit: UnitType): string {
+  const withUnit = `EXISTS (SELECT 1 FROM repo_unit u WHERE u.repo_id = repository.id AND u.type = ${Number(unit)})`;
+  if (visible === 'all') return `SELECT id FROM repository WHERE ${withUnit}`;
+  const ors = [`id IN (${(visible.grantedIds.length ? visible.grantedIds : [0]).map(Number).join(',')})`];
+  if (visible.publicOwners) ors.push(`(is_private = false AND owner_id IN (SELECT id FROM users WHERE ${visible.publicOwners}))`);
+  return `SELECT id FROM repository WHERE ${withUnit} AND (${ors.join(' OR ')})`;
 }

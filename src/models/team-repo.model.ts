@@ -59,3 +59,12 @@ export async function listTeamRepos(
   }
   return RepositoryModel.findAndCountAll({ where, order: [['lowerName', 'ASC']], limit, offset, transaction: ctx.tx });
 }
+
+/** Ids of the repositories a team reaches (every repository of its organization when it includes all). */
+export async function teamRepoIds(ctx: DbContext, orgId: number, teamId: number, includesAll: boolean): Promise<number[]> {
+  if (includesAll) {
+    const rows = await RepositoryModel.findAll({ where: { ownerId: orgId }, attributes: ['id'], transaction: ctx.tx });
+    return rows.map((r) => r.id);
+  }
+  return (await TeamRepoModel.findAll({ where: { teamId }, transaction: ctx.tx })).map((r) => r.repoId);
+}

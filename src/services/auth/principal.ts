@@ -16,3 +16,8 @@ export interface Principal {
 
 /** The anonymous caller. */
 export const ANONYMOUS: Principal = { user: null, scopes: null, tokenId: null, method: 'anonymous' };
+
+/** A user acting with their full rights (a permission question asked about them, not by them). */
+export function asUser(user: UserModel): Principal {
+  return { user, scopes: null, tokenId: null, method: 'basic-password' };
+}

@@ -6,6 +6,7 @@ import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { Forbidden, Validation } from '../../errors';
 import { findUserById, findUserByName, forgetUsersOnThisNode, updateUserSettings, Visibility, type UserModel, type UserSettingsPatch } from '../../models/user.model';
 import { insertOrg, listOrgs, listOrgsOfMember, deleteOrgRow } from '../../models/org';
+import { deleteLabelsOf } from '../../models/label.model';
 import { ensureOrgUser, deleteOrgUsersOf } from '../../models/org-user.model';
 import { insertTeam, OWNER_TEAM_NAME, deleteTeamsOfOrg, teamsOfUserInOrg } from '../../models/team.model';
 import { insertTeamUser, deleteTeamUsersOfOrg } from '../../models/team-user.model';
@@ -109,6 +110,8 @@ export async function deleteOrg(ctx: DbContext, org: UserModel): Promise<void> {
     await deleteTeamsOfOrg(tx, org.id);
     await deleteOrgUsersOf(tx, org.id);
     await deleteBlocksOf(tx, org.id);
+    // why: an organization with no repositories has no issues left, so its labels have no links either.
+    await deleteLabelsOf(tx, { orgId: org.id });
     await deleteOrgRow(tx, org.id);
   });
   await forgetUsersOnThisNode();

@@ -18,6 +18,7 @@ import { insertTeamRepo } from '../../models/team-repo.model';
 import { orgMembership } from '../../models/access';
 import { UnitType } from '../../models/perm';
 import type { CreateRepoOption } from '../../api/repo';
+import { applyLabelTemplate, labelTemplate } from '../issue/label.service';
 import { initialFiles } from './templates';
 
 /** Units a new repository starts with. */
@@ -127,6 +128,8 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
   if ((opt.object_format_name ?? 'sha1') !== 'sha1') throw new Validation('object format sha256 is not supported yet');
   const branch = opt.default_branch?.trim() || 'main';
   if (!(await validBranchName(branch))) throw new Validation(`invalid default branch name: ${JSON.stringify(branch)}`);
+  // why: an unknown label template is refused before anything is created.
+  if (opt.issue_labels) labelTemplate(opt.issue_labels);
   const files = opt.auto_init ? initialFiles({ name: opt.name, description: opt.description ?? '', owner: owner.name, gitignores: opt.gitignores, license: opt.license, readme: opt.readme }) : null;
   const dir = repoPath(owner.name, opt.name);
 
@@ -146,6 +149,7 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
       // why: the first commit is written by the server without hooks; the sync records its branch like a push.
       await recordInitialRefs(repo.id, doer.id, branch, ctx);
     }
+    if (opt.issue_labels) await applyLabelTemplate(ctx, repo.id, opt.issue_labels);
   } catch (err) {
     await discardNewRepo(ctx, repo, dir);
     throw err;

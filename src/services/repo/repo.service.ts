@@ -20,6 +20,7 @@ import { parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, t
 import { attachmentUuidsOfRepos } from '../../models/attachment.model';
 import { removeAttachmentFiles } from '../release/attachment-store';
 import { AccessMode, UnitType } from '../../models/perm';
+import { issueCountsOf, type IssueCounts } from '../../models/repo-issue-counter.model';
 import type { EditRepoOption, RepoPermissions } from '../../api/repo';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
 import type { Principal } from '../auth/principal';
@@ -36,6 +37,8 @@ import { transferViewOf, type TransferView } from './transfer.service';
 export interface RepoView {
   repo: RepositoryModel; owner: UserModel; units: UnitType[]; permissions: RepoPermissions;
   pulls: PullRequestsConfig | null; parent?: RepoView | null; transfer?: TransferView | null;
+  /** Open issues and open pull requests (the repository's counters). */
+  open?: { issues: number; pulls: number };
 }
 
 /** Gitea's permission triple from a computed permission. */
@@ -63,7 +66,13 @@ export async function viewOf(ctx: DbContext, p: Principal, repo: RepositoryModel
     pulls: pullsText === null ? null : parsePullsConfig(pullsText),
     parent: withParent ? await parentView(ctx, p, repo) : undefined,
     transfer: await transferViewOf(ctx, repo.id),
+    open: openCounts((await issueCountsOf(ctx, [repo.id])).get(repo.id)!),
   };
+}
+
+/** Open issues and pull requests from a repository's counters. */
+function openCounts(c: IssueCounts): { issues: number; pulls: number } {
+  return { issues: c.numIssues - c.numClosedIssues, pulls: c.numPulls - c.numClosedPulls };
 }
 
 /** Views of rows already known to be readable by `p` (lists). */
@@ -224,23 +233,26 @@ const grantedCache = new TableCache<number[]>('repo-granted-ids', [
 /**
  * Which repositories `p` sees in lists, by the rules of the permission function: every one for
  * site admins; else public repositories of owners `p` may see (none for restricted users, who read
- * by grant only) and the repositories the permission function grants `p` beyond that.
+ * by grant only) and the repositories the permission function grants `p` beyond that. With
+ * `unit`, granted repositories count only when `p` reads that unit (the caller filters public
+ * repositories by the unit being enabled).
  */
-async function repoVisibility(ctx: DbContext, p: Principal): Promise<RepoVisibility> {
+export async function repoVisibility(ctx: DbContext, p: Principal, unit?: UnitType): Promise<RepoVisibility> {
   const publicOnly = !!p.scopes?.publicOnly;
   if (p.user?.isAdmin && !publicOnly) return 'all';
   const restricted = !!p.user?.isRestricted;
   const publicOwners = restricted ? null : visibleUsersSql(visibilityScopeOf(p));
   if (!p.user || publicOnly) return { publicOwners, grantedIds: [] };
   const user = p.user;
-  const key = `${user.id}:${restricted}:${p.scopes ? formatScopes(p.scopes) : 'password'}`;
+  const key = `${user.id}:${restricted}:${p.scopes ? formatScopes(p.scopes) : 'password'}:${unit ?? ''}`;
   const grantedIds = await grantedCache.get(ctx, key, async () => {
-    const candidates = await repoCandidatesOf(ctx, user.id, restricted);
+    const candidates = await repoCandidatesOf(ctx, user.id, restricted || unit !== undefined);
     const owners = new Map((await findUsersByIds(ctx, [...new Set(candidates.map((r) => r.ownerId))])).map((u) => [u.id, u]));
     const ids: number[] = [];
     for (const r of candidates) {
       const owner = owners.get(r.ownerId);
-      if (owner && (await repoPermission(ctx, p, r, owner)).mode >= AccessMode.Read) ids.push(r.id);
+      const perm = owner ? await repoPermission(ctx, p, r, owner) : null;
+      if (perm && (unit === undefined ? perm.mode >= AccessMode.Read : perm.can(unit, AccessMode.Read))) ids.push(r.id);
     }
     return ids;
   });

@@ -1,0 +1,92 @@
+/** Gitea's milestone table, with its issue counters (pull requests included, as Gitea counts). */
+import type { DbContext } from '../db';
+import { Op, fn, col, where as sqlWhere } from 'sequelize';
+import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import { db } from '../db';
+import { nowUnix } from './issue.model';
+
+@Table({ tableName: 'milestone', underscored: true, timestamps: false })
+export class MilestoneModel extends Model {
+  @Column({ type: DataType.INTEGER, primaryKey: true, autoIncrement: true }) declare id: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare repoId: number;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare name: string;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare content: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isClosed: boolean;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare numIssues: number;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare numClosedIssues: number;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare completeness: number;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare deadlineUnix: number;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare closedDateUnix: number;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare updatedUnix: number;
+}
+
+/** The fields of a new milestone. */
+export interface NewMilestone { name: string; content: string; isClosed: boolean; deadlineUnix: number; closedDateUnix: number }
+
+/** Insert a milestone. */
+export function insertMilestone(ctx: DbContext, repoId: number, m: NewMilestone): Promise<MilestoneModel> {
+  const now = nowUnix();
+  return MilestoneModel.create({ repoId, ...m, createdUnix: now, updatedUnix: now }, { transaction: ctx.tx });
+}
+
+/** A milestone of a repository by id, or null. */
+export function findMilestone(ctx: DbContext, repoId: number, id: number): Promise<MilestoneModel | null> {
+  if (!Number.isSafeInteger(id)) return Promise.resolve(null);
+  return MilestoneModel.findOne({ where: { repoId, id }, transaction: ctx.tx });
+}
+
+/** A milestone of a repository by exact name, or null. */
+export function findMilestoneByName(ctx: DbContext, repoId: number, name: string): Promise<MilestoneModel | null> {
+  return MilestoneModel.findOne({ where: { repoId, name }, order: [['id', 'ASC']], transaction: ctx.tx });
+}
+
+/** Milestones by id. */
+export function findMilestonesByIds(ctx: DbContext, ids: number[]): Promise<MilestoneModel[]> {
+  const safe = [...new Set(ids)].filter((id) => id > 0);
+  if (safe.length === 0) return Promise.resolve([]);
+  return MilestoneModel.findAll({ where: { id: { [Op.in]: safe } }, transaction: ctx.tx });
+}
+
+/** Milestones of a repository (open, closed or all; name containing `name`), deadline then name. */
+export async function listMilestones(
+  ctx: DbContext, repoId: number, f: { closed?: boolean; name?: string }, limit?: number, offset?: number,
+): Promise<{ rows: MilestoneModel[]; count: number }> {
+  const and: object[] = [{ repoId }];
+  if (f.closed !== undefined) and.push({ isClosed: f.closed });
+  if (f.name) and.push(sqlWhere(fn('lower', col('name')), { [Op.like]: `%${f.name.toLowerCase().replace(/[\\%_]/g, '\\$&')}%` }));
+  const where = { [Op.and]: and };
+  const rows = await MilestoneModel.findAll({ where, order: [['deadlineUnix', 'ASC'], ['name', 'ASC'], ['id', 'ASC']], limit, offset, transaction: ctx.tx });
+  return { rows, count: limit === undefined ? rows.length : await MilestoneModel.count({ where, transaction: ctx.tx }) };
+}
+
+/** Save a changed milestone. */
+export async function saveMilestone(ctx: DbContext, row: MilestoneModel): Promise<void> {
+  row.updatedUnix = nowUnix();
+  await row.save({ transaction: ctx.tx });
+}
+
+/** Delete a milestone row. */
+export async function deleteMilestoneRow(ctx: DbContext, id: number): Promise<void> {
+  await MilestoneModel.destroy({ where: { id }, transaction: ctx.tx });
+}
+
+/**
+ * Add to a milestone's issue counts and recompute its completeness in the same statement.
+ * why: an increment, not a recount, so a busy milestone costs one row update per change.
+ */
+export async function adjustMilestoneCounts(ctx: DbContext, id: number, open: number, closed: number): Promise<void> {
+  if (!id || (open === 0 && closed === 0)) return;
+  const total = `num_issues + ${Math.trunc(open + closed)}`;
+  const done = `num_closed_issues + ${Math.trunc(closed)}`;
+  await db().query(
+    `UPDATE milestone SET num_issues = ${total}, num_closed_issues = ${done},
+       completeness = CASE WHEN ${total} > 0 THEN (${done}) * 100 / (${total}) ELSE 0 END WHERE id = :id`,
+    { replacements: { id }, transaction: ctx.tx },
+  );
+}
+
+/** Delete the milestones of a repository. */
+export async function deleteMilestonesOfRepo(ctx: DbContext, repoId: number): Promise<void> {
+  await MilestoneModel.destroy({ where: { repoId }, transaction: ctx.tx });
+}

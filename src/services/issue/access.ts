@@ -1,0 +1,62 @@
+/**
+ * Who may do what with issues, as Gitea's issue routes decide it: the issues unit for issues, the
+ * pull-requests unit for pull requests, all through the one permission function (RepoContext.perm).
+ */
+import type { DbContext } from '../../db';
+import { Forbidden, NotFound } from '../../errors';
+import { AccessMode, UnitType } from '../../models/perm';
+import { findIssueByIndex, type IssueModel } from '../../models/issue.model';
+import { isBlocked } from '../../models/user-blocking.model';
+import type { UserModel } from '../../models/user.model';
+import type { RepoContext } from '../repo/context';
+
+/** The unit that guards an issue: issues, or pull requests for a pull request. */
+export const unitOf = (isPull: boolean): UnitType => (isPull ? UnitType.PullRequests : UnitType.Issues);
+
+/** May the caller read issues (or pull requests)? */
+export function canReadIssues(rc: RepoContext, isPull: boolean): boolean {
+  return rc.perm.can(unitOf(isPull), AccessMode.Read);
+}
+
+/** May the caller write issues (or pull requests): labels, milestones, assignees, others' issues? */
+export function canWriteIssues(rc: RepoContext, isPull: boolean): boolean {
+  return rc.perm.can(unitOf(isPull), AccessMode.Write);
+}
+
+/**
+ * 404 unless the caller can read issues or pull requests (Gitea's mustEnableIssuesOrPulls).
+ * why: a repository whose tracker is external (or off) has no issues unit, so its issue API is a 404.
+ */
+export function assertTrackerReadable(rc: RepoContext): void {
+  if (!canReadIssues(rc, false) && !canReadIssues(rc, true)) throw new NotFound();
+}
+
+/** The issue or pull request numbered `index` that the caller may read; 404 otherwise. */
+export async function readableIssue(ctx: DbContext, rc: RepoContext, index: number): Promise<IssueModel> {
+  assertTrackerReadable(rc);
+  const issue = await findIssueByIndex(ctx, rc.repo.id, index);
+  if (!issue || !canReadIssues(rc, issue.isPull)) throw new NotFound(`issue does not exist [id: 0, repo_id: ${rc.repo.id}, index: ${index}]`);
+  return issue;
+}
+
+/** 403 unless the caller writes the issue's unit. */
+export function assertIssueWriter(rc: RepoContext, issue: IssueModel, message = 'write permission is required'): void {
+  if (!canWriteIssues(rc, issue.isPull)) throw new Forbidden(message);
+}
+
+/** May the caller change the title and body: the poster, or a writer. */
+export function canEditIssue(rc: RepoContext, doer: UserModel, issue: IssueModel): boolean {
+  return issue.posterId === doer.id || canWriteIssues(rc, issue.isPull);
+}
+
+/** 403 "user is blocked" when the repository's owner (or `alsoBy`) blocked the caller. */
+export async function assertNotBlocked(ctx: DbContext, rc: RepoContext, doer: UserModel, alsoBy: number[] = []): Promise<void> {
+  for (const blocker of new Set([rc.repo.ownerId, ...alsoBy])) {
+    if (blocker !== doer.id && (await isBlocked(ctx, blocker, doer.id))) throw new Forbidden('user is blocked');
+  }
+}
+
+/** 403 unless the caller writes issues or pull requests (Gitea's reqRepoWriter for labels and milestones). */
+export function assertTrackerWriter(rc: RepoContext): void {
+  if (!canWriteIssues(rc, false) && !canWriteIssues(rc, true)) throw new Forbidden('user should have a permission to write to a repo');
+}

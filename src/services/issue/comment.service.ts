@@ -1,0 +1,131 @@
+/**
+ * Comments on issues: list (per issue and per repository), create, get, edit, delete. Only plain
+ * comments are listed here; history entries appear in the timeline. A locked issue takes comments
+ * from writers only; a user the repository's owner or the issue's poster blocked cannot comment.
+ */
+import { withTx, type DbContext } from '../../db';
+import { Forbidden, NotFound, Validation } from '../../errors';
+import {
+  CommentType, deleteCommentRows, findCommentById, listIssueComments, listRepoComments, saveComment, type CommentModel, type TimeWindow,
+} from '../../models/comment.model';
+import { addIssueComments, findIssueById, lockIssue, touchIssue, type IssueModel } from '../../models/issue.model';
+import { indexText, unindexText } from '../../models/issue-search';
+import { deleteCommentReactions } from '../../models/reaction.model';
+import { deleteAttachmentRows, listCommentAttachments, type AttachmentModel } from '../../models/attachment.model';
+import type { UserModel } from '../../models/user.model';
+import type { RepoContext } from '../repo/context';
+import { assertNotArchived } from '../refs/access';
+import { removeAttachmentFiles } from '../release/attachment-store';
+import { assertNotBlocked, assertTrackerReadable, canReadIssues, canWriteIssues, readableIssue } from './access';
+import { record } from './history';
+import { recordMentions } from './mention';
+import { usersById } from './view';
+
+/** A comment with its issue, poster and attachments, for the converter. */
+export interface CommentView { row: CommentModel; issue: IssueModel; poster: UserModel | null; assets: AttachmentModel[] }
+
+/** Types whose content can be edited (comment, code comment, review, dismissed review). */
+const WITH_CONTENT = [CommentType.Comment, CommentType.Code, CommentType.Review, CommentType.DismissReview];
+
+async function views(ctx: DbContext, rows: CommentModel[], issues: Map<number, IssueModel>): Promise<CommentView[]> {
+  const user = await usersById(ctx, rows.map((r) => r.posterId));
+  const assets = await listCommentAttachments(ctx, rows.map((r) => r.id));
+  return rows.map((row) => ({ row, issue: issues.get(row.issueId)!, poster: user(row.posterId), assets: assets.filter((a) => a.commentId === row.id) }));
+}
+
+/** The plain comments of an issue, oldest first (Gitea lists them all). */
+export async function listCommentsOfIssue(ctx: DbContext, rc: RepoContext, index: number, w: TimeWindow): Promise<CommentView[]> {
+  const issue = await readableIssue(ctx, rc, index);
+  const { rows } = await listIssueComments(ctx, issue.id, { ...w, types: [CommentType.Comment] });
+  return views(ctx, rows, new Map([[issue.id, issue]]));
+}
+
+/** The plain comments of a repository's issues and pull requests the caller may read, one page. */
+export async function listCommentsOfRepo(ctx: DbContext, rc: RepoContext, w: TimeWindow, page: { limit: number; offset: number }): Promise<{ items: CommentView[]; total: number }> {
+  assertTrackerReadable(rc);
+  const { rows, count } = await listRepoComments(ctx, rc.repo.id, { issues: canReadIssues(rc, false), pulls: canReadIssues(rc, true) }, w, page.limit, page.offset);
+  const issues = new Map<number, IssueModel>();
+  for (const id of new Set(rows.map((r) => r.issueId))) {
+    const i = await findIssueById(ctx, id);
+    if (i) issues.set(id, i);
+  }
+  return { items: await views(ctx, rows, issues), total: count };
+}
+
+/** A comment of the repository that the caller may read; 404 otherwise. */
+async function readableComment(ctx: DbContext, rc: RepoContext, id: number): Promise<{ row: CommentModel; issue: IssueModel }> {
+  assertTrackerReadable(rc);
+  const row = await findCommentById(ctx, id);
+  if (!row) throw new NotFound(`comment does not exist [id: ${id}, issue_id: 0]`);
+  const issue = await findIssueById(ctx, row.issueId);
+  if (!issue || issue.repoId !== rc.repo.id || !canReadIssues(rc, issue.isPull)) throw new NotFound();
+  return { row, issue };
+}
+
+/** A plain comment by id; null for a history entry (Gitea answers 204 for those). */
+export async function getComment(ctx: DbContext, rc: RepoContext, id: number): Promise<CommentView | null> {
+  const { row, issue } = await readableComment(ctx, rc, id);
+  if (row.type !== CommentType.Comment) return null;
+  return (await views(ctx, [row], new Map([[issue.id, issue]])))[0];
+}
+
+/** Comment on an issue. */
+export async function createComment(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, body: string | undefined): Promise<CommentView> {
+  assertNotArchived(rc);
+  if (!body) throw new Validation('[Body]: Required');
+  const issue = await readableIssue(ctx, rc, index);
+  if (issue.isLocked && !canWriteIssues(rc, issue.isPull) && !doer.isAdmin) throw new Forbidden('You cannot comment on a locked issue.');
+  await assertNotBlocked(ctx, rc, doer, [issue.posterId]);
+  const row = await withTx(ctx, async (tx) => {
+    const c = await record(tx, { type: CommentType.Comment, issueId: issue.id, posterId: doer.id, content: body });
+    await recordMentions(tx, rc, issue, doer, body);
+    return c;
+  });
+  return { row, issue, poster: doer, assets: [] };
+}
+
+/** May the caller change or delete a comment: its poster, or a writer of the issue's unit. */
+function assertCommentEditor(rc: RepoContext, doer: UserModel, row: CommentModel, issue: IssueModel): void {
+  if (row.posterId !== doer.id && !canWriteIssues(rc, issue.isPull)) throw new Forbidden('');
+}
+
+/** Edit a comment's body; null for a history entry, which has none (Gitea answers 204). */
+export async function editComment(ctx: DbContext, doer: UserModel, rc: RepoContext, id: number, body: string | undefined): Promise<CommentView | null> {
+  assertNotArchived(rc);
+  if (!body) throw new Validation('[Body]: Required');
+  const { row, issue } = await readableComment(ctx, rc, id);
+  assertCommentEditor(rc, doer, row, issue);
+  if (!WITH_CONTENT.includes(row.type)) return null;
+  await assertNotBlocked(ctx, rc, doer, [issue.posterId]);
+  if (body !== row.content) {
+    await withTx(ctx, async (tx) => {
+      row.content = body;
+      row.contentVersion += 1;
+      await saveComment(tx, row);
+      if (row.type === CommentType.Comment) await indexText(tx, 'comment_fts', row.id, body);
+      await recordMentions(tx, rc, issue, doer, body);
+    });
+  }
+  return (await views(ctx, [row], new Map([[issue.id, issue]])))[0];
+}
+
+/** Delete a plain comment with its reactions and attachments (history entries stay; Gitea answers 204 either way). */
+export async function deleteComment(ctx: DbContext, doer: UserModel, rc: RepoContext, id: number): Promise<void> {
+  const { row, issue } = await readableComment(ctx, rc, id);
+  assertCommentEditor(rc, doer, row, issue);
+  if (row.type !== CommentType.Comment) return;
+  const uuids = await withTx(ctx, async (tx) => {
+    await lockIssue(tx, issue.id);
+    const fresh = await findCommentById(tx, row.id);
+    if (!fresh) return [];
+    const assets = await listCommentAttachments(tx, [fresh.id]);
+    await deleteAttachmentRows(tx, assets.map((a) => a.id));
+    await deleteCommentReactions(tx, [fresh.id]);
+    await unindexText(tx, 'comment_fts', [fresh.id]);
+    await deleteCommentRows(tx, [fresh.id]);
+    await addIssueComments(tx, issue.id, -1);
+    await touchIssue(tx, issue.id);
+    return assets.map((a) => a.uuid);
+  });
+  await removeAttachmentFiles(uuids);
+}

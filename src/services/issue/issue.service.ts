@@ -1,0 +1,158 @@
+/**
+ * Issues of a repository (`/repos/{owner}/{repo}/issues`): create, get, list with Gitea's filters,
+ * delete. The number is allocated in the creating transaction (repo_issue_counter), so concurrent
+ * creators on any node get 1, 2, 3... without gaps; the repository's counts move with it.
+ */
+import { withTx, type DbContext } from '../../db';
+import { Forbidden, NotFound, Validation } from '../../errors';
+import type { CreateIssueOption } from '../../api/issue';
+import { deleteIssueRow, insertIssue, issuesInOrder, lockIssue, type IssueModel } from '../../models/issue.model';
+import { allocateIssueIndex, adjustIssueCounts } from '../../models/repo-issue-counter.model';
+import { findLabelsByIds, adjustLabelCounts, labelIdsOfIssues, linkLabels } from '../../models/label.model';
+import { adjustMilestoneCounts, findMilestone } from '../../models/milestone.model';
+import { addAssignees, deleteIssueLinks } from '../../models/issue-links';
+import { commentIdsOfIssues, deleteCommentRows } from '../../models/comment.model';
+import { deleteIssueAttachments } from '../../models/attachment.model';
+import { countIssues, indexText, searchIssueIds, unindexText, type IssueFilter } from '../../models/issue-search';
+import { issueCountsOf } from '../../models/repo-issue-counter.model';
+import type { UserModel } from '../../models/user.model';
+import type { RepoContext } from '../repo/context';
+import { assertNotArchived, isRepoAdmin } from '../refs/access';
+import { removeAttachmentFiles } from '../release/attachment-store';
+import { assertNotBlocked, assertTrackerReadable, canReadIssues, canWriteIssues, readableIssue } from './access';
+import { resolveAssignees } from './assignee';
+import { parseApiTime } from './history';
+import { recordMentions } from './mention';
+import { changeState } from './state';
+import { issueViews, namesOf, type IssueView } from './view';
+
+/** Gitea's title rule on create: trimmed, at most 255 characters (longer ones end in an ellipsis). */
+export function issueTitle(title: string | undefined, trim = true): string {
+  const t = trim ? (title ?? '').trim() : (title ?? '');
+  const chars = [...t];
+  return chars.length > 255 ? `${chars.slice(0, 254).join('')}…` : t;
+}
+
+/** The full text an issue is found by. */
+export const issueText = (i: { name: string; content: string }) => `${i.name}\n${i.content}`;
+
+/** Create an issue; milestone, labels, assignees and due date are kept only for writers (as Gitea). */
+export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoContext, o: CreateIssueOption): Promise<IssueView> {
+  assertTrackerReadable(rc);
+  if (!canReadIssues(rc, false)) throw new Forbidden('user should have specific read permission or be a repo admin or a site admin');
+  assertNotArchived(rc);
+  const title = issueTitle(o.title);
+  if (!title) throw new Validation('[Title]: Required');
+  await assertNotBlocked(ctx, rc, doer);
+  const writer = canWriteIssues(rc, false);
+  let milestoneId = 0;
+  let labelIds: number[] = [];
+  let assignees: UserModel[] = [];
+  let deadline = 0;
+  if (writer) {
+    // why: Gitea silently drops a milestone or labels that are not the repository's (or its organization's).
+    if (o.milestone) milestoneId = (await findMilestone(ctx, rc.repo.id, o.milestone))?.id ?? 0;
+    if (o.labels?.length) {
+      const found = await findLabelsByIds(ctx, o.labels);
+      labelIds = found.filter((l) => l.repoId === rc.repo.id || (l.orgId > 0 && l.orgId === rc.repo.ownerId)).map((l) => l.id);
+    }
+    assignees = await resolveAssignees(ctx, rc, [...(o.assignees ?? []), ...(o.assignee ? [o.assignee] : [])]);
+    if (o.due_date) deadline = parseApiTime(o.due_date, 'DueDate');
+  }
+  const issueId = await withTx(ctx, async (tx) => {
+    const index = await allocateIssueIndex(tx, rc.repo.id, { numIssues: 1 });
+    const row = await insertIssue(tx, {
+      repoId: rc.repo.id, index, posterId: doer.id, name: title, content: o.body ?? '', milestoneId, isPull: false, ref: o.ref ?? '', deadlineUnix: deadline,
+    });
+    await indexText(tx, 'issue_fts', row.id, issueText(row));
+    if (labelIds.length) {
+      await linkLabels(tx, row.id, labelIds);
+      await adjustLabelCounts(tx, [...labelIds].sort((a, b) => a - b), 1, 0);
+    }
+    await adjustMilestoneCounts(tx, milestoneId, 1, 0);
+    await addAssignees(tx, row.id, assignees.map((u) => u.id));
+    await recordMentions(tx, rc, row, doer, row.content);
+    if (o.closed) await changeState(tx, (await lockIssue(tx, row.id))!, doer, true);
+    return row.id;
+  });
+  return (await issueViews(ctx, await issuesInOrder(ctx, [issueId]), namesOf(rc)))[0];
+}
+
+/** One issue (or pull request) by number. */
+export async function getIssue(ctx: DbContext, rc: RepoContext, index: number): Promise<IssueView> {
+  const row = await readableIssue(ctx, rc, index);
+  return (await issueViews(ctx, [row], namesOf(rc)))[0];
+}
+
+/** The filters of a repository's issue list, resolved to ids by the caller. */
+export type RepoIssueQuery = Omit<IssueFilter, 'repoIds' | 'isPull'> & { type?: string };
+
+/** Is the filter only repository, state and kind, which the counters answer without counting rows? */
+function countedByCounters(f: IssueFilter): boolean {
+  return Object.entries(f).every(([k, v]) => v === undefined || ['repoIds', 'isClosed', 'isPull'].includes(k)) && f.repoIds.length === 1;
+}
+
+async function total(ctx: DbContext, f: IssueFilter): Promise<number> {
+  if (!countedByCounters(f)) return countIssues(ctx, f);
+  const c = (await issueCountsOf(ctx, f.repoIds)).get(f.repoIds[0])!;
+  const issues = f.isClosed === undefined ? c.numIssues : f.isClosed ? c.numClosedIssues : c.numIssues - c.numClosedIssues;
+  const pulls = f.isClosed === undefined ? c.numPulls : f.isClosed ? c.numClosedPulls : c.numPulls - c.numClosedPulls;
+  return f.isPull === undefined ? issues + pulls : f.isPull ? pulls : issues;
+}
+
+/** One page of a filtered issue list and the filtered total. */
+export async function pageOfIssues(
+  ctx: DbContext, f: IssueFilter, sort: string, opts: { limit: number; offset: number }, rc?: RepoContext,
+): Promise<{ items: IssueView[]; total: number }> {
+  const [ids, count] = await Promise.all([searchIssueIds(ctx, f, sort, opts.limit, opts.offset), total(ctx, f)]);
+  return { items: await issueViews(ctx, await issuesInOrder(ctx, ids), rc ? namesOf(rc) : undefined), total: count };
+}
+
+/**
+ * A repository's issues and pull requests, newest first. `type` narrows to one kind; a caller who
+ * reads only one of the units sees only it, and asking for the other kind is a 404 (as Gitea).
+ */
+export async function listIssues(ctx: DbContext, rc: RepoContext, q: RepoIssueQuery, opts: { limit: number; offset: number }): Promise<{ items: IssueView[]; total: number }> {
+  assertTrackerReadable(rc);
+  const issues = canReadIssues(rc, false);
+  const pulls = canReadIssues(rc, true);
+  let isPull: boolean | undefined = q.type === 'pulls' ? true : q.type === 'issues' ? false : undefined;
+  if ((isPull === true && !pulls) || (isPull === false && !issues)) throw new NotFound();
+  if (isPull === undefined && issues !== pulls) isPull = pulls;
+  const { type: _type, ...filter } = q;
+  return pageOfIssues(ctx, { ...filter, repoIds: [rc.repo.id], isPull }, 'newest', opts, rc);
+}
+
+/** Delete an issue and everything it owns (repository admins and site admins). */
+export async function deleteIssue(ctx: DbContext, rc: RepoContext, index: number): Promise<void> {
+  const issue = await readableIssue(ctx, rc, index);
+  if (!isRepoAdmin(rc)) throw new Forbidden('user should be an owner or a collaborator with admin write of a repository');
+  const uuids = await withTx(ctx, async (tx) => {
+    const row = await lockIssue(tx, issue.id);
+    if (!row) throw new NotFound();
+    await removeIssueRows(tx, [row]);
+    return deleteIssueAttachments(tx, [row.id]);
+  });
+  await removeAttachmentFiles(uuids);
+}
+
+/**
+ * Remove issues with their comments, links and index documents, and take them out of every count
+ * (inside the caller's transaction; attachment rows are the caller's).
+ */
+export async function removeIssueRows(tx: DbContext, rows: IssueModel[]): Promise<void> {
+  const ids = rows.map((r) => r.id);
+  const labels = await labelIdsOfIssues(tx, ids);
+  for (const row of rows) {
+    const closed = row.isClosed ? 1 : 0;
+    await adjustIssueCounts(tx, row.repoId, row.isPull ? { numPulls: -1, numClosedPulls: -closed } : { numIssues: -1, numClosedIssues: -closed });
+    await adjustLabelCounts(tx, [...(labels.get(row.id) ?? [])].sort((a, b) => a - b), -(1 - closed), -closed);
+    await adjustMilestoneCounts(tx, row.milestoneId, -(1 - closed), -closed);
+  }
+  const commentIds = await commentIdsOfIssues(tx, ids);
+  await unindexText(tx, 'comment_fts', commentIds);
+  await deleteCommentRows(tx, commentIds);
+  await deleteIssueLinks(tx, ids);
+  await unindexText(tx, 'issue_fts', ids);
+  for (const id of ids) await deleteIssueRow(tx, id);
+}

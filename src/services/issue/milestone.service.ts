@@ -1,0 +1,82 @@
+/**
+ * Milestones of a repository (`/repos/{owner}/{repo}/milestones`): by id or by name, open or
+ * closed, with their issue counts and the repository's milestone counts.
+ */
+import { withTx, type DbContext } from '../../db';
+import { NotFound } from '../../errors';
+import type { CreateMilestoneOption, EditMilestoneOption } from '../../api/issue';
+import {
+  deleteMilestoneRow, findMilestone, findMilestoneByName, insertMilestone, listMilestones as listRows, saveMilestone, type MilestoneModel,
+} from '../../models/milestone.model';
+import { clearMilestoneOfIssues, nowUnix } from '../../models/issue.model';
+import { adjustIssueCounts } from '../../models/repo-issue-counter.model';
+import type { RepoContext } from '../repo/context';
+import { assertTrackerWriter } from './access';
+import { endOfDay, parseApiTime } from './history';
+
+/** Milestones of a repository: `state` open or closed (anything else: all), `name` a substring. */
+export function listMilestones(ctx: DbContext, rc: RepoContext, state: string | undefined, name: string | undefined, page?: { limit: number; offset: number }): Promise<{ rows: MilestoneModel[]; count: number }> {
+  const closed = state === 'open' ? false : state === 'closed' ? true : undefined;
+  return listRows(ctx, rc.repo.id, { closed, name }, page?.limit, page?.offset);
+}
+
+/** A milestone by id, or by exact name when `key` is not a number. */
+export async function getMilestone(ctx: DbContext, rc: RepoContext, key: string): Promise<MilestoneModel> {
+  const row = /^\d+$/.test(key) ? await findMilestone(ctx, rc.repo.id, Number(key)) : await findMilestoneByName(ctx, rc.repo.id, key);
+  if (!row) throw new NotFound(`milestone does not exist [id: ${/^\d+$/.test(key) ? key : 0}, repo_id: ${rc.repo.id}, name: ${key}]`);
+  return row;
+}
+
+/** Create a milestone (`state: "closed"` creates it closed). */
+export async function createMilestone(ctx: DbContext, rc: RepoContext, o: CreateMilestoneOption): Promise<MilestoneModel> {
+  assertTrackerWriter(rc);
+  const closed = o.state === 'closed';
+  const deadline = o.due_on ? parseApiTime(o.due_on, 'Deadline') : 0;
+  return withTx(ctx, async (tx) => {
+    const row = await insertMilestone(tx, rc.repo.id, {
+      name: (o.title ?? '').trim(), content: o.description ?? '', isClosed: closed, deadlineUnix: deadline, closedDateUnix: closed ? nowUnix() : 0,
+    });
+    await adjustIssueCounts(tx, rc.repo.id, { numMilestones: 1, numClosedMilestones: closed ? 1 : 0 });
+    return row;
+  });
+}
+
+/**
+ * Edit a milestone: a non-empty title, the description, the state; `due_on` becomes 23:59:59 of
+ * its date, and an absent `due_on` clears the deadline (as Gitea).
+ */
+export async function editMilestone(ctx: DbContext, rc: RepoContext, key: string, o: EditMilestoneOption): Promise<MilestoneModel> {
+  assertTrackerWriter(rc);
+  const found = await getMilestone(ctx, rc, key);
+  const deadline = o.due_on ? endOfDay(o.due_on, 'Deadline') : 0;
+  return withTx(ctx, async (tx) => {
+    const row = await findMilestone(tx, rc.repo.id, found.id);
+    if (!row) throw new NotFound();
+    if (o.title) row.name = o.title.trim();
+    if (o.description !== undefined && o.description !== null) row.content = o.description;
+    row.deadlineUnix = deadline;
+    if (o.state !== undefined && o.state !== null) {
+      const closed = o.state === 'closed';
+      if (closed !== row.isClosed) {
+        await adjustIssueCounts(tx, rc.repo.id, { numClosedMilestones: closed ? 1 : -1 });
+        row.isClosed = closed;
+        row.closedDateUnix = closed ? nowUnix() : 0;
+      }
+    }
+    await saveMilestone(tx, row);
+    return row;
+  });
+}
+
+/** Delete a milestone; its issues keep no milestone. */
+export async function deleteMilestone(ctx: DbContext, rc: RepoContext, key: string): Promise<void> {
+  assertTrackerWriter(rc);
+  const found = await getMilestone(ctx, rc, key);
+  await withTx(ctx, async (tx) => {
+    const row = await findMilestone(tx, rc.repo.id, found.id);
+    if (!row) throw new NotFound();
+    await clearMilestoneOfIssues(tx, row.id);
+    await adjustIssueCounts(tx, rc.repo.id, { numMilestones: -1, numClosedMilestones: row.isClosed ? -1 : 0 });
+    await deleteMilestoneRow(tx, row.id);
+  });
+}

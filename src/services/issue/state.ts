@@ -1,0 +1,62 @@
+/**
+ * What every change of an issue's labels, milestone or state must keep in step: the counts of the
+ * repository, its labels and its milestones, and the timeline. All run inside the caller's
+ * transaction, on an issue row it locked (lockIssue).
+ * why: counts move by increments in the same transaction as the change, so concurrent writers on
+ * any node never lose an update and a rolled-back change moves nothing.
+ */
+import type { DbContext } from '../../db';
+import { CommentType } from '../../models/comment.model';
+import { nowUnix, saveIssue, type IssueModel } from '../../models/issue.model';
+import { adjustLabelCounts, labelIdsOfIssues, linkLabels, unlinkLabels } from '../../models/label.model';
+import { adjustMilestoneCounts } from '../../models/milestone.model';
+import { adjustIssueCounts } from '../../models/repo-issue-counter.model';
+import type { UserModel } from '../../models/user.model';
+import { record } from './history';
+
+/** The open/closed increments an issue contributes to a counter. */
+const weight = (closed: boolean) => ({ open: closed ? 0 : 1, closed: closed ? 1 : 0 });
+
+/** Attach and detach labels of a locked issue, with label counts and one history entry per change. */
+export async function changeLabels(tx: DbContext, issue: IssueModel, doer: UserModel, add: number[], remove: number[]): Promise<void> {
+  const current = new Set((await labelIdsOfIssues(tx, [issue.id])).get(issue.id));
+  const adding = [...new Set(add)].filter((id) => !current.has(id));
+  const removing = [...new Set(remove)].filter((id) => current.has(id));
+  const w = weight(issue.isClosed);
+  if (removing.length) {
+    await unlinkLabels(tx, issue.id, removing);
+    await adjustLabelCounts(tx, [...removing].sort((a, b) => a - b), -w.open, -w.closed);
+    for (const labelId of removing) await record(tx, { type: CommentType.Label, issueId: issue.id, posterId: doer.id, labelId, content: '' });
+  }
+  if (adding.length) {
+    await linkLabels(tx, issue.id, adding);
+    await adjustLabelCounts(tx, [...adding].sort((a, b) => a - b), w.open, w.closed);
+    for (const labelId of adding) await record(tx, { type: CommentType.Label, issueId: issue.id, posterId: doer.id, labelId, content: '1' });
+  }
+}
+
+/** Move a locked issue to another milestone (0: none), with both milestones' counts and a history entry. */
+export async function changeMilestone(tx: DbContext, issue: IssueModel, doer: UserModel, milestoneId: number): Promise<void> {
+  const old = issue.milestoneId;
+  if (old === milestoneId) return;
+  const w = weight(issue.isClosed);
+  await adjustMilestoneCounts(tx, old, -w.open, -w.closed);
+  await adjustMilestoneCounts(tx, milestoneId, w.open, w.closed);
+  issue.milestoneId = milestoneId;
+  await saveIssue(tx, issue);
+  await record(tx, { type: CommentType.Milestone, issueId: issue.id, posterId: doer.id, oldMilestoneId: old, milestoneId });
+}
+
+/** Close or reopen a locked issue: repository, label and milestone counts, and a history entry. */
+export async function changeState(tx: DbContext, issue: IssueModel, doer: UserModel, closed: boolean): Promise<void> {
+  if (issue.isClosed === closed) return;
+  const d = closed ? 1 : -1;
+  await adjustIssueCounts(tx, issue.repoId, issue.isPull ? { numClosedPulls: d } : { numClosedIssues: d });
+  const labels = (await labelIdsOfIssues(tx, [issue.id])).get(issue.id) ?? [];
+  await adjustLabelCounts(tx, [...labels].sort((a, b) => a - b), -d, d);
+  await adjustMilestoneCounts(tx, issue.milestoneId, -d, d);
+  issue.isClosed = closed;
+  issue.closedUnix = closed ? nowUnix() : 0;
+  await saveIssue(tx, issue);
+  await record(tx, { type: closed ? CommentType.Close : CommentType.Reopen, issueId: issue.id, posterId: doer.id });
+}

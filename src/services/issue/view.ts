@@ -1,0 +1,70 @@
+/**
+ * Loading what the Issue JSON shows for a page of issues: posters, labels, milestones, assignees,
+ * attachments and pins, each in one query for the whole page.
+ */
+import type { DbContext } from '../../db';
+import { settings } from '../../config';
+import type { IssueView } from '../../models/issue-view';
+import type { IssueModel } from '../../models/issue.model';
+import { findLabelsByIds, labelIdsOfIssues } from '../../models/label.model';
+import { findMilestonesByIds } from '../../models/milestone.model';
+import { assigneeIdsOfIssues, pinOrdersOf } from '../../models/issue-links';
+import { listIssueAttachments } from '../../models/attachment.model';
+import { findUsersByIds, pseudoUser, type UserModel } from '../../models/user.model';
+import { findReposByIds } from '../../models/repository.model';
+import type { RepoContext } from '../repo/context';
+
+export type { IssueView };
+
+/** The names of a repository, for URLs. */
+export type RepoNames = Map<number, { owner: string; repo: string }>;
+
+/** The names of the repository of a RepoContext. */
+export function namesOf(rc: RepoContext): RepoNames {
+  return new Map([[rc.repo.id, { owner: rc.owner.name, repo: rc.repo.name }]]);
+}
+
+async function repoNames(ctx: DbContext, rows: IssueModel[], known?: RepoNames): Promise<RepoNames> {
+  const missing = [...new Set(rows.map((r) => r.repoId))].filter((id) => !known?.has(id));
+  const out: RepoNames = new Map(known ?? []);
+  for (const r of await findReposByIds(ctx, missing)) out.set(r.id, { owner: r.ownerName, repo: r.name });
+  return out;
+}
+
+/** Users by id, the Ghost user standing in for deleted ones. */
+export async function usersById(ctx: DbContext, ids: number[]): Promise<(id: number) => UserModel> {
+  const users = new Map((await findUsersByIds(ctx, [...new Set(ids)].filter((id) => id > 0))).map((u) => [u.id, u]));
+  return (id) => users.get(id) ?? pseudoUser(-1);
+}
+
+/** Views of issues (in their order), loading everything shown in a fixed number of queries. */
+export async function issueViews(ctx: DbContext, rows: IssueModel[], known?: RepoNames): Promise<IssueView[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const names = await repoNames(ctx, rows, known);
+  const [labelIds, assigneeIds, milestones, assets, pins] = await Promise.all([
+    labelIdsOfIssues(ctx, ids), assigneeIdsOfIssues(ctx, ids), findMilestonesByIds(ctx, rows.map((r) => r.milestoneId)),
+    listIssueAttachments(ctx, ids), pinOrdersOf(ctx, ids),
+  ]);
+  const labels = new Map((await findLabelsByIds(ctx, [...labelIds.values()].flat())).map((l) => [l.id, l]));
+  const user = await usersById(ctx, [...rows.map((r) => r.posterId), ...[...assigneeIds.values()].flat()]);
+  const milestoneById = new Map(milestones.map((m) => [m.id, m]));
+  const rootUrl = settings().server.rootUrl;
+  return rows.map((row) => {
+    const n = names.get(row.repoId) ?? { owner: '', repo: '' };
+    const own = (labelIds.get(row.id) ?? []).map((id) => labels.get(id)).filter((l) => !!l)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
+    return {
+      row,
+      repo: { rootUrl, repoId: row.repoId, owner: n.owner, repo: n.repo },
+      parts: {
+        poster: user(row.posterId),
+        labels: own.map((label) => ({ label, owner: n.owner, repo: label.orgId ? undefined : n.repo })),
+        milestone: milestoneById.get(row.milestoneId) ?? null,
+        assignees: (assigneeIds.get(row.id) ?? []).map(user),
+        assets: assets.filter((a) => a.issueId === row.id),
+        pinOrder: pins.get(row.id) ?? 0,
+      },
+    };
+  });
+}
