@@ -54,6 +54,17 @@ export function createInternalServer(): http.Server {
   return http.createServer(app);
 }
 
+/**
+ * A text body that is a JSON object is read as JSON. why: Gitea decodes JSON bodies whatever their
+ * content type, and clients rely on it (gitea-js sends some bodies, such as IssueMeta, as text/plain).
+ */
+function jsonInText(req: Request, _res: Response, next: NextFunction): void {
+  if (typeof req.body === 'string' && /^\s*\{/.test(req.body)) {
+    try { req.body = JSON.parse(req.body); } catch { /* not JSON: the route sees the text */ }
+  }
+  next();
+}
+
 /** The one error handler: Gitea's body for every failure; a 500 hides internals from non-admins and is logged. */
 function errorHandler() {
   const s = settings();
@@ -117,6 +128,7 @@ function buildApp(): Express {
   api.use(streamedUploads());
   api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.text({ limit: '10mb', type: 'text/plain' }));
+  api.use(jsonInText);
   api.use(bodyGuard());
   guardRowIds(api, ['id', 'attachment_id']);
   api.use(authenticate());

@@ -104,3 +104,20 @@ export interface EditIssueCommentOption { body: string }
 
 /** Body of the reaction routes. */
 export interface EditReactionOption { content?: string }
+
+/** An issue named by its repository and number (dependency bodies). */
+export interface IssueMeta { index: number; owner?: string; repo?: string }
+
+/** A running stopwatch. */
+export interface StopWatch {
+  created: string; seconds: number; duration: string; issue_index: number; issue_title: string; repo_owner_name: string; repo_name: string;
+}
+
+/** Body of POST /issues/{index}/times: seconds spent (required), when, and for whom (admins). */
+export interface AddTimeOption { time: number; created?: string; user_name?: string }
+
+/** Body of PUT /issues/{index}/lock. */
+export interface LockIssueOption { lock_reason?: string }
+
+/** Whether another issue and another pull request may be pinned. */
+export interface NewIssuePinsAllowed { issues: boolean; pull_requests: boolean }

@@ -15,6 +15,16 @@ export interface InternalTracker {
   enable_issue_dependencies: boolean;
 }
 
+/** An external issue tracker that replaces the built-in one. */
+export interface ExternalTracker {
+  external_tracker_url: string;
+  /** The issue URL, with {user}, {repo} and {index} placeholders. */
+  external_tracker_format?: string;
+  /** numeric, alphanumeric or regexp */
+  external_tracker_style?: string;
+  external_tracker_regexp_pattern?: string;
+}
+
 /** A repository. */
 export interface Repository {
   id: number;
@@ -53,6 +63,7 @@ export interface Repository {
   has_code: boolean;
   has_issues: boolean;
   internal_tracker?: InternalTracker;
+  external_tracker?: ExternalTracker;
   has_wiki: boolean;
   has_pull_requests: boolean;
   has_projects: boolean;
@@ -112,6 +123,10 @@ export interface EditRepoOption {
   template?: boolean;
   has_code?: boolean;
   has_issues?: boolean;
+  /** Settings of the built-in tracker (with has_issues). */
+  internal_tracker?: InternalTracker;
+  /** An external tracker to use instead of the built-in one (with has_issues). */
+  external_tracker?: ExternalTracker;
   has_wiki?: boolean;
   has_pull_requests?: boolean;
   has_projects?: boolean;

@@ -82,6 +82,11 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     DEFAULT_USER_VISIBILITY: { kind: 'string', def: 'public', oneOf: ['public', 'limited', 'private'] },
     DEFAULT_ORG_VISIBILITY: { kind: 'string', def: 'public', oneOf: ['public', 'limited', 'private'] },
     REQUIRE_SIGNIN_VIEW: { kind: 'bool', def: 'false' },
+    ENABLE_TIMETRACKING: { kind: 'bool', def: 'true' },
+    DEFAULT_ENABLE_TIMETRACKING: { kind: 'bool', def: 'true' },
+    DEFAULT_ALLOW_ONLY_CONTRIBUTORS_TO_TRACK_TIME: { kind: 'bool', def: 'true' },
+    DEFAULT_ENABLE_DEPENDENCIES: { kind: 'bool', def: 'true' },
+    ALLOW_CROSS_REPOSITORY_DEPENDENCIES: { kind: 'bool', def: 'true' },
   },
   api: {
     ENABLE_SWAGGER: { kind: 'bool', def: 'true' },
@@ -127,6 +132,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     MAX_FILES: { kind: 'int', def: '5', min: 0, max: 1e6 },
   },
   'repository.release': { ALLOWED_TYPES: { kind: 'string', def: '' } },
+  'repository.issue': { MAX_PINNED: { kind: 'int', def: '3', min: 0, max: 1e6 } },
   picture: { AVATAR_UPLOAD_PATH: { kind: 'string', def: '' } },
   user: { ENABLE_SSH_KEYS: { kind: 'bool', def: 'true' }, ENABLE_GPG_KEYS: { kind: 'bool', def: 'true' } },
   log: { LEVEL: { kind: 'string', def: 'info', oneOf: ['trace', 'debug', 'info', 'warn', 'error', 'none'] } },
@@ -234,6 +240,9 @@ export interface Settings {
     disableRegistration: boolean; emailDomainAllowlist: string[]; emailDomainBlocklist: string[];
     defaultKeepEmailPrivate: boolean; defaultAllowCreateOrganization: boolean;
     defaultUserVisibility: string; defaultOrgVisibility: string; requireSigninView: boolean;
+    /** Time tracking on the instance, and what a new repository's tracker starts with. */
+    enableTimetracking: boolean; defaultEnableTimetracking: boolean; defaultAllowOnlyContributorsToTrackTime: boolean;
+    defaultEnableDependencies: boolean; allowCrossRepositoryDependencies: boolean;
   };
   api: {
     enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number; defaultGitTreesPerPage: number;
@@ -264,6 +273,8 @@ export interface Settings {
   attachment: { enabled: boolean; path: string; allowedTypes: string; maxSize: number; maxFiles: number };
   /** [repository.release]: ALLOWED_TYPES of release assets (empty = any). */
   repositoryRelease: { allowedTypes: string };
+  /** [repository.issue]: how many issues (and, apart, pull requests) a repository may pin. */
+  repositoryIssue: { maxPinned: number };
   /** [picture]: where uploaded avatars are kept (default APP_DATA_PATH/avatars). */
   picture: { avatarUploadPath: string };
   log: { level: string };
@@ -321,6 +332,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     user: out.user,
     attachment: out.attachment,
     repositoryRelease: out['repository.release'],
+    repositoryIssue: out['repository.issue'],
     picture: out.picture,
     log: out.log,
     warnings,

@@ -3,7 +3,7 @@ import type { Repository, RepoPermissions, RepoTransfer } from '../api/repo';
 import type { RepositoryModel } from '../models/repository.model';
 import { Visibility, type UserModel } from '../models/user.model';
 import type { TeamModel } from '../models/team.model';
-import { NEW_REPO_PULLS_CONFIG, type PullRequestsConfig } from '../models/repo-unit.model';
+import { NEW_REPO_PULLS_CONFIG, type ExternalTrackerConfig, type IssuesConfig, type PullRequestsConfig } from '../models/repo-unit.model';
 import { UnitType, type AccessMode } from '../models/perm';
 import { toUser, type Viewer } from './user';
 import { toTeam } from './org';
@@ -19,12 +19,14 @@ export interface RepoExtras {
   units?: UnitType[]; permissions?: RepoPermissions;
   pulls?: PullRequestsConfig | null; parent?: Repository; transfer?: RepoTransfer | null;
   open?: { issues: number; pulls: number };
+  tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig;
 }
 
 /** A repository with everything around it, as the repository services hand it over. */
 export interface RepoViewData {
   repo: RepositoryModel; owner: UserModel; units: UnitType[]; permissions: RepoPermissions;
   pulls: PullRequestsConfig | null; parent?: RepoViewData | null; open?: { issues: number; pulls: number };
+  tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig;
   transfer?: { doer: UserModel; recipient: UserModel; teams: { team: TeamModel; units: Map<UnitType, AccessMode> }[] } | null;
 }
 
@@ -32,7 +34,7 @@ export interface RepoViewData {
 export function toRepositoryView(v: RepoViewData, viewer: Viewer | null, rootUrl: string): Repository {
   const t = v.transfer;
   return toRepository(v.repo, v.owner, viewer, rootUrl, {
-    units: v.units, permissions: v.permissions, pulls: v.pulls, open: v.open,
+    units: v.units, permissions: v.permissions, pulls: v.pulls, open: v.open, tracker: v.tracker, externalTracker: v.externalTracker,
     parent: v.parent ? toRepositoryView(v.parent, viewer, rootUrl) : undefined,
     // why: Gitea shows the transfer's users as to an anonymous viewer and its teams without their organization.
     transfer: t ? { doer: toUser(t.doer, null, rootUrl), recipient: toUser(t.recipient, null, rootUrl), teams: t.teams.map((x) => toTeam(x.team, x.units, null)) } : null,
@@ -90,9 +92,18 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     archived_at: r.archivedAt ? isoTime(r.archivedAt) : EPOCH,
     ...(x.permissions ? { permissions: x.permissions } : {}),
     has_code: units.has(UnitType.Code),
-    has_issues: units.has(UnitType.Issues),
-    ...(units.has(UnitType.Issues)
-      ? { internal_tracker: { enable_time_tracker: true, allow_only_contributors_to_track_time: true, enable_issue_dependencies: true } }
+    has_issues: units.has(UnitType.Issues) || units.has(UnitType.ExternalTracker),
+    ...(units.has(UnitType.Issues) && x.tracker
+      ? { internal_tracker: {
+        enable_time_tracker: x.tracker.EnableTimetracker, allow_only_contributors_to_track_time: x.tracker.AllowOnlyContributorsToTrackTime,
+        enable_issue_dependencies: x.tracker.EnableDependencies,
+      } }
+      : {}),
+    ...(!units.has(UnitType.Issues) && units.has(UnitType.ExternalTracker) && x.externalTracker
+      ? { external_tracker: {
+        external_tracker_url: x.externalTracker.ExternalTrackerURL, external_tracker_format: x.externalTracker.ExternalTrackerFormat,
+        external_tracker_style: x.externalTracker.ExternalTrackerStyle, external_tracker_regexp_pattern: x.externalTracker.ExternalTrackerRegexpPattern,
+      } }
       : {}),
     has_wiki: units.has(UnitType.Wiki),
     has_pull_requests: pulls,

@@ -94,3 +94,17 @@ export async function deleteIssueAttachments(ctx: DbContext, issueIds: number[])
   await deleteAttachmentRows(ctx, rows.map((r) => r.id));
   return rows.map((r) => r.uuid);
 }
+
+/** A new attachment of an issue (commentId 0) or of one of its comments. */
+export interface NewIssueAttachment { uuid: string; repoId: number; issueId: number; commentId: number; uploaderId: number; name: string; size: number }
+
+/** Insert an attachment row of an issue or comment. */
+export function insertIssueAttachment(ctx: DbContext, a: NewIssueAttachment): Promise<AttachmentModel> {
+  return AttachmentModel.create({ ...a }, { transaction: ctx.tx });
+}
+
+/** An attachment by id, or null. */
+export function findAttachmentById(ctx: DbContext, id: number): Promise<AttachmentModel | null> {
+  if (!Number.isSafeInteger(id)) return Promise.resolve(null);
+  return AttachmentModel.findByPk(id, { transaction: ctx.tx });
+}

@@ -70,3 +70,37 @@ export function unitConfigOf(ctx: DbContext, repoId: number, type: number): Prom
 export async function setUnitConfig(ctx: DbContext, repoId: number, type: number, config: string): Promise<void> {
   await RepoUnitModel.update({ config }, { where: { repoId, type }, transaction: ctx.tx });
 }
+
+/** The issues unit's settings (Gitea's IssuesConfig), stored in its config as JSON. */
+export interface IssuesConfig { EnableTimetracker: boolean; AllowOnlyContributorsToTrackTime: boolean; EnableDependencies: boolean }
+
+/** The external tracker unit's settings (Gitea's ExternalTrackerConfig). */
+export interface ExternalTrackerConfig {
+  ExternalTrackerURL: string; ExternalTrackerFormat: string; ExternalTrackerStyle: string; ExternalTrackerRegexpPattern: string;
+}
+
+function storedObject(json: string | null): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(json ?? '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The issues unit's settings; keys not stored take `defaults` (the instance's [service] DEFAULT_* values). */
+export function parseIssuesConfig(json: string | null, defaults: IssuesConfig): IssuesConfig {
+  const stored = storedObject(json);
+  const pick = (k: keyof IssuesConfig) => (typeof stored[k] === 'boolean' ? (stored[k] as boolean) : defaults[k]);
+  return { EnableTimetracker: pick('EnableTimetracker'), AllowOnlyContributorsToTrackTime: pick('AllowOnlyContributorsToTrackTime'), EnableDependencies: pick('EnableDependencies') };
+}
+
+/** The external tracker's settings. */
+export function parseExternalTrackerConfig(json: string | null): ExternalTrackerConfig {
+  const stored = storedObject(json);
+  const str = (k: keyof ExternalTrackerConfig) => (typeof stored[k] === 'string' ? (stored[k] as string) : '');
+  return {
+    ExternalTrackerURL: str('ExternalTrackerURL'), ExternalTrackerFormat: str('ExternalTrackerFormat'),
+    ExternalTrackerStyle: str('ExternalTrackerStyle') || 'numeric', ExternalTrackerRegexpPattern: str('ExternalTrackerRegexpPattern'),
+  };
+}

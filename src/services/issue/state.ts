@@ -6,13 +6,18 @@
  * any node never lose an update and a rolled-back change moves nothing.
  */
 import type { DbContext } from '../../db';
+import { HttpError } from '../../errors';
+import { openBlockerCount } from '../../models/issue-dependency';
 import { CommentType } from '../../models/comment.model';
 import { nowUnix, saveIssue, type IssueModel } from '../../models/issue.model';
 import { adjustLabelCounts, labelIdsOfIssues, linkLabels, unlinkLabels } from '../../models/label.model';
 import { adjustMilestoneCounts } from '../../models/milestone.model';
 import { adjustIssueCounts } from '../../models/repo-issue-counter.model';
 import type { UserModel } from '../../models/user.model';
+import { findStopwatch } from '../../models/stopwatch.model';
 import { record } from './history';
+import { finishStopwatch } from './stopwatch';
+import { dependenciesEnabled } from './tracker-settings';
 
 /** The open/closed increments an issue contributes to a counter. */
 const weight = (closed: boolean) => ({ open: closed ? 0 : 1, closed: closed ? 1 : 0 });
@@ -50,6 +55,10 @@ export async function changeMilestone(tx: DbContext, issue: IssueModel, doer: Us
 /** Close or reopen a locked issue: repository, label and milestone counts, and a history entry. */
 export async function changeState(tx: DbContext, issue: IssueModel, doer: UserModel, closed: boolean): Promise<void> {
   if (issue.isClosed === closed) return;
+  // why: as Gitea, an issue cannot be closed while an issue it depends on is open (reopening is always allowed).
+  if (closed && (await dependenciesEnabled(tx, issue.repoId)) && (await openBlockerCount(tx, issue.id)) > 0) {
+    throw new HttpError(412, 'cannot close this issue or pull request because it still has open dependencies');
+  }
   const d = closed ? 1 : -1;
   await adjustIssueCounts(tx, issue.repoId, issue.isPull ? { numClosedPulls: d } : { numClosedIssues: d });
   const labels = (await labelIdsOfIssues(tx, [issue.id])).get(issue.id) ?? [];
@@ -59,4 +68,7 @@ export async function changeState(tx: DbContext, issue: IssueModel, doer: UserMo
   issue.closedUnix = closed ? nowUnix() : 0;
   await saveIssue(tx, issue);
   await record(tx, { type: closed ? CommentType.Close : CommentType.Reopen, issueId: issue.id, posterId: doer.id });
+  // why: as Gitea, closing an issue stops the closer's stopwatch on it.
+  const sw = closed ? await findStopwatch(tx, doer.id, issue.id) : null;
+  if (sw) await finishStopwatch(tx, sw);
 }

@@ -18,6 +18,8 @@ import type { RepoContext } from '../repo/context';
 import { readableIssue, unitOf } from './access';
 import { AccessMode } from '../../models/perm';
 import { issueViews, namesOf, usersById } from './view';
+import { timeViews } from './time.service';
+import { findTrackedTimes } from '../../models/tracked-time.model';
 
 const CROSS_REFS = [CommentType.IssueRef, CommentType.CommentRef, CommentType.PullRef];
 
@@ -34,6 +36,7 @@ export async function timeline(
   const user = await usersById(ctx, [...rows.map((r) => r.posterId), ...rows.map((r) => r.assigneeId)]);
   const labels = new Map((await findLabelsByIds(ctx, rows.map((r) => r.labelId))).map((l) => [l.id, l]));
   const milestones = new Map((await findMilestonesByIds(ctx, [...rows.map((r) => r.milestoneId), ...rows.map((r) => r.oldMilestoneId)])).map((m) => [m.id, m]));
+  const times = new Map((await timeViews(ctx, await findTrackedTimes(ctx, rows.map((r) => r.timeId).filter((id) => id > 0)))).map((t) => [t.id, t]));
   const repo = { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name };
   const out: TimelineView[] = [];
   for (const row of rows) {
@@ -44,7 +47,7 @@ export async function timeline(
       label: label ? { label, owner: rc.owner.name, repo: label.orgId ? undefined : rc.repo.name } : null,
       milestone: milestones.get(row.milestoneId) ?? null, oldMilestone: milestones.get(row.oldMilestoneId) ?? null,
       assignee: row.assigneeId ? user(row.assigneeId) : null, refIssue: otherViews.get(row.refIssueId) ?? null,
-      dependentIssue: otherViews.get(row.dependentIssueId) ?? null, trackedTime: null,
+      dependentIssue: otherViews.get(row.dependentIssueId) ?? null, trackedTime: times.get(row.timeId) ?? null,
     });
   }
   return out;

@@ -115,6 +115,12 @@ export async function openDownload(ctx: DbContext, p: Principal, uuid: string): 
   if (!/^[0-9a-f-]{36}$/.test(uuid)) throw new NotFound();
   const row = await findAttachmentByUuid(ctx, uuid);
   if (!row || row.releaseId === 0) throw new NotFound();
+  return openReleaseAttachment(ctx, p, row);
+}
+
+/** Open a release asset's row for `p`, on the same terms as openDownload (for the `/attachments/{uuid}` route). */
+export async function openReleaseAttachment(ctx: DbContext, p: Principal, row: AttachmentModel): Promise<AttachmentDownload> {
+  if (row.releaseId === 0) throw new NotFound();
   const repo = await findRepoById(ctx, row.repoId);
   const owner = repo && (await findUserById(ctx, repo.ownerId));
   if (!repo || !owner) throw new NotFound();

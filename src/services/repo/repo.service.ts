@@ -16,12 +16,16 @@ import {
 import { enabledUnits } from '../../models/access';
 import { TableCache } from '../../models/table-cache';
 import { formatScopes } from '../auth/scope';
-import { parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, type PullRequestsConfig } from '../../models/repo-unit.model';
+import {
+  parseExternalTrackerConfig, parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, type ExternalTrackerConfig, type IssuesConfig,
+  type PullRequestsConfig,
+} from '../../models/repo-unit.model';
+import { trackerConfigOf } from '../issue/tracker-settings';
 import { attachmentUuidsOfRepos } from '../../models/attachment.model';
 import { removeAttachmentFiles } from '../release/attachment-store';
 import { AccessMode, UnitType } from '../../models/perm';
 import { issueCountsOf, type IssueCounts } from '../../models/repo-issue-counter.model';
-import type { EditRepoOption, RepoPermissions } from '../../api/repo';
+import type { EditRepoOption, ExternalTracker, RepoPermissions } from '../../api/repo';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
 import type { Principal } from '../auth/principal';
 import { assertRepoName } from './repo-create.service';
@@ -39,6 +43,8 @@ export interface RepoView {
   pulls: PullRequestsConfig | null; parent?: RepoView | null; transfer?: TransferView | null;
   /** Open issues and open pull requests (the repository's counters). */
   open?: { issues: number; pulls: number };
+  /** The built-in tracker's settings, or the external tracker (whichever is on). */
+  tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig;
 }
 
 /** Gitea's permission triple from a computed permission. */
@@ -67,6 +73,9 @@ export async function viewOf(ctx: DbContext, p: Principal, repo: RepositoryModel
     parent: withParent ? await parentView(ctx, p, repo) : undefined,
     transfer: await transferViewOf(ctx, repo.id),
     open: openCounts((await issueCountsOf(ctx, [repo.id])).get(repo.id)!),
+    tracker: units.includes(UnitType.Issues) ? await trackerConfigOf(ctx, repo.id) : undefined,
+    externalTracker: units.includes(UnitType.ExternalTracker)
+      ? parseExternalTrackerConfig(await unitConfigOf(ctx, repo.id, UnitType.ExternalTracker)) : undefined,
   };
 }
 
@@ -149,8 +158,41 @@ async function validateEdit(ctx: DbContext, rc: RepoContext, o: EditRepoOption):
     if (o[f] === true) units.add(u);
     else if (o[f] === false) units.delete(u);
   }
+  // why: as Gitea, has_issues with an external tracker turns the built-in tracker off, and the other way round.
+  if (o.has_issues !== undefined) units.delete(UnitType.ExternalTracker);
+  if (o.has_issues === true && o.external_tracker) {
+    assertExternalTracker(o.external_tracker);
+    units.delete(UnitType.Issues);
+    units.add(UnitType.ExternalTracker);
+  }
   if (units.size === 0) throw new Validation('at least one repository unit must stay enabled');
   return [...units];
+}
+
+/** 422 unless an external tracker's URL (and issue URL format) are http(s) URLs. */
+function assertExternalTracker(t: ExternalTracker): void {
+  const isUrl = (v: string) => /^https?:\/\/[^\s/]+/i.test(v) && URL.canParse(v);
+  if (!isUrl(t.external_tracker_url ?? '')) throw new Validation('External tracker URL not valid');
+  const format = (t.external_tracker_format ?? '').replace(/\{(user|repo|index)\}/g, 'x');
+  if (format && !isUrl(format)) throw new Validation('External tracker URL format not valid');
+}
+
+/** The tracker configs an edit stores: the built-in tracker's settings, or the external tracker. */
+async function storeTrackerConfigs(tx: DbContext, repoId: number, o: EditRepoOption): Promise<void> {
+  if (o.has_issues !== true) return;
+  const t = o.external_tracker;
+  if (t) {
+    await setUnitConfig(tx, repoId, UnitType.ExternalTracker, JSON.stringify({
+      ExternalTrackerURL: t.external_tracker_url, ExternalTrackerFormat: t.external_tracker_format ?? '',
+      ExternalTrackerStyle: t.external_tracker_style || 'numeric', ExternalTrackerRegexpPattern: t.external_tracker_regexp_pattern ?? '',
+    }));
+  } else if (o.internal_tracker) {
+    const i = o.internal_tracker;
+    await setUnitConfig(tx, repoId, UnitType.Issues, JSON.stringify({
+      EnableTimetracker: !!i.enable_time_tracker, AllowOnlyContributorsToTrackTime: !!i.allow_only_contributors_to_track_time,
+      EnableDependencies: !!i.enable_issue_dependencies,
+    }));
+  }
 }
 
 /** Apply an edit (admins of the repository); returns the updated row. */
@@ -183,6 +225,7 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
     const pullsConfig = await pullsConfigAfter(tx, rc, o, units);
     if (units) await setRepoUnits(tx, repo.id, units);
     if (pullsConfig !== null) await setUnitConfig(tx, repo.id, UnitType.PullRequests, pullsConfig);
+    await storeTrackerConfigs(tx, repo.id, o);
     if (renaming) {
       await renameRepoRow(tx, repo, o.name!);
       for (const wiki of [false, true]) {
