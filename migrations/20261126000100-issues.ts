@@ -117,7 +117,9 @@ async function attachmentIndexes(qi: MigrationParams['context']): Promise<void> 
 async function fullText(qi: MigrationParams['context'], dialect: string): Promise<void> {
   if (dialect === 'sqlite') {
     for (const t of ['issue_fts', 'comment_fts']) {
-      await qi.sequelize.query(`CREATE VIRTUAL TABLE ${t} USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0')`);
+      // why: a plain FTS5 table (it keeps a copy of the text): contentless variants need SQLite 3.43,
+      // and the sqlite3 tool of Debian stable, which restores a dump, is older.
+      await qi.sequelize.query(`CREATE VIRTUAL TABLE ${t} USING fts5(body, tokenize='unicode61 remove_diacritics 0')`);
     }
     return;
   }

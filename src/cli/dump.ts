@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { settings } from '../config';
 import { dumpDatabase } from '../db/dump';
+import { fullTextRebuildSql } from '../models/issue-search';
 import { CliError, parseArgs } from './util';
 
 /** Is `p` inside `dir` (or `dir` itself)? */
@@ -36,7 +37,7 @@ export async function runDump(args: string[]): Promise<void> {
   if (fs.existsSync(file)) throw new CliError(`Dump file "${file}" exists`);
   const staging = fs.mkdtempSync(path.join(flags.tempdir ?? os.tmpdir(), 'forge-dump-'));
   try {
-    await dumpDatabase(s, path.join(staging, 'forge-db.sql'));
+    await dumpDatabase(s, path.join(staging, 'forge-db.sql'), fullTextRebuildSql());
     const top = ['forge-db.sql'];
     if (s.configPath) {
       fs.copyFileSync(s.configPath, path.join(staging, 'app.ini'));

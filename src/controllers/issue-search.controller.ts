@@ -27,10 +27,9 @@ export class IssueSearchController extends Controller {
     @Query() reviewed?: boolean, @Query() owner?: string, @Query() team?: string, @Query() sort?: string, @Query() page?: number, @Query() limit?: number,
   ): Promise<Issue[]> {
     void priority_repo_id;
-    void milestones;
     const opts = listOptions(page, limit ?? SEARCH_PAGE);
     const { items, total } = await searchIssues(ctxOf(req), req.principal, {
-      state, labels, q, type, since: unix(since), before: unix(before), owner, team, created, assigned, mentioned,
+      state, labels, milestones, q, type, since: unix(since), before: unix(before), owner, team, created, assigned, mentioned,
       reviewRequested: review_requested, reviewed, sort,
     }, opts);
     setPaging(req, opts, total);

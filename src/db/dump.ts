@@ -21,7 +21,7 @@ function literal(v: unknown): string {
 }
 
 /** Write the SQLite database as SQL to `file`. */
-async function dumpSqlite(file: string): Promise<void> {
+async function dumpSqlite(file: string, rebuild: string[]): Promise<void> {
   const out = fs.createWriteStream(file);
   const write = async (text: string) => { if (!out.write(text)) await once(out, 'drain'); };
   // why: one transaction, so the schema and every table come from the same moment while the forge writes.
@@ -33,12 +33,13 @@ async function dumpSqlite(file: string): Promise<void> {
       "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY CASE type WHEN 'table' THEN 0 ELSE 1 END, name");
     const tables = schema.filter((s) => s.type === 'table');
     // why: a full-text (virtual) table keeps its index in shadow tables that its CREATE makes again;
-    // the dump creates the virtual table, skips its own rows, and fills the shadow tables instead
-    // (replacing the rows its CREATE wrote).
+    // the dump creates the virtual table empty, leaves its shadow tables out, and the caller's
+    // `rebuild` statements fill it again from the rows it indexes.
     const virtual = tables.filter((t) => /^CREATE VIRTUAL TABLE/i.test(t.sql)).map((t) => t.name);
     const shadow = (name: string) => virtual.some((v) => name.startsWith(`${v}_`));
     for (const t of tables) {
-      if (!shadow(t.name)) await write(`${t.sql};\n`);
+      if (shadow(t.name)) continue;
+      await write(`${t.sql};\n`);
       if (virtual.includes(t.name)) continue;
       const quoted = `"${t.name.replace(/"/g, '""')}"`;
       for (let after = -9e18; ;) {
@@ -46,12 +47,13 @@ async function dumpSqlite(file: string): Promise<void> {
         if (rows.length === 0) break;
         for (const r of rows) {
           const { __rowid, ...cols } = r;
-          await write(`INSERT${shadow(t.name) ? ' OR REPLACE' : ''} INTO ${quoted} (${Object.keys(cols).map((c) => `"${c.replace(/"/g, '""')}"`).join(',')}) VALUES(${Object.values(cols).map(literal).join(',')});\n`);
+          await write(`INSERT INTO ${quoted} (${Object.keys(cols).map((c) => `"${c.replace(/"/g, '""')}"`).join(',')}) VALUES(${Object.values(cols).map(literal).join(',')});\n`);
           after = Number(__rowid);
         }
       }
     }
     for (const i of schema.filter((s) => s.type !== 'table')) await write(`${i.sql};\n`);
+    for (const sql of rebuild) await write(`${sql};\n`);
     await write('COMMIT;\n');
   });
   out.end();
@@ -71,7 +73,10 @@ async function dumpPostgres(s: Settings, file: string): Promise<void> {
   if (code !== 0) throw new Error(`pg_dump failed: ${err.trim() || `exit ${code}`}`);
 }
 
-/** Write the configured database as SQL to `file`. */
-export function dumpDatabase(s: Settings, file: string): Promise<void> {
-  return s.database.dbType === 'postgres' ? dumpPostgres(s, file) : dumpSqlite(file);
+/**
+ * Write the configured database as SQL to `file`. On SQLite, `rebuild` are the statements that
+ * refill the full-text tables from the rows they index, run at the end of a restore.
+ */
+export function dumpDatabase(s: Settings, file: string, rebuild: string[] = []): Promise<void> {
+  return s.database.dbType === 'postgres' ? dumpPostgres(s, file) : dumpSqlite(file, rebuild);
 }

@@ -165,3 +165,11 @@ export async function countIssues(ctx: DbContext, f: IssueFilter): Promise<numbe
 export async function unindexSelected(ctx: DbContext, table: 'issue_fts' | 'comment_fts', idsSql: string, replacements: Record<string, unknown>): Promise<void> {
   await db().query(`DELETE FROM ${table} WHERE ${isSqlite() ? 'rowid' : 'id'} IN (${idsSql})`, { replacements, transaction: ctx.tx });
 }
+
+/** SQLite statements that refill the keyword index from the issues and comments it indexes (after a restore). */
+export function fullTextRebuildSql(): string[] {
+  return [
+    "INSERT INTO issue_fts (rowid, body) SELECT id, name || char(10) || content FROM issue",
+    "INSERT INTO comment_fts (rowid, body) SELECT id, content FROM comment WHERE type = 0 AND content <> ''",
+  ];
+}

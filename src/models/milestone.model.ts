@@ -90,3 +90,12 @@ export async function adjustMilestoneCounts(ctx: DbContext, id: number, open: nu
 export async function deleteMilestonesOfRepo(ctx: DbContext, repoId: number): Promise<void> {
   await MilestoneModel.destroy({ where: { repoId }, transaction: ctx.tx });
 }
+
+/** Ids of milestones of any repository whose names are among `names`, ignoring case (issue search). */
+export async function milestoneIdsByNamesAnywhere(ctx: DbContext, names: string[]): Promise<number[]> {
+  if (names.length === 0) return [];
+  const rows = await MilestoneModel.findAll({
+    where: sqlWhere(fn('lower', col('name')), { [Op.in]: names.map((n) => n.toLowerCase()) }), attributes: ['id'], transaction: ctx.tx,
+  });
+  return rows.map((r) => r.id);
+}

@@ -42,6 +42,9 @@ describe('forge dump', function () {
       method: 'POST', headers: { Authorization: `token ${alice.token}`, 'Content-Type': 'application/octet-stream' }, body: 'the asset\n',
     });
     expect(asset.status).to.equal(201);
+    const issue = await w.raw('POST', '/repos/alice/proj/issues', { title: 'Flux capacitor', body: 'needs 1.21 gigawatts' }, { token: alice.token });
+    expect(issue.status).to.equal(201);
+    expect((await w.raw('POST', '/repos/alice/proj/issues/1/comments', { body: 'plutonium delivered' }, { token: alice.token })).status).to.equal(201);
     // an archive in the cache, which the dump leaves out
     expect((await fetch(`${w.server.api}/repos/alice/proj/archive/main.zip`, { headers: { Authorization: `token ${alice.token}` } })).status).to.equal(200);
   });
@@ -88,6 +91,11 @@ describe('forge dump', function () {
     expect(Buffer.from(await media.arrayBuffer()).equals(Buffer.alloc(4000, 9))).to.equal(true);
     const asset = await fetch(`${restored.url}alice/proj/releases/download/v1/asset.txt`, { headers: { Authorization: `token ${alice.token}` } });
     expect(await asset.text()).to.equal('the asset\n');
+    // the keyword index is rebuilt from the issues and comments
+    for (const word of ['capacitor', 'gigawatts', 'plutonium']) {
+      const found = (await (await api(`/repos/alice/proj/issues?q=${word}`)).json()) as { number: number }[];
+      expect(found.map((i) => i.number), word).to.deep.equal([1]);
+    }
     const g = new GitTool(w);
     const clone = path.join(tmp, 'clone');
     await g.ok(['clone', '-q', `http://alice:${alice.token}@${new URL(restored.url).host}/alice/proj.git`, clone]);

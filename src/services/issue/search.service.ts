@@ -10,6 +10,7 @@ import { UnitType } from '../../models/perm';
 import { visibleRepoIdsSql } from '../../models/repository.model';
 import { findUserByName } from '../../models/user.model';
 import { findLabelsByNamesAnywhere } from '../../models/label.model';
+import { milestoneIdsByNamesAnywhere } from '../../models/milestone.model';
 import { isIssueSort, type IssueFilter } from '../../models/issue-search';
 import type { Principal } from '../auth/principal';
 import { repoVisibility } from '../repo/repo.service';
@@ -18,7 +19,7 @@ import type { IssueView } from './view';
 
 /** The query of an issue search. */
 export interface IssueSearchQuery {
-  state?: string; labels?: string; q?: string; type?: string; since?: number; before?: number; owner?: string; team?: string;
+  state?: string; labels?: string; milestones?: string; q?: string; type?: string; since?: number; before?: number; owner?: string; team?: string;
   created?: boolean; assigned?: boolean; mentioned?: boolean; reviewRequested?: boolean; reviewed?: boolean; sort?: string;
 }
 
@@ -47,6 +48,11 @@ export async function searchIssues(ctx: DbContext, p: Principal, q: IssueSearchQ
     const names = q.labels.split(',').map((s) => s.trim()).filter(Boolean);
     const ids = (await findLabelsByNamesAnywhere(ctx, names)).map((l) => l.id);
     if (ids.length) f.anyLabelIds = ids;
+  }
+  if (q.milestones) {
+    const ids = await milestoneIdsByNamesAnywhere(ctx, q.milestones.split(',').map((s) => s.trim()).filter(Boolean));
+    // why: as Gitea, names that match no milestone filter nothing rather than everything.
+    f.milestoneIds = ids.length ? ids : [0];
   }
   const me = p.user;
   if (me) {
