@@ -37,10 +37,8 @@ export function openDatabase(s: Settings): Sequelize {
       // why: sqlite allows one writer; transactions take the write lock up front so two never deadlock upgrading.
       transactionType: Transaction.TYPES.IMMEDIATE,
       retry: { max: 5, match: [/SQLITE_BUSY/] },
-      hooks: {
-        afterConnect: (conn: unknown) => sqliteTune(conn as SqliteConn),
-      },
     });
+    shareAndTuneConnections(instance);
   } else {
     const [host, port] = s.database.host.split(':');
     instance = new Sequelize({
@@ -102,6 +100,39 @@ function rememberTableInfo(conn: SqliteConn): void {
       if (!err) memo.set(table, rows);
       (cb as SqliteCallback)(err, rows);
     });
+  };
+}
+
+interface SqliteConnectionManager {
+  connections: Record<string, SqliteConn>;
+  getConnection(options?: { uuid?: string }): Promise<SqliteConn>;
+  releaseConnection(conn: SqliteConn, force?: boolean): void;
+}
+
+const TX_CONNECTION = 'transactions';
+
+/**
+ * Tune every SQLite connection as it opens, and run all transactions on one long-lived connection.
+ * why: Sequelize's SQLite dialect opens a new connection for each transaction and closes it at the
+ * end, and never runs the afterConnect hook, so connections were untuned (rollback journal, full
+ * sync, 1 s busy wait) and each transaction paid for opening one. withTx runs a process's SQLite
+ * transactions one at a time, so they can share a connection.
+ */
+function shareAndTuneConnections(sequelize: Sequelize): void {
+  const cm = sequelize.connectionManager as unknown as SqliteConnectionManager;
+  const get = cm.getConnection.bind(cm);
+  const release = cm.releaseConnection.bind(cm);
+  const tuned = new WeakMap<SqliteConn, Promise<void>>();
+  cm.getConnection = async (options = {}) => {
+    const uuid = options.uuid && options.uuid !== 'default' ? TX_CONNECTION : options.uuid;
+    const conn = await get({ ...options, uuid });
+    if (!tuned.has(conn)) tuned.set(conn, sqliteTune(conn));
+    await tuned.get(conn);
+    return conn;
+  };
+  cm.releaseConnection = (conn, force) => {
+    if (conn === cm.connections[TX_CONNECTION]) return;
+    release(conn, force);
   };
 }
 
