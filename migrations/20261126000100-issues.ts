@@ -31,6 +31,8 @@ export async function up({ context: qi }: MigrationParams): Promise<void> {
   await qi.addIndex('issue', ['repo_id', 'index'], { unique: true, name: 'UQE_issue_repo_index' });
   // why: the default listing (state, newest first) reads this index alone, so a deep page is a short index walk.
   await qi.addIndex('issue', ['repo_id', 'is_closed', 'created_unix', 'id', 'is_pull'], { name: 'IDX_issue_repo_state_created' });
+  // why: a search across many repositories walks issues newest first and keeps those of the caller's repositories.
+  await qi.addIndex('issue', ['is_closed', 'created_unix', 'id', 'repo_id', 'is_pull'], { name: 'IDX_issue_state_created' });
   await qi.addIndex('issue', ['poster_id'], { name: 'IDX_issue_poster_id' });
   await qi.addIndex('issue', ['milestone_id'], { name: 'IDX_issue_milestone_id' });
   await qi.addIndex('issue', ['closed_unix'], { name: 'IDX_issue_closed_unix' });

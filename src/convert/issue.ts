@@ -1,6 +1,7 @@
 /**
  * Tracker rows -> Gitea's Issue, Label, Milestone, Comment, TimelineComment and Reaction JSON.
- * Pure: everything shown is loaded by the caller.
+ * Pure: everything shown is loaded by the caller. Rows may be plain values read raw (SQLite then
+ * gives booleans as 0/1), so booleans go through Boolean().
  */
 import type { Comment, Issue, Label, Milestone, Reaction, RepositoryMeta, TimelineComment, TrackedTime } from '../api/issue';
 import type { IssueModel } from '../models/issue.model';
@@ -30,7 +31,7 @@ export function toLabel(l: LabelModel, rootUrl: string, where: { owner: string; 
     ? `${rootUrl}api/v1/orgs/${encodeURIComponent(where.owner)}/labels`
     : `${rootUrl}api/v1/repos/${encodeURIComponent(where.owner)}/${encodeURIComponent(where.repo)}/labels`;
   return {
-    id: l.id, name: l.name, exclusive: l.exclusive, is_archived: Number(l.archivedUnix) > 0, color: l.color.replace(/^#/, ''),
+    id: l.id, name: l.name, exclusive: Boolean(l.exclusive), is_archived: Number(l.archivedUnix) > 0, color: l.color.replace(/^#/, ''),
     description: l.description, url: `${base}/${l.id}`,
   };
 }
@@ -64,7 +65,7 @@ export function toIssue(i: IssueModel, p: IssueParts, r: RepoRef, viewer: Viewer
     milestone: p.milestone ? toMilestone(p.milestone) : null,
     // why: Gitea shows the first assignee in the old single field and null, not [], for none.
     assignee: assignees[0] ?? null, assignees: assignees.length ? assignees : null,
-    state: i.isClosed ? 'closed' : 'open', is_locked: i.isLocked, comments: i.numComments,
+    state: i.isClosed ? 'closed' : 'open', is_locked: Boolean(i.isLocked), comments: Number(i.numComments),
     created_at: unixTime(i.createdUnix), updated_at: unixTime(i.updatedUnix), closed_at: i.isClosed ? optTime(i.closedUnix) : null,
     due_date: optTime(i.deadlineUnix),
     pull_request: i.isPull ? { merged: false, merged_at: null, draft: false, html_url: html } : null,
@@ -120,7 +121,7 @@ export function toTimelineComment(v: TimelineView, viewer: Viewer | null): Timel
   const html = issueHtmlUrl(issue, r);
   const user = (u: UserModel | null) => (u ? toUser(u, viewer, r.rootUrl) : null);
   return {
-    id: c.id, type: COMMENT_TYPE_NAMES[c.type] ?? 'comment', html_url: `${html}#issuecomment-${c.id}`,
+    id: c.id, type: COMMENT_TYPE_NAMES[Number(c.type)] ?? 'comment', html_url: `${html}#issuecomment-${c.id}`,
     pull_request_url: issue.isPull ? html : '', issue_url: issue.isPull ? '' : html, user: user(v.user), body: timelineBody(c),
     created_at: unixTime(c.createdUnix), updated_at: unixTime(c.updatedUnix), old_project_id: 0, project_id: 0,
     old_milestone: v.oldMilestone ? toMilestone(v.oldMilestone) : null, milestone: v.milestone ? toMilestone(v.milestone) : null,
@@ -128,7 +129,7 @@ export function toTimelineComment(v: TimelineView, viewer: Viewer | null): Timel
     old_ref: c.oldRef, new_ref: c.newRef, ref_issue: v.refIssue ? toIssueOf(v.refIssue, viewer) : null, ref_comment: null,
     ref_action: REF_ACTIONS[c.refAction] ?? 'none', ref_commit_sha: c.commitSha, review_id: c.reviewId,
     label: v.label ? toLabel(v.label.label, r.rootUrl, { owner: v.label.owner, repo: v.label.repo }) : null,
-    assignee: user(v.assignee), assignee_team: null, removed_assignee: c.removedAssignee, resolve_doer: null,
+    assignee: user(v.assignee), assignee_team: null, removed_assignee: Boolean(c.removedAssignee), resolve_doer: null,
     dependent_issue: v.dependentIssue ? toIssueOf(v.dependentIssue, viewer) : null,
   };
 }

@@ -94,18 +94,16 @@ function windowWhere(w: TimeWindow): WhereOptions[] {
 
 /**
  * Comments of an issue, oldest first: plain comments only, or the whole timeline; one page when
- * `limit` is given. The total counts the filtered rows.
+ * `limit` is given. The rows of a page are read as plain values (read-only).
  */
 export async function listIssueComments(
   ctx: DbContext, issueId: number, o: TimeWindow & { types?: CommentType[]; excludeTypes?: CommentType[]; limit?: number; offset?: number },
-): Promise<{ rows: CommentModel[]; count: number }> {
+): Promise<CommentModel[]> {
   const and: WhereOptions[] = [{ issueId }, ...windowWhere(o)];
   if (o.types) and.push({ type: { [Op.in]: o.types } });
   if (o.excludeTypes) and.push({ type: { [Op.notIn]: o.excludeTypes } });
   const where = { [Op.and]: and };
-  const rows = await CommentModel.findAll({ where, order: [['createdUnix', 'ASC'], ['id', 'ASC']], limit: o.limit, offset: o.offset, transaction: ctx.tx });
-  const count = o.limit === undefined ? rows.length : await CommentModel.count({ where, transaction: ctx.tx });
-  return { rows, count };
+  return CommentModel.findAll({ where, order: [['createdUnix', 'ASC'], ['id', 'ASC']], limit: o.limit, offset: o.offset, raw: true, transaction: ctx.tx });
 }
 
 /** Plain comments on the issues of a repository (of the given kinds), oldest first, one page. */

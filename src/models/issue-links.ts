@@ -64,13 +64,6 @@ export async function deleteIssueLinks(ctx: DbContext, issueIds: number[]): Prom
   await run(ctx, 'DELETE FROM issue_dependency WHERE issue_id IN (:ids) OR dependency_id IN (:ids)', { ids: issueIds });
 }
 
-/** The pin position of each pinned issue among the given ones. */
-export async function pinOrdersOf(ctx: DbContext, issueIds: number[]): Promise<Map<number, number>> {
-  if (issueIds.length === 0) return new Map();
-  const rows = await select(ctx)<{ issue_id: number; pin_order: number }>('SELECT issue_id, pin_order FROM issue_pin WHERE issue_id IN (:ids)', { ids: issueIds });
-  return new Map(rows.map((r) => [Number(r.issue_id), Number(r.pin_order)]));
-}
-
 /** Delete a repository's whole tracker: issues, comments, links, labels, milestones, index documents, counters. */
 export async function deleteTrackerOfRepo(ctx: DbContext, repoId: number): Promise<void> {
   const issues = 'SELECT id FROM issue WHERE repo_id = :repoId';
@@ -82,4 +75,30 @@ export async function deleteTrackerOfRepo(ctx: DbContext, repoId: number): Promi
   await run(ctx, `DELETE FROM issue_dependency WHERE issue_id IN (${issues}) OR dependency_id IN (${issues})`, { repoId });
   await run(ctx, 'DELETE FROM issue_label WHERE label_id IN (SELECT id FROM label WHERE repo_id = :repoId)', { repoId });
   for (const t of ['issue', 'label', 'milestone', 'repo_issue_counter']) await run(ctx, `DELETE FROM ${t} WHERE repo_id = :repoId`, { repoId });
+}
+
+/** What hangs off a page of issues: label ids, assignee ids (in assignment order), pin positions, issues with attachments. */
+export interface IssueLinks {
+  labelIds: Map<number, number[]>; assigneeIds: Map<number, number[]>; pinOrders: Map<number, number>; withAttachments: Set<number>;
+}
+
+/** The links of a page of issues, in one query. */
+export async function issueLinksOf(ctx: DbContext, issueIds: number[]): Promise<IssueLinks> {
+  const out: IssueLinks = { labelIds: new Map(), assigneeIds: new Map(), pinOrders: new Map(), withAttachments: new Set() };
+  if (issueIds.length === 0) return out;
+  const rows = await select(ctx)<{ k: number; i: number; v: number }>(
+    `SELECT 1 AS k, issue_id AS i, label_id AS v, id AS o FROM issue_label WHERE issue_id IN (:ids)
+     UNION ALL SELECT 2, issue_id, assignee_id, id FROM issue_assignees WHERE issue_id IN (:ids)
+     UNION ALL SELECT 3, issue_id, pin_order, id FROM issue_pin WHERE issue_id IN (:ids)
+     UNION ALL SELECT 4, issue_id, id, id FROM attachment WHERE issue_id IN (:ids) AND comment_id = 0
+     ORDER BY 4`, { ids: issueIds });
+  const push = (m: Map<number, number[]>, i: number, v: number) => m.set(i, [...(m.get(i) ?? []), v]);
+  for (const r of rows) {
+    const [k, i, v] = [Number(r.k), Number(r.i), Number(r.v)];
+    if (k === 1) push(out.labelIds, i, v);
+    else if (k === 2) push(out.assigneeIds, i, v);
+    else if (k === 3) out.pinOrders.set(i, v);
+    else out.withAttachments.add(i);
+  }
+  return out;
 }

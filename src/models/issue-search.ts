@@ -5,12 +5,13 @@
  */
 import { QueryTypes } from 'sequelize';
 import { db, type DbContext } from '../db';
+import { TableCache } from './table-cache';
 
 const isSqlite = () => db().getDialect() === 'sqlite';
 
-/** (Re)index a document: an issue's title and body, or a comment's body. */
-export async function indexText(ctx: DbContext, table: 'issue_fts' | 'comment_fts', id: number, body: string): Promise<void> {
-  await unindexText(ctx, table, [id]);
+/** (Re)index a document: an issue's title and body, or a comment's body (`fresh`: it has no document yet). */
+export async function indexText(ctx: DbContext, table: 'issue_fts' | 'comment_fts', id: number, body: string, fresh = false): Promise<void> {
+  if (!fresh) await unindexText(ctx, table, [id]);
   const sql = isSqlite()
     ? `INSERT INTO ${table} (rowid, body) VALUES (:id, :body)`
     : `INSERT INTO ${table} (id, doc) VALUES (:id, to_tsvector('simple', :body))`;
@@ -79,33 +80,41 @@ function matchExpr(tokens: string[]): string {
   return isSqlite() ? `"${lower.join(' ')}"*` : `${lower.join(' <-> ')}:*`;
 }
 
-function keywordClause(q: string, params: Record<string, unknown>): string | null {
-  const words = keywordTokens(q);
-  const parts: string[] = [];
-  words.forEach((tokens, i) => {
+/**
+ * The ids of the issues matching a keyword query, as a subquery with one column `kw_id`: issues
+ * with every word (a prefix) in the title, the body or a comment, and for a number the issue of
+ * that number. why: the listing joins this set, so the database starts from the (few) matches
+ * instead of testing every issue of the repositories against them.
+ */
+function keywordSet(q: string, params: Record<string, unknown>, repoCond: string): string | null {
+  const perWord = keywordTokens(q).map((tokens, i) => {
     const p = `kw${i}`;
     params[p] = matchExpr(tokens);
     const inIssue = isSqlite()
-      ? `SELECT rowid FROM issue_fts WHERE issue_fts MATCH :${p}`
-      : `SELECT id FROM issue_fts WHERE doc @@ to_tsquery('simple', :${p})`;
+      ? `SELECT rowid AS kw_id FROM issue_fts WHERE issue_fts MATCH :${p}`
+      : `SELECT id AS kw_id FROM issue_fts WHERE doc @@ to_tsquery('simple', :${p})`;
     const inComment = isSqlite()
-      ? `SELECT c.issue_id FROM comment_fts f JOIN comment c ON c.id = f.rowid WHERE comment_fts MATCH :${p}`
-      : `SELECT c.issue_id FROM comment_fts f JOIN comment c ON c.id = f.id WHERE f.doc @@ to_tsquery('simple', :${p})`;
-    parts.push(`(id IN (${inIssue}) OR id IN (${inComment}))`);
+      ? `SELECT c.issue_id AS kw_id FROM comment_fts f JOIN comment c ON c.id = f.rowid WHERE comment_fts MATCH :${p}`
+      : `SELECT c.issue_id AS kw_id FROM comment_fts f JOIN comment c ON c.id = f.id WHERE f.doc @@ to_tsquery('simple', :${p})`;
+    return `SELECT kw_id FROM (${inIssue} UNION ${inComment}) AS w${i}`;
   });
+  const sets = perWord.length ? [perWord.join(' INTERSECT ')] : [];
   const trimmed = q.trim();
   if (/^\d{1,15}$/.test(trimmed)) {
     params.kwIndex = Number(trimmed);
-    return parts.length ? `("index" = :kwIndex OR (${parts.join(' AND ')}))` : '"index" = :kwIndex';
+    sets.push(`SELECT id AS kw_id FROM issue WHERE ${repoCond} AND "index" = :kwIndex`);
   }
-  return parts.length ? parts.join(' AND ') : null;
+  return sets.length ? sets.map((x) => `SELECT kw_id FROM (${x}) AS s`).join(' UNION ') : null;
 }
 
-function whereOf(f: IssueFilter): { sql: string; params: Record<string, unknown> } {
+function whereOf(f: IssueFilter): { from: string; sql: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = { repoIds: f.repoIds.length ? f.repoIds : [-1], yes: true, no: false };
+  // why: `+repo_id` keeps SQLite from walking each repository's index for a search across many;
+  // newest-first over the state index, keeping the caller's repositories, stops after one page.
   const and = f.scope
-    ? [`((is_pull = :no AND repo_id IN (${f.scope.issues})) OR (is_pull = :yes AND repo_id IN (${f.scope.pulls})))`]
+    ? [`((is_pull = :no AND +repo_id IN (${f.scope.issues})) OR (is_pull = :yes AND +repo_id IN (${f.scope.pulls})))`]
     : [f.repoIds.length === 1 ? 'repo_id = :repoId' : 'repo_id IN (:repoIds)'];
+  const repoCond = f.scope ? `repo_id IN (${f.scope.issues} UNION ${f.scope.pulls})` : and[0];
   params.repoId = f.repoIds[0] ?? -1;
   if (f.ownerId !== undefined) { params.owner = f.ownerId; and.push('repo_id IN (SELECT id FROM repository WHERE owner_id = :owner)'); }
   if (f.isClosed !== undefined) and.push(`is_closed = ${f.isClosed ? ':yes' : ':no'}`);
@@ -130,13 +139,33 @@ function whereOf(f: IssueFilter): { sql: string; params: Record<string, unknown>
   }
   if (f.since) { params.since = f.since; and.push('updated_unix >= :since'); }
   if (f.before) { params.before = f.before; and.push('updated_unix <= :before'); }
-  if (f.keyword) {
-    const kw = keywordClause(f.keyword, params);
-    if (kw) and.push(kw);
-  }
-  return { sql: and.join(' AND '), params };
+  const kw = f.keyword ? keywordSet(f.keyword, params, repoCond) : null;
+  const from = kw ? `issue JOIN (${kw}) AS kw ON kw.kw_id = issue.id` : 'issue';
+  return { from, sql: and.join(' AND '), params };
 }
 
+
+/** Deep pages of the creation-time orders start from an anchor every this many rows. */
+const ANCHOR_EVERY = 1500;
+/** The position of a remembered row in the creation-time orders: its creation time and id. */
+type Anchor = { c: number; id: number } | null;
+// why: an OFFSET walks every row before the page, so page 1,000 costed thirty times page 1. The key
+// of every 1,500th row of a listing is kept until the issue table is written, and a deep page
+// walks at most 1,500 rows from the nearest one.
+const anchors = new TableCache<Anchor>('issue-anchors', ['issue'], 60_000);
+
+/** The row at position `offset` of a creation-time listing (the anchor of the pages after it). */
+function anchorAt(ctx: DbContext, f: IssueFilter, sort: 'newest' | 'oldest', offset: number): Promise<Anchor> {
+  const { from, sql, params } = whereOf(f);
+  const key = JSON.stringify([f, sort, offset]);
+  return anchors.get(ctx, key, async () => {
+    const rows = await db().query<{ created_unix: number | string; id: number }>(
+      `SELECT created_unix, id FROM ${from} WHERE ${sql} ORDER BY ${SORTS[sort]} LIMIT 1 OFFSET :offset`,
+      { replacements: { ...params, offset }, type: QueryTypes.SELECT, transaction: ctx.tx },
+    );
+    return rows.length ? { c: Number(rows[0].created_unix), id: Number(rows[0].id) } : null;
+  });
+}
 
 /**
  * One page of issue ids matching `f` in the order `sort`.
@@ -144,18 +173,29 @@ function whereOf(f: IssueFilter): { sql: string; params: Record<string, unknown>
  * rows of the page are loaded by id afterwards.
  */
 export async function searchIssueIds(ctx: DbContext, f: IssueFilter, sort: string, limit: number, offset: number): Promise<number[]> {
-  const { sql, params } = whereOf(f);
+  const { from, sql, params } = whereOf(f);
+  let where = sql;
+  let skip = offset;
+  if ((sort === 'newest' || sort === 'oldest') && offset >= ANCHOR_EVERY) {
+    const base = offset - (offset % ANCHOR_EVERY);
+    const a = await anchorAt(ctx, f, sort, base);
+    if (!a) return [];
+    // why: a row-value comparison, which both databases answer as a range of the index.
+    where = `${sql} AND (created_unix, id) ${sort === 'newest' ? '<=' : '>='} (:anchorC, :anchorId)`;
+    Object.assign(params, { anchorC: a.c, anchorId: a.id });
+    skip = offset - base;
+  }
   const rows = await db().query<{ id: number }>(
-    `SELECT id FROM issue WHERE ${sql} ORDER BY ${SORTS[sort] ?? SORTS.newest} LIMIT :limit OFFSET :offset`,
-    { replacements: { ...params, limit, offset }, type: QueryTypes.SELECT, transaction: ctx.tx },
+    `SELECT id FROM ${from} WHERE ${where} ORDER BY ${SORTS[sort] ?? SORTS.newest} LIMIT :limit OFFSET :offset`,
+    { replacements: { ...params, limit, offset: skip }, type: QueryTypes.SELECT, transaction: ctx.tx },
   );
   return rows.map((r) => Number(r.id));
 }
 
 /** The number of issues matching `f`. */
 export async function countIssues(ctx: DbContext, f: IssueFilter): Promise<number> {
-  const { sql, params } = whereOf(f);
-  const rows = await db().query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM issue WHERE ${sql}`, {
+  const { from, sql, params } = whereOf(f);
+  const rows = await db().query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${sql}`, {
     replacements: params, type: QueryTypes.SELECT, transaction: ctx.tx,
   });
   return Number(rows[0]?.n ?? 0);
@@ -172,4 +212,17 @@ export function fullTextRebuildSql(): string[] {
     "INSERT INTO issue_fts (rowid, body) SELECT id, name || char(10) || content FROM issue",
     "INSERT INTO comment_fts (rowid, body) SELECT id, content FROM comment WHERE type = 0 AND content <> ''",
   ];
+}
+
+/**
+ * The number of issues a filter of repositories (by scope), state and kind matches, summed from
+ * the repositories' counters. why: a search across many repositories counts without reading issues.
+ */
+export async function countFromCounters(ctx: DbContext, scope: { issues: string; pulls: string }, isClosed?: boolean, isPull?: boolean): Promise<number> {
+  const pick = (all: string, closed: string) => (isClosed === undefined ? all : isClosed ? closed : `${all} - ${closed}`);
+  const parts: string[] = [];
+  if (isPull !== true) parts.push(`SELECT COALESCE(SUM(${pick('num_issues', 'num_closed_issues')}), 0) AS n FROM repo_issue_counter WHERE repo_id IN (${scope.issues})`);
+  if (isPull !== false) parts.push(`SELECT COALESCE(SUM(${pick('num_pulls', 'num_closed_pulls')}), 0) AS n FROM repo_issue_counter WHERE repo_id IN (${scope.pulls})`);
+  const rows = await db().query<{ n: number | string }>(parts.join(' UNION ALL '), { type: QueryTypes.SELECT, transaction: ctx.tx, replacements: { yes: true, no: false } });
+  return rows.reduce((sum, r) => sum + Number(r.n), 0);
 }

@@ -7,6 +7,7 @@ import { Op, QueryTypes, type Order } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db } from '../db';
 import { nowUnix } from './issue.model';
+import { TableCache } from './table-cache';
 
 @Table({ tableName: 'label', underscored: true, timestamps: false })
 export class LabelModel extends Model {
@@ -150,4 +151,18 @@ export async function unlinkAllLabels(ctx: DbContext, by: { labelId?: number; is
 export function findLabelsByNamesAnywhere(ctx: DbContext, names: string[]): Promise<LabelModel[]> {
   if (names.length === 0) return Promise.resolve([]);
   return LabelModel.findAll({ where: { name: { [Op.in]: names } }, attributes: ['id'], transaction: ctx.tx });
+}
+
+// why: every issue listing shows its issues' labels; rows are kept until a label is written.
+const labelRows = new TableCache<LabelModel | null>('label-rows', ['label']);
+
+/** Labels by id as read-only values, from the cache when unchanged. */
+export async function labelsByIds(ctx: DbContext, ids: number[]): Promise<LabelModel[]> {
+  const keys = [...new Set(ids)].map(String);
+  const got = await labelRows.getMany(ctx, keys, async (missing) => {
+    const rows = await LabelModel.findAll({ where: { id: { [Op.in]: missing.map(Number) } }, raw: true, transaction: ctx.tx });
+    const byId = new Map(rows.map((r) => [String(r.id), r]));
+    return new Map(missing.map((k) => [k, byId.get(k) ?? null]));
+  });
+  return [...got.values()].filter((l): l is LabelModel => !!l);
 }

@@ -4,6 +4,7 @@ import { Op, fn, col, where as sqlWhere } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db } from '../db';
 import { nowUnix } from './issue.model';
+import { TableCache } from './table-cache';
 
 @Table({ tableName: 'milestone', underscored: true, timestamps: false })
 export class MilestoneModel extends Model {
@@ -39,13 +40,6 @@ export function findMilestone(ctx: DbContext, repoId: number, id: number): Promi
 /** A milestone of a repository by exact name, or null. */
 export function findMilestoneByName(ctx: DbContext, repoId: number, name: string): Promise<MilestoneModel | null> {
   return MilestoneModel.findOne({ where: { repoId, name }, order: [['id', 'ASC']], transaction: ctx.tx });
-}
-
-/** Milestones by id. */
-export function findMilestonesByIds(ctx: DbContext, ids: number[]): Promise<MilestoneModel[]> {
-  const safe = [...new Set(ids)].filter((id) => id > 0);
-  if (safe.length === 0) return Promise.resolve([]);
-  return MilestoneModel.findAll({ where: { id: { [Op.in]: safe } }, transaction: ctx.tx });
 }
 
 /** Milestones of a repository (open, closed or all; name containing `name`), deadline then name. */
@@ -98,4 +92,19 @@ export async function milestoneIdsByNamesAnywhere(ctx: DbContext, names: string[
     where: sqlWhere(fn('lower', col('name')), { [Op.in]: names.map((n) => n.toLowerCase()) }), attributes: ['id'], transaction: ctx.tx,
   });
   return rows.map((r) => r.id);
+}
+
+// why: every issue listing shows its issues' milestones; rows are kept until a milestone is written.
+const milestoneRows = new TableCache<MilestoneModel | null>('milestone-rows', ['milestone']);
+
+/** Milestones by id as read-only values, from the cache when unchanged. */
+export async function milestonesByIds(ctx: DbContext, ids: number[]): Promise<MilestoneModel[]> {
+  const keys = [...new Set(ids)].filter((id) => id > 0).map(String);
+  if (keys.length === 0) return [];
+  const got = await milestoneRows.getMany(ctx, keys, async (missing) => {
+    const rows = await MilestoneModel.findAll({ where: { id: { [Op.in]: missing.map(Number) } }, raw: true, transaction: ctx.tx });
+    const byId = new Map(rows.map((r) => [String(r.id), r]));
+    return new Map(missing.map((k) => [k, byId.get(k) ?? null]));
+  });
+  return [...got.values()].filter((m): m is MilestoneModel => !!m);
 }

@@ -34,10 +34,17 @@ const COLUMNS: Record<keyof IssueCounts, string> = {
   numMilestones: 'num_milestones', numClosedMilestones: 'num_closed_milestones',
 };
 
-async function ensureRow(ctx: DbContext, repoId: number): Promise<void> {
+/** Make sure a repository has its counter row. */
+export async function ensureCounterRow(ctx: DbContext, repoId: number): Promise<void> {
   await db().query('INSERT INTO repo_issue_counter (repo_id) VALUES (:repoId) ON CONFLICT (repo_id) DO NOTHING', {
     replacements: { repoId }, transaction: ctx.tx,
   });
+}
+
+/** `, col = col + n` for each change of `delta` (empty when nothing changes). */
+export function countSet(delta: CountDelta): string {
+  const set = setClause(delta);
+  return set ? `, ${set}` : '';
 }
 
 function setClause(delta: CountDelta): string {
@@ -59,7 +66,7 @@ export async function allocateIssueIndex(ctx: DbContext, repoId: number, delta: 
   const bump = () => db().query<{ max_index: number | string }>(sql, { replacements: { repoId }, type: QueryTypes.SELECT, transaction: ctx.tx });
   let rows = await bump();
   if (rows.length === 0) {
-    await ensureRow(ctx, repoId);
+    await ensureCounterRow(ctx, repoId);
     rows = await bump();
   }
   return Number(rows[0].max_index);
@@ -69,7 +76,7 @@ export async function allocateIssueIndex(ctx: DbContext, repoId: number, delta: 
 export async function adjustIssueCounts(ctx: DbContext, repoId: number, delta: CountDelta): Promise<void> {
   const set = setClause(delta);
   if (!set) return;
-  await ensureRow(ctx, repoId);
+  await ensureCounterRow(ctx, repoId);
   await db().query(`UPDATE repo_issue_counter SET ${set} WHERE repo_id = :repoId`, { replacements: { repoId }, transaction: ctx.tx });
 }
 

@@ -357,6 +357,37 @@ describe('issues', () => {
     });
   });
 
+  describe('search by milestone', () => {
+    it('finds issues by milestone names of any repository, ignoring case', async () => {
+      const m = await ok('POST', '/repos/alice/proj/milestones', { title: 'Orion' }, bob.token);
+      const i = await ok('POST', '/repos/alice/proj/issues', { title: 'in orion', milestone: m.id }, bob.token);
+      const found = await ok('GET', '/repos/issues/search?milestones=ORION&state=all', undefined, carol.token);
+      expect(found.map((x: { number: number }) => x.number)).to.deep.equal([i.number]);
+      expect(await ok('GET', '/repos/issues/search?milestones=nothing-like-it&state=all', undefined, carol.token)).to.deep.equal([]);
+    });
+  });
+
+  describe('deep pages', () => {
+    it('answers deep pages exactly, also right after a write', async () => {
+      await ok('POST', '/user/repos', { name: 'deep' }, alice.token);
+      await ok('POST', '/repos/alice/deep/issues', { title: 'first' }, alice.token);
+      const repoId = (await ok('GET', '/repos/alice/deep', undefined, alice.token)).id;
+      // 3,100 issues, three to a second, so the order's tie-break (id) matters
+      await sql(w.server, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3100)
+        INSERT INTO issue (repo_id, "index", poster_id, name, content, created_unix, updated_unix)
+        SELECT $1, 1 + i, $2, 'bulk', '', 1000000 + i / 3, 1000000 FROM n`, [repoId, alice.id]);
+      const expected = async () => (await sql(w.server, 'SELECT "index" AS n FROM issue WHERE repo_id = $1 ORDER BY created_unix DESC, id DESC', [repoId]))
+        .map((r) => Number(r.n));
+      const page = async (p: number) => (await ok('GET', `/repos/alice/deep/issues?page=${p}&limit=50`, undefined, alice.token)).map((i: { number: number }) => i.number);
+      let all = await expected();
+      for (const p of [1, 30, 31, 59, 60, 61, 62, 63]) expect(await page(p), `page ${p}`).to.deep.equal(all.slice((p - 1) * 50, p * 50));
+      // a row between anchors moves every later page by one
+      await sql(w.server, 'UPDATE issue SET is_closed = $1 WHERE repo_id = $2 AND "index" = $3', [true, repoId, all[100]]);
+      all = (await expected()).filter((n) => n !== all[100]);
+      for (const p of [31, 60, 62]) expect(await page(p), `page ${p} after the write`).to.deep.equal(all.slice((p - 1) * 50, p * 50));
+    });
+  });
+
   describe('permissions', () => {
     it('answers 404 for a disabled issues unit and for a private repository', async () => {
       await ok('PATCH', '/repos/alice/secret', { has_issues: false }, alice.token);

@@ -36,7 +36,7 @@ async function views(ctx: DbContext, rows: CommentModel[], issues: Map<number, I
 /** The plain comments of an issue, oldest first (Gitea lists them all). */
 export async function listCommentsOfIssue(ctx: DbContext, rc: RepoContext, index: number, w: TimeWindow): Promise<CommentView[]> {
   const issue = await readableIssue(ctx, rc, index);
-  const { rows } = await listIssueComments(ctx, issue.id, { ...w, types: [CommentType.Comment] });
+  const rows = await listIssueComments(ctx, issue.id, { ...w, types: [CommentType.Comment] });
   return views(ctx, rows, new Map([[issue.id, issue]]));
 }
 

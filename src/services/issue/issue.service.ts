@@ -4,16 +4,17 @@
  * creators on any node get 1, 2, 3... without gaps; the repository's counts move with it.
  */
 import { withTx, type DbContext } from '../../db';
+import { settings } from '../../config';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import type { CreateIssueOption } from '../../api/issue';
-import { deleteIssueRow, insertIssue, issuesInOrder, lockIssue, type IssueModel } from '../../models/issue.model';
-import { allocateIssueIndex, adjustIssueCounts } from '../../models/repo-issue-counter.model';
-import { findLabelsByIds, adjustLabelCounts, labelIdsOfIssues, linkLabels } from '../../models/label.model';
-import { adjustMilestoneCounts, findMilestone } from '../../models/milestone.model';
+import { deleteIssueRow, insertNextIssue, issuesInOrder, lockIssue, type IssueModel } from '../../models/issue.model';
+import { adjustIssueCounts } from '../../models/repo-issue-counter.model';
+import { findLabelsByIds, adjustLabelCounts, labelIdsOfIssues, labelsByIds, linkLabels, type LabelModel } from '../../models/label.model';
+import { adjustMilestoneCounts, findMilestone, type MilestoneModel } from '../../models/milestone.model';
 import { addAssignees, deleteIssueLinks } from '../../models/issue-links';
 import { commentIdsOfIssues, deleteCommentRows } from '../../models/comment.model';
 import { deleteIssueAttachments } from '../../models/attachment.model';
-import { countIssues, indexText, searchIssueIds, unindexText, type IssueFilter } from '../../models/issue-search';
+import { countFromCounters, countIssues, searchIssueIds, unindexText, type IssueFilter } from '../../models/issue-search';
 import { issueCountsOf } from '../../models/repo-issue-counter.model';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
@@ -45,37 +46,47 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   if (!title) throw new Validation('[Title]: Required');
   await assertNotBlocked(ctx, rc, doer);
   const writer = canWriteIssues(rc, false);
-  let milestoneId = 0;
-  let labelIds: number[] = [];
+  let milestone: MilestoneModel | null = null;
+  let labels: LabelModel[] = [];
   let assignees: UserModel[] = [];
   let deadline = 0;
   if (writer) {
     // why: Gitea silently drops a milestone or labels that are not the repository's (or its organization's).
-    if (o.milestone) milestoneId = (await findMilestone(ctx, rc.repo.id, o.milestone))?.id ?? 0;
+    if (o.milestone) milestone = await findMilestone(ctx, rc.repo.id, o.milestone);
     if (o.labels?.length) {
       const found = await findLabelsByIds(ctx, o.labels);
-      labelIds = found.filter((l) => l.repoId === rc.repo.id || (l.orgId > 0 && l.orgId === rc.repo.ownerId)).map((l) => l.id);
+      labels = found.filter((l) => l.repoId === rc.repo.id || (l.orgId > 0 && l.orgId === rc.repo.ownerId));
     }
     assignees = await resolveAssignees(ctx, rc, [...(o.assignees ?? []), ...(o.assignee ? [o.assignee] : [])]);
     if (o.due_date) deadline = parseApiTime(o.due_date, 'DueDate');
   }
-  const issueId = await withTx(ctx, async (tx) => {
-    const index = await allocateIssueIndex(tx, rc.repo.id, { numIssues: 1 });
-    const row = await insertIssue(tx, {
-      repoId: rc.repo.id, index, posterId: doer.id, name: title, content: o.body ?? '', milestoneId, isPull: false, ref: o.ref ?? '', deadlineUnix: deadline,
-    });
-    await indexText(tx, 'issue_fts', row.id, issueText(row));
+  const milestoneId = milestone?.id ?? 0;
+  const labelIds = labels.map((l) => l.id);
+  const row = await withTx(ctx, async (tx) => {
+    const fields = { repoId: rc.repo.id, posterId: doer.id, name: title, content: o.body ?? '', milestoneId, isPull: false, ref: o.ref ?? '', deadlineUnix: deadline };
+    const created = await insertNextIssue(tx, fields, { numIssues: 1 }, issueText(fields));
     if (labelIds.length) {
-      await linkLabels(tx, row.id, labelIds);
+      await linkLabels(tx, created.id, labelIds);
       await adjustLabelCounts(tx, [...labelIds].sort((a, b) => a - b), 1, 0);
     }
     await adjustMilestoneCounts(tx, milestoneId, 1, 0);
-    await addAssignees(tx, row.id, assignees.map((u) => u.id));
-    await recordMentions(tx, rc, row, doer, row.content);
-    if (o.closed) await changeState(tx, (await lockIssue(tx, row.id))!, doer, true);
-    return row.id;
+    await addAssignees(tx, created.id, assignees.map((u) => u.id));
+    await recordMentions(tx, rc, created, doer, created.content);
+    if (!o.closed) return created;
+    const locked = (await lockIssue(tx, created.id))!;
+    await changeState(tx, locked, doer, true);
+    return locked;
   });
-  return (await issueViews(ctx, await issuesInOrder(ctx, [issueId]), namesOf(rc)))[0];
+  if (milestone) milestone = await findMilestone(ctx, rc.repo.id, milestone.id);
+  // why: everything the answer shows is known here; reading the new issue back cost a third of a creation.
+  return {
+    row, repo: { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name },
+    parts: {
+      poster: doer, milestone, assignees, assets: [], pinOrder: 0,
+      labels: [...labels].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id))
+        .map((label) => ({ label, owner: rc.owner.name, repo: label.orgId ? undefined : rc.repo.name })),
+    },
+  };
 }
 
 /** One issue (or pull request) by number. */
@@ -87,17 +98,27 @@ export async function getIssue(ctx: DbContext, rc: RepoContext, index: number): 
 /** The filters of a repository's issue list, resolved to ids by the caller. */
 export type RepoIssueQuery = Omit<IssueFilter, 'repoIds' | 'isPull'> & { type?: string };
 
-/** Is the filter only repository, state and kind, which the counters answer without counting rows? */
-function countedByCounters(f: IssueFilter): boolean {
-  return Object.entries(f).every(([k, v]) => v === undefined || ['repoIds', 'isClosed', 'isPull'].includes(k)) && f.repoIds.length === 1;
-}
+/** The filters set besides repositories, state and kind. */
+const narrowing = (f: IssueFilter) => Object.entries(f).filter(([k, v]) => v !== undefined && !['repoIds', 'scope', 'isClosed', 'isPull'].includes(k)).map(([k]) => k);
 
+/**
+ * The total of a filtered list. why: counting rows costs as much as the rows; when only the state
+ * and kind filter (or one label, over both kinds) the counters the writers keep answer it.
+ */
 async function total(ctx: DbContext, f: IssueFilter): Promise<number> {
-  if (!countedByCounters(f)) return countIssues(ctx, f);
-  const c = (await issueCountsOf(ctx, f.repoIds)).get(f.repoIds[0])!;
-  const issues = f.isClosed === undefined ? c.numIssues : f.isClosed ? c.numClosedIssues : c.numIssues - c.numClosedIssues;
-  const pulls = f.isClosed === undefined ? c.numPulls : f.isClosed ? c.numClosedPulls : c.numPulls - c.numClosedPulls;
-  return f.isPull === undefined ? issues + pulls : f.isPull ? pulls : issues;
+  const extra = narrowing(f);
+  if (extra.length === 0 && f.scope) return countFromCounters(ctx, f.scope, f.isClosed, f.isPull);
+  if (extra.length === 0 && f.repoIds.length === 1) {
+    const c = (await issueCountsOf(ctx, f.repoIds)).get(f.repoIds[0])!;
+    const issues = f.isClosed === undefined ? c.numIssues : f.isClosed ? c.numClosedIssues : c.numIssues - c.numClosedIssues;
+    const pulls = f.isClosed === undefined ? c.numPulls : f.isClosed ? c.numClosedPulls : c.numPulls - c.numClosedPulls;
+    return f.isPull === undefined ? issues + pulls : f.isPull ? pulls : issues;
+  }
+  if (extra.length === 1 && extra[0] === 'allLabelIds' && f.allLabelIds!.length === 1 && f.isPull === undefined && !f.scope && f.repoIds.length === 1) {
+    const [label] = await labelsByIds(ctx, f.allLabelIds!);
+    if (label) return f.isClosed === undefined ? label.numIssues : f.isClosed ? label.numClosedIssues : label.numIssues - label.numClosedIssues;
+  }
+  return countIssues(ctx, f);
 }
 
 /** One page of a filtered issue list and the filtered total. */

@@ -52,7 +52,7 @@ export async function searchIssues(ctx: DbContext, p: Principal, q: IssueSearchQ
   if (q.milestones) {
     const ids = await milestoneIdsByNamesAnywhere(ctx, q.milestones.split(',').map((s) => s.trim()).filter(Boolean));
     // why: as Gitea, names that match no milestone filter nothing rather than everything.
-    f.milestoneIds = ids.length ? ids : [0];
+    f.milestoneIds = ids.length ? ids : [-1];
   }
   const me = p.user;
   if (me) {

@@ -7,8 +7,8 @@ import type { DbContext } from '../../db';
 import { settings } from '../../config';
 import { CommentType, listIssueComments, type TimeWindow } from '../../models/comment.model';
 import { findIssuesByIds } from '../../models/issue.model';
-import { findLabelsByIds } from '../../models/label.model';
-import { findMilestonesByIds } from '../../models/milestone.model';
+import { labelsByIds } from '../../models/label.model';
+import { milestonesByIds } from '../../models/milestone.model';
 import type { TimelineView } from '../../models/issue-view';
 import { findReposByIds } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
@@ -28,14 +28,14 @@ export async function timeline(
   ctx: DbContext, p: Principal, rc: RepoContext, index: number, w: TimeWindow, page?: { limit: number; offset: number },
 ): Promise<TimelineView[]> {
   const issue = await readableIssue(ctx, rc, index);
-  const { rows } = await listIssueComments(ctx, issue.id, { ...w, excludeTypes: [CommentType.Code], limit: page?.limit, offset: page?.offset });
+  const rows = await listIssueComments(ctx, issue.id, { ...w, excludeTypes: [CommentType.Code], limit: page?.limit, offset: page?.offset });
   const pointed = [...rows.map((r) => r.refIssueId), ...rows.map((r) => r.dependentIssueId)].filter((id) => id > 0);
   const others = await findIssuesByIds(ctx, pointed);
   const readable = await readableIssueIds(ctx, p, rc, others);
   const otherViews = new Map((await issueViews(ctx, others.filter((i) => readable.has(i.id)), namesOf(rc))).map((v) => [v.row.id, v]));
   const user = await usersById(ctx, [...rows.map((r) => r.posterId), ...rows.map((r) => r.assigneeId)]);
-  const labels = new Map((await findLabelsByIds(ctx, rows.map((r) => r.labelId))).map((l) => [l.id, l]));
-  const milestones = new Map((await findMilestonesByIds(ctx, [...rows.map((r) => r.milestoneId), ...rows.map((r) => r.oldMilestoneId)])).map((m) => [m.id, m]));
+  const labels = new Map((await labelsByIds(ctx, rows.map((r) => r.labelId).filter((id) => id > 0))).map((l) => [l.id, l]));
+  const milestones = new Map((await milestonesByIds(ctx, [...rows.map((r) => r.milestoneId), ...rows.map((r) => r.oldMilestoneId)])).map((m) => [m.id, m]));
   const times = new Map((await timeViews(ctx, await findTrackedTimes(ctx, rows.map((r) => r.timeId).filter((id) => id > 0)))).map((t) => [t.id, t]));
   const repo = { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name };
   const out: TimelineView[] = [];

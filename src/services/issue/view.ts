@@ -6,9 +6,9 @@ import type { DbContext } from '../../db';
 import { settings } from '../../config';
 import type { IssueView } from '../../models/issue-view';
 import type { IssueModel } from '../../models/issue.model';
-import { findLabelsByIds, labelIdsOfIssues } from '../../models/label.model';
-import { findMilestonesByIds } from '../../models/milestone.model';
-import { assigneeIdsOfIssues, pinOrdersOf } from '../../models/issue-links';
+import { labelsByIds } from '../../models/label.model';
+import { milestonesByIds } from '../../models/milestone.model';
+import { issueLinksOf } from '../../models/issue-links';
 import { listIssueAttachments } from '../../models/attachment.model';
 import { findUsersByIds, pseudoUser, type UserModel } from '../../models/user.model';
 import { findReposByIds } from '../../models/repository.model';
@@ -42,17 +42,18 @@ export async function issueViews(ctx: DbContext, rows: IssueModel[], known?: Rep
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const names = await repoNames(ctx, rows, known);
-  const [labelIds, assigneeIds, milestones, assets, pins] = await Promise.all([
-    labelIdsOfIssues(ctx, ids), assigneeIdsOfIssues(ctx, ids), findMilestonesByIds(ctx, rows.map((r) => r.milestoneId)),
-    listIssueAttachments(ctx, ids), pinOrdersOf(ctx, ids),
+  const links = await issueLinksOf(ctx, ids);
+  const [labels, milestones, assets] = await Promise.all([
+    labelsByIds(ctx, [...links.labelIds.values()].flat()), milestonesByIds(ctx, rows.map((r) => r.milestoneId)),
+    listIssueAttachments(ctx, [...links.withAttachments]),
   ]);
-  const labels = new Map((await findLabelsByIds(ctx, [...labelIds.values()].flat())).map((l) => [l.id, l]));
-  const user = await usersById(ctx, [...rows.map((r) => r.posterId), ...[...assigneeIds.values()].flat()]);
+  const user = await usersById(ctx, [...rows.map((r) => r.posterId), ...[...links.assigneeIds.values()].flat()]);
   const milestoneById = new Map(milestones.map((m) => [m.id, m]));
+  const labelById = new Map(labels.map((l) => [l.id, l]));
   const rootUrl = settings().server.rootUrl;
   return rows.map((row) => {
     const n = names.get(row.repoId) ?? { owner: '', repo: '' };
-    const own = (labelIds.get(row.id) ?? []).map((id) => labels.get(id)).filter((l) => !!l)
+    const own = (links.labelIds.get(row.id) ?? []).map((id) => labelById.get(id)).filter((l) => !!l)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
     return {
       row,
@@ -61,9 +62,9 @@ export async function issueViews(ctx: DbContext, rows: IssueModel[], known?: Rep
         poster: user(row.posterId),
         labels: own.map((label) => ({ label, owner: n.owner, repo: label.orgId ? undefined : n.repo })),
         milestone: milestoneById.get(row.milestoneId) ?? null,
-        assignees: (assigneeIds.get(row.id) ?? []).map(user),
+        assignees: (links.assigneeIds.get(row.id) ?? []).map(user),
         assets: assets.filter((a) => a.issueId === row.id),
-        pinOrder: pins.get(row.id) ?? 0,
+        pinOrder: links.pinOrders.get(row.id) ?? 0,
       },
     };
   });
