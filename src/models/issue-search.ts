@@ -168,28 +168,34 @@ function anchorAt(ctx: DbContext, f: IssueFilter, sort: 'newest' | 'oldest', off
 }
 
 /**
- * One page of issue ids matching `f` in the order `sort`.
+ * One page of issue ids matching `f` in the order `sort`, with the number of all matches when
+ * `withTotal` (null when the page is past the end or starts from an anchor: count apart then).
  * why: only ids are read here, so the default listing is answered from its covering index; the
- * rows of the page are loaded by id afterwards.
+ * rows of the page are loaded by id afterwards. The total comes with the page (a window count),
+ * so a filter such as a keyword is evaluated once, not once for the page and once to count.
  */
-export async function searchIssueIds(ctx: DbContext, f: IssueFilter, sort: string, limit: number, offset: number): Promise<number[]> {
+export async function searchIssueIds(
+  ctx: DbContext, f: IssueFilter, sort: string, limit: number, offset: number, withTotal = false,
+): Promise<{ ids: number[]; total: number | null }> {
   const { from, sql, params } = whereOf(f);
   let where = sql;
   let skip = offset;
-  if ((sort === 'newest' || sort === 'oldest') && offset >= ANCHOR_EVERY) {
+  const anchored = (sort === 'newest' || sort === 'oldest') && offset >= ANCHOR_EVERY;
+  if (anchored) {
     const base = offset - (offset % ANCHOR_EVERY);
-    const a = await anchorAt(ctx, f, sort, base);
-    if (!a) return [];
+    const a = await anchorAt(ctx, f, sort as 'newest' | 'oldest', base);
+    if (!a) return { ids: [], total: null };
     // why: a row-value comparison, which both databases answer as a range of the index.
     where = `${sql} AND (created_unix, id) ${sort === 'newest' ? '<=' : '>='} (:anchorC, :anchorId)`;
     Object.assign(params, { anchorC: a.c, anchorId: a.id });
     skip = offset - base;
   }
-  const rows = await db().query<{ id: number }>(
-    `SELECT id FROM ${from} WHERE ${where} ORDER BY ${SORTS[sort] ?? SORTS.newest} LIMIT :limit OFFSET :offset`,
+  const total = withTotal && !anchored ? ', COUNT(*) OVER () AS total' : '';
+  const rows = await db().query<{ id: number; total?: number | string }>(
+    `SELECT id${total} FROM ${from} WHERE ${where} ORDER BY ${SORTS[sort] ?? SORTS.newest} LIMIT :limit OFFSET :offset`,
     { replacements: { ...params, limit, offset: skip }, type: QueryTypes.SELECT, transaction: ctx.tx },
   );
-  return rows.map((r) => Number(r.id));
+  return { ids: rows.map((r) => Number(r.id)), total: total && rows.length ? Number(rows[0].total) : null };
 }
 
 /** The number of issues matching `f`. */

@@ -102,10 +102,10 @@ export type RepoIssueQuery = Omit<IssueFilter, 'repoIds' | 'isPull'> & { type?: 
 const narrowing = (f: IssueFilter) => Object.entries(f).filter(([k, v]) => v !== undefined && !['repoIds', 'scope', 'isClosed', 'isPull'].includes(k)).map(([k]) => k);
 
 /**
- * The total of a filtered list. why: counting rows costs as much as the rows; when only the state
- * and kind filter (or one label, over both kinds) the counters the writers keep answer it.
+ * The total of a filtered list from the counters the writers keep, when they can answer it: only
+ * state and kind filter (or one label, over both kinds); null otherwise.
  */
-async function total(ctx: DbContext, f: IssueFilter): Promise<number> {
+async function countedTotal(ctx: DbContext, f: IssueFilter): Promise<number | null> {
   const extra = narrowing(f);
   if (extra.length === 0 && f.scope) return countFromCounters(ctx, f.scope, f.isClosed, f.isPull);
   if (extra.length === 0 && f.repoIds.length === 1) {
@@ -118,15 +118,20 @@ async function total(ctx: DbContext, f: IssueFilter): Promise<number> {
     const [label] = await labelsByIds(ctx, f.allLabelIds!);
     if (label) return f.isClosed === undefined ? label.numIssues : f.isClosed ? label.numClosedIssues : label.numIssues - label.numClosedIssues;
   }
-  return countIssues(ctx, f);
+  return null;
 }
 
-/** One page of a filtered issue list and the filtered total. */
+/**
+ * One page of a filtered issue list and the filtered total. why: counting rows costs as much as
+ * reading them; the counters answer when they can, else the page query counts as it reads.
+ */
 export async function pageOfIssues(
   ctx: DbContext, f: IssueFilter, sort: string, opts: { limit: number; offset: number }, rc?: RepoContext,
 ): Promise<{ items: IssueView[]; total: number }> {
-  const [ids, count] = await Promise.all([searchIssueIds(ctx, f, sort, opts.limit, opts.offset), total(ctx, f)]);
-  return { items: await issueViews(ctx, await issuesInOrder(ctx, ids), rc ? namesOf(rc) : undefined), total: count };
+  const counted = await countedTotal(ctx, f);
+  const page = await searchIssueIds(ctx, f, sort, opts.limit, opts.offset, counted === null);
+  const total = counted ?? page.total ?? (await countIssues(ctx, f));
+  return { items: await issueViews(ctx, await issuesInOrder(ctx, page.ids), rc ? namesOf(rc) : undefined), total };
 }
 
 /**
