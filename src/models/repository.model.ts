@@ -276,3 +276,16 @@ export function visibleRepoIdsSql(visible: RepoVisibility, unit: UnitType): stri
   if (visible.publicOwners) ors.push(`(is_private = false AND owner_id IN (SELECT id FROM users WHERE ${visible.publicOwners}))`);
   return `SELECT id FROM repository WHERE ${withUnit} AND (${ors.join(' OR ')})`;
 }
+
+// why: a search across repositories asks which of them it may read on every request; the answer
+// changes only when a repository, a user, a membership or a unit is written.
+const visibleIdsCache = new TableCache<number[]>('repo-visible-ids', ['repository', 'users', 'org_user', 'repo_unit'], 30_000);
+
+/** Ids of the repositories a caller sees (`visible`) that have `unit` enabled. */
+export function visibleRepoIds(ctx: DbContext, visible: RepoVisibility, unit: UnitType): Promise<number[]> {
+  const key = createHash('sha256').update(JSON.stringify([visible, unit])).digest('base64');
+  return visibleIdsCache.get(ctx, key, async () => {
+    const rows = await db().query<{ id: number }>(visibleRepoIdsSql(visible, unit), { type: QueryTypes.SELECT, transaction: ctx.tx });
+    return rows.map((r) => Number(r.id));
+  });
+}

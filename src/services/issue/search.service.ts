@@ -7,7 +7,7 @@ import { BadRequest } from '../../errors';
 import { findTeamByName } from '../../models/team.model';
 import { teamRepoIds } from '../../models/team-repo.model';
 import { UnitType } from '../../models/perm';
-import { visibleRepoIdsSql } from '../../models/repository.model';
+import { visibleRepoIds } from '../../models/repository.model';
 import { findUserByName } from '../../models/user.model';
 import { findLabelsByNamesAnywhere } from '../../models/label.model';
 import { milestoneIdsByNamesAnywhere } from '../../models/milestone.model';
@@ -26,8 +26,11 @@ export interface IssueSearchQuery {
 /** One page of the issues the caller may read that match `q`, and the total. */
 export async function searchIssues(ctx: DbContext, p: Principal, q: IssueSearchQuery, opts: { limit: number; offset: number }): Promise<{ items: IssueView[]; total: number }> {
   const [issues, pulls] = await Promise.all([repoVisibility(ctx, p, UnitType.Issues), repoVisibility(ctx, p, UnitType.PullRequests)]);
+  const [issueRepos, pullRepos] = await Promise.all([visibleRepoIds(ctx, issues, UnitType.Issues), visibleRepoIds(ctx, pulls, UnitType.PullRequests)]);
+  // why: the ids are known (and cached), so the statements name them instead of asking which repositories are visible per row.
+  const list = (ids: number[]) => `SELECT column1 FROM (VALUES ${(ids.length ? ids : [0]).map((id) => `(${Number(id)})`).join(',')}) AS v`;
   const f: IssueFilter = {
-    repoIds: [], scope: { issues: visibleRepoIdsSql(issues, UnitType.Issues), pulls: visibleRepoIdsSql(pulls, UnitType.PullRequests) },
+    repoIds: [], scope: { issues: list(issueRepos), pulls: list(pullRepos) },
     isClosed: q.state === 'closed' ? true : q.state === 'all' ? undefined : false,
     isPull: q.type === 'pulls' ? true : q.type === 'issues' ? false : undefined,
     since: q.since, before: q.before, keyword: q.q?.includes('\0') ? undefined : q.q,
