@@ -10,13 +10,13 @@ import { settings } from '../config';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
 import { toComment, toTimelineComment } from '../convert/issue';
+import { unixSeconds } from '../convert/time';
 import { repoAssignment } from '../services/repo/context';
 import {
   createComment, deleteComment, editComment, getComment, listCommentsOfIssue, listCommentsOfRepo, type CommentView,
 } from '../services/issue/comment.service';
 import { timeline } from '../services/issue/timeline.service';
 
-const unix = (d?: Date) => (d ? Math.floor(d.getTime() / 1000) : undefined);
 
 function out(req: ExRequest, owner: string, repo: string, repoId: number, v: CommentView): Comment {
   return toComment(v.row, v.poster, v.issue, { rootUrl: settings().server.rootUrl, repoId, owner, repo }, viewerOf(req), v.assets);
@@ -36,7 +36,7 @@ export class IssueCommentController extends Controller {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     const opts = listOptions(page, limit);
-    const { items, total } = await listCommentsOfRepo(ctx, rc, { since: unix(since), before: unix(before) }, opts);
+    const { items, total } = await listCommentsOfRepo(ctx, rc, { since: unixSeconds(since), before: unixSeconds(before) }, opts);
     setPaging(req, opts, total);
     return items.map((v) => out(req, rc.owner.name, rc.repo.name, rc.repo.id, v));
   }
@@ -89,7 +89,7 @@ export class IssueCommentController extends Controller {
   ): Promise<Comment[]> {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
-    const items = await listCommentsOfIssue(ctx, rc, index, { since: unix(since), before: unix(before) });
+    const items = await listCommentsOfIssue(ctx, rc, index, { since: unixSeconds(since), before: unixSeconds(before) });
     req.res!.setHeader('X-Total-Count', String(items.length));
     return items.map((v) => out(req, rc.owner.name, rc.repo.name, rc.repo.id, v));
   }
@@ -145,7 +145,7 @@ export class IssueCommentController extends Controller {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     const window = page ? listOptions(page, limit) : undefined;
-    const items = await timeline(ctx, req.principal, rc, index, { since: unix(since), before: unix(before) }, window);
+    const items = await timeline(ctx, req.principal, rc, index, { since: unixSeconds(since), before: unixSeconds(before) }, window);
     req.res!.setHeader('X-Total-Count', String(items.length));
     // why: Gitea answers null, not [], for an empty timeline.
     return items.length ? items.map((v) => toTimelineComment(v, viewerOf(req))) : null;

@@ -6,11 +6,11 @@ import type { ApiErrorBody } from '../errors';
 import { ctxOf, viewerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
 import { toIssueOf } from '../convert/issue';
+import { unixSeconds } from '../convert/time';
 import { searchIssues } from '../services/issue/search.service';
 
 /** Gitea's [ui] ISSUE_PAGING_NUM: the search's page size when none is asked for. */
 const SEARCH_PAGE = 20;
-const unix = (d?: Date) => (d ? Math.floor(d.getTime() / 1000) : undefined);
 
 @Route('repos/issues')
 @Tags('issue')
@@ -29,7 +29,7 @@ export class IssueSearchController extends Controller {
     void priority_repo_id;
     const opts = listOptions(page, limit ?? SEARCH_PAGE);
     const { items, total } = await searchIssues(ctxOf(req), req.principal, {
-      state, labels, milestones, q, type, since: unix(since), before: unix(before), owner, team, created, assigned, mentioned,
+      state, labels, milestones, q, type, since: unixSeconds(since), before: unixSeconds(before), owner, team, created, assigned, mentioned,
       reviewRequested: review_requested, reviewed, sort,
     }, opts);
     setPaging(req, opts, total);

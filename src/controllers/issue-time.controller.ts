@@ -6,12 +6,12 @@ import type { ApiErrorBody } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
 import { secondsToHours, toTrackedTime, unixTime } from '../convert/issue';
+import { unixSeconds } from '../convert/time';
 import { repoAssignment } from '../services/repo/context';
 import {
   addTime, cancelStopwatch, deleteTime, listTimes, myStopwatches, myTimes, resetTime, startStopwatch, stopStopwatch, userTimesInRepo,
 } from '../services/issue/time.service';
 
-const unix = (d?: Date) => (d ? Math.floor(d.getTime() / 1000) : undefined);
 
 @Route('')
 export class IssueTimeController extends Controller {
@@ -69,7 +69,7 @@ export class IssueTimeController extends Controller {
   ): Promise<TrackedTime[]> {
     const ctx = ctxOf(req);
     const opts = page ? listOptions(page, limit) : undefined;
-    const { items, total } = await listTimes(ctx, doerOf(req), await repoAssignment(ctx, req.principal, owner, repo), index, { user, since: unix(since), before: unix(before) }, opts);
+    const { items, total } = await listTimes(ctx, doerOf(req), await repoAssignment(ctx, req.principal, owner, repo), index, { user, since: unixSeconds(since), before: unixSeconds(before) }, opts);
     if (opts) setPaging(req, opts, total);
     else req.res!.setHeader('X-Total-Count', String(total));
     return items.map((t) => toTrackedTime(t, viewerOf(req)));
@@ -129,7 +129,7 @@ export class IssueTimeController extends Controller {
   ): Promise<TrackedTime[]> {
     const ctx = ctxOf(req);
     const opts = listOptions(page, limit);
-    const { items, total } = await listTimes(ctx, doerOf(req), await repoAssignment(ctx, req.principal, owner, repo), undefined, { user, since: unix(since), before: unix(before) }, opts);
+    const { items, total } = await listTimes(ctx, doerOf(req), await repoAssignment(ctx, req.principal, owner, repo), undefined, { user, since: unixSeconds(since), before: unixSeconds(before) }, opts);
     setPaging(req, opts, total);
     return items.map((t) => toTrackedTime(t, viewerOf(req)));
   }
@@ -172,7 +172,7 @@ export class IssueTimeController extends Controller {
     @Request() req: ExRequest, @Query() page?: number, @Query() limit?: number, @Query() since?: Date, @Query() before?: Date,
   ): Promise<TrackedTime[]> {
     const opts = listOptions(page, limit);
-    const { items, total } = await myTimes(ctxOf(req), doerOf(req), { since: unix(since), before: unix(before) }, opts);
+    const { items, total } = await myTimes(ctxOf(req), doerOf(req), { since: unixSeconds(since), before: unixSeconds(before) }, opts);
     setPaging(req, opts, total);
     return items.map((t) => toTrackedTime(t, viewerOf(req)));
   }

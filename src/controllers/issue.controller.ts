@@ -9,12 +9,12 @@ import type { ApiErrorBody } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
 import { toIssueOf, unixTime } from '../convert/issue';
+import { unixSeconds } from '../convert/time';
 import { repoAssignment } from '../services/repo/context';
 import { createIssue, deleteIssue, getIssue, listIssues } from '../services/issue/issue.service';
 import { editIssue, setDeadline } from '../services/issue/issue-edit.service';
 import { resolveIssueFilters } from '../services/issue/filters';
 
-const unix = (d?: Date) => (d ? Math.floor(d.getTime() / 1000) : undefined);
 
 @Route('repos/{owner}/{repo}/issues')
 @Tags('issue')
@@ -36,7 +36,7 @@ export class IssueController extends Controller {
     const f = await resolveIssueFilters(ctx, rc, { labels, milestones, createdBy: created_by, assignedBy: assigned_by, mentionedBy: mentioned_by });
     const { items, total } = await listIssues(ctx, rc, {
       ...f, type, isClosed: state === 'closed' ? true : state === 'all' ? undefined : false, keyword: q?.includes('\0') ? undefined : q,
-      since: unix(since), before: unix(before),
+      since: unixSeconds(since), before: unixSeconds(before),
     }, opts);
     setPaging(req, opts, total);
     return items.map((v) => toIssueOf(v, viewerOf(req)));

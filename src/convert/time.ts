@@ -2,3 +2,8 @@
 export function isoTime(d: Date | null | undefined): string {
   return (d ?? new Date(0)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/** A query's time as Unix seconds (undefined stays undefined). */
+export function unixSeconds(d?: Date): number | undefined {
+  return d ? Math.floor(d.getTime() / 1000) : undefined;
+}

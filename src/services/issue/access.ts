@@ -7,7 +7,10 @@ import { Forbidden, NotFound } from '../../errors';
 import { AccessMode, UnitType } from '../../models/perm';
 import { findIssueByIndex, type IssueModel } from '../../models/issue.model';
 import { isBlocked } from '../../models/user-blocking.model';
-import type { UserModel } from '../../models/user.model';
+import { findUsersByIds, type UserModel } from '../../models/user.model';
+import { findReposByIds } from '../../models/repository.model';
+import type { Principal } from '../auth/principal';
+import { can } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
 
 /** The unit that guards an issue: issues, or pull requests for a pull request. */
@@ -59,4 +62,21 @@ export async function assertNotBlocked(ctx: DbContext, rc: RepoContext, doer: Us
 /** 403 unless the caller writes issues or pull requests (Gitea's reqRepoWriter for labels and milestones). */
 export function assertTrackerWriter(rc: RepoContext): void {
   if (!canWriteIssues(rc, false) && !canWriteIssues(rc, true)) throw new Forbidden('user should have a permission to write to a repo');
+}
+
+/** The ids among `issues` that `p` may read, each in its own repository (`rc` answers for its own). */
+export async function readableIssueIds(ctx: DbContext, p: Principal, rc: RepoContext, issues: { id: number; repoId: number; isPull: boolean }[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  const repos = new Map((await findReposByIds(ctx, issues.map((i) => i.repoId).filter((id) => id !== rc.repo.id))).map((r) => [r.id, r]));
+  const owners = new Map((await findUsersByIds(ctx, [...new Set([...repos.values()].map((r) => r.ownerId))])).map((u) => [u.id, u]));
+  for (const i of issues) {
+    if (i.repoId === rc.repo.id) {
+      if (canReadIssues(rc, !!i.isPull)) out.add(i.id);
+      continue;
+    }
+    const repo = repos.get(i.repoId);
+    const owner = repo ? owners.get(repo.ownerId) : undefined;
+    if (repo && owner && (await can(ctx, p, repo, owner, unitOf(!!i.isPull), AccessMode.Read))) out.add(i.id);
+  }
+  return out;
 }

@@ -22,6 +22,7 @@ import { repoAssignment, type RepoContext } from '../repo/context';
 import { assertNotArchived, isRepoAdmin } from '../refs/access';
 import { FORBIDDEN_TYPE, openAttachmentFile, removeAttachmentFiles, storeUpload, typeAllowed } from '../release/attachment-store';
 import { assertAttachmentsEnabled, attachmentName, openReleaseAttachment, type AttachmentDownload } from '../release/attachment.service';
+import { readableComment as readableCommentOf } from './comment.service';
 import { assertNotBlocked, assertTrackerReadable, canReadIssues, canWriteIssues, readableIssue } from './access';
 
 /** A comment of the repository the caller may read, with its issue. */
@@ -45,17 +46,8 @@ function guardWrite(rc: RepoContext): void {
   assertNotArchived(rc);
 }
 
-/**
- * A comment of this repository the caller may read: 404 `no matching issue comment found` for a
- * comment of another repository (or of a unit the caller cannot read, so hidden looks like elsewhere).
- */
-async function readableComment(ctx: DbContext, rc: RepoContext, id: number): Promise<CommentRef> {
-  const row = await findCommentById(ctx, id);
-  if (!row) throw new NotFound(`comment does not exist [id: ${id}, issue_id: 0]`);
-  const issue = await findIssueById(ctx, row.issueId);
-  if (!issue || issue.repoId !== rc.repo.id || !canReadIssues(rc, issue.isPull)) throw new NotFound('no matching issue comment found');
-  return { row, issue };
-}
+/** A comment of this repository the caller may read; elsewhere (or unreadable) is 404 `no matching issue comment found`. */
+const readableComment = (ctx: DbContext, rc: RepoContext, id: number): Promise<CommentRef> => readableCommentOf(ctx, rc, id, 'no matching issue comment found');
 
 /**
  * Gitea's canUserWriteIssueAttachment: the issue's poster, a writer of its unit (issues, or pull

@@ -8,7 +8,7 @@ import { Forbidden, NotFound, Validation } from '../../errors';
 import {
   CommentType, deleteCommentRows, findCommentById, listIssueComments, listRepoComments, saveComment, type CommentModel, type TimeWindow,
 } from '../../models/comment.model';
-import { addIssueComments, findIssueById, lockIssue, touchIssue, type IssueModel } from '../../models/issue.model';
+import { addIssueComments, findIssueById, findIssuesByIds, lockIssue, touchIssue, type IssueModel } from '../../models/issue.model';
 import { indexText, unindexText } from '../../models/issue-search';
 import { deleteCommentReactions } from '../../models/reaction.model';
 import { deleteAttachmentRows, listCommentAttachments, type AttachmentModel } from '../../models/attachment.model';
@@ -44,21 +44,17 @@ export async function listCommentsOfIssue(ctx: DbContext, rc: RepoContext, index
 export async function listCommentsOfRepo(ctx: DbContext, rc: RepoContext, w: TimeWindow, page: { limit: number; offset: number }): Promise<{ items: CommentView[]; total: number }> {
   assertTrackerReadable(rc);
   const { rows, count } = await listRepoComments(ctx, rc.repo.id, { issues: canReadIssues(rc, false), pulls: canReadIssues(rc, true) }, w, page.limit, page.offset);
-  const issues = new Map<number, IssueModel>();
-  for (const id of new Set(rows.map((r) => r.issueId))) {
-    const i = await findIssueById(ctx, id);
-    if (i) issues.set(id, i);
-  }
+  const issues = new Map((await findIssuesByIds(ctx, rows.map((r) => r.issueId))).map((i) => [i.id, i]));
   return { items: await views(ctx, rows, issues), total: count };
 }
 
-/** A comment of the repository that the caller may read; 404 otherwise. */
-async function readableComment(ctx: DbContext, rc: RepoContext, id: number): Promise<{ row: CommentModel; issue: IssueModel }> {
+/** A comment of the repository that the caller may read; 404 otherwise (`hidden`: the message when it is elsewhere or unreadable). */
+export async function readableComment(ctx: DbContext, rc: RepoContext, id: number, hidden?: string): Promise<{ row: CommentModel; issue: IssueModel }> {
   assertTrackerReadable(rc);
   const row = await findCommentById(ctx, id);
   if (!row) throw new NotFound(`comment does not exist [id: ${id}, issue_id: 0]`);
   const issue = await findIssueById(ctx, row.issueId);
-  if (!issue || issue.repoId !== rc.repo.id || !canReadIssues(rc, issue.isPull)) throw new NotFound();
+  if (!issue || issue.repoId !== rc.repo.id || !canReadIssues(rc, issue.isPull)) throw new NotFound(hidden);
   return { row, issue };
 }
 

@@ -13,26 +13,18 @@ import { CommentType } from '../../models/comment.model';
 import { findIssueByIndex, issuesInOrder, lockIssue, type IssueModel } from '../../models/issue.model';
 import { dependencyExists, dependencyIds, deleteDependency, insertDependency } from '../../models/issue-dependency';
 import { AccessMode } from '../../models/perm';
-import { findUserById, findUserByName } from '../../models/user.model';
-import { findRepoByOwnerAndName, findReposByIds } from '../../models/repository.model';
+import { findUserByName } from '../../models/user.model';
+import { findRepoByOwnerAndName } from '../../models/repository.model';
 import type { Principal } from '../auth/principal';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
-import { canWriteIssues, readableIssue, unitOf } from './access';
+import { canWriteIssues, readableIssue, readableIssueIds } from './access';
 import { record } from './history';
 import { dependenciesEnabled } from './tracker-settings';
 import { issueViews, type IssueView } from './view';
 
 /** At most this many issues are walked looking for a cycle. */
 const MAX_WALK = 10_000;
-
-/** Can the caller read this issue (in whatever repository it is)? */
-async function canRead(ctx: DbContext, p: Principal, rc: RepoContext, issue: IssueModel): Promise<boolean> {
-  if (issue.repoId === rc.repo.id) return rc.perm.can(unitOf(issue.isPull), AccessMode.Read);
-  const [repo] = await findReposByIds(ctx, [issue.repoId]);
-  const owner = repo ? await findUserById(ctx, repo.ownerId) : null;
-  return !!repo && !!owner && (await repoPermission(ctx, p, repo, owner)).can(unitOf(issue.isPull), AccessMode.Read);
-}
 
 /** One page of the issues blocking an issue (`blockers`) or blocked by it, readable ones only, same repository first. */
 export async function listDependencies(
@@ -41,8 +33,8 @@ export async function listDependencies(
   const issue = await readableIssue(ctx, rc, index);
   if (side === 'blockers' && !(await dependenciesEnabled(ctx, rc.repo.id))) throw new NotFound();
   const others = await issuesInOrder(ctx, await dependencyIds(ctx, issue.id, side));
-  const readable: IssueModel[] = [];
-  for (const o of others) if (await canRead(ctx, p, rc, o)) readable.push(o);
+  const ids = await readableIssueIds(ctx, p, rc, others);
+  const readable = others.filter((o) => ids.has(o.id));
   readable.sort((a, b) => Number(b.repoId === rc.repo.id) - Number(a.repoId === rc.repo.id) || a.repoId - b.repoId || b.createdUnix - a.createdUnix);
   return issueViews(ctx, readable.slice(page.offset, page.offset + page.limit));
 }
@@ -61,7 +53,7 @@ async function resolveMeta(ctx: DbContext, p: Principal, rc: RepoContext, meta: 
     repoId = repo.id;
   }
   const issue = await findIssueByIndex(ctx, repoId, Number(meta.index));
-  if (!issue || !(await canRead(ctx, p, rc, issue))) throw new NotFound(`issue does not exist [id: 0, repo_id: ${repoId}, index: ${meta.index}]`);
+  if (!issue || !(await readableIssueIds(ctx, p, rc, [issue])).has(issue.id)) throw new NotFound(`issue does not exist [id: 0, repo_id: ${repoId}, index: ${meta.index}]`);
   return issue;
 }
 

@@ -10,13 +10,9 @@ import { findIssuesByIds } from '../../models/issue.model';
 import { labelsByIds } from '../../models/label.model';
 import { milestonesByIds } from '../../models/milestone.model';
 import type { TimelineView } from '../../models/issue-view';
-import { findReposByIds } from '../../models/repository.model';
-import { findUserById } from '../../models/user.model';
 import type { Principal } from '../auth/principal';
-import { can } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
-import { readableIssue, unitOf } from './access';
-import { AccessMode } from '../../models/perm';
+import { readableIssue, readableIssueIds } from './access';
 import { issueViews, namesOf, usersById } from './view';
 import { timeViews } from './time.service';
 import { findTrackedTimes } from '../../models/tracked-time.model';
@@ -49,22 +45,6 @@ export async function timeline(
       assignee: row.assigneeId ? user(row.assigneeId) : null, refIssue: otherViews.get(row.refIssueId) ?? null,
       dependentIssue: otherViews.get(row.dependentIssueId) ?? null, trackedTime: times.get(row.timeId) ?? null,
     });
-  }
-  return out;
-}
-
-/** The ids among `issues` that the caller may read (each in its own repository). */
-async function readableIssueIds(ctx: DbContext, p: Principal, rc: RepoContext, issues: { id: number; repoId: number; isPull: boolean }[]): Promise<Set<number>> {
-  const out = new Set<number>();
-  const repos = new Map((await findReposByIds(ctx, issues.map((i) => i.repoId).filter((id) => id !== rc.repo.id))).map((r) => [r.id, r]));
-  for (const i of issues) {
-    if (i.repoId === rc.repo.id) {
-      if (rc.perm.can(unitOf(i.isPull), AccessMode.Read)) out.add(i.id);
-      continue;
-    }
-    const repo = repos.get(i.repoId);
-    const owner = repo ? await findUserById(ctx, repo.ownerId) : null;
-    if (repo && owner && (await can(ctx, p, repo, owner, unitOf(i.isPull), AccessMode.Read))) out.add(i.id);
   }
   return out;
 }
