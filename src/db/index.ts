@@ -25,13 +25,15 @@ export function openDatabase(s: Settings): Sequelize {
   if (instance) return instance;
   const modelsDir = path.join(__dirname, '..', 'models');
   const models = [path.join(modelsDir, '*.model.js')];
-  const logging = s.database.logSql ? (sql: string) => console.log(sql) : false;
+  const logging = s.database.logSql ? (sql: string, ms?: number) => console.log(`[${ms} ms] ${sql}`) : false;
+  const benchmark = s.database.logSql;
   if (s.database.dbType === 'sqlite3') {
     fs.mkdirSync(path.dirname(s.database.path), { recursive: true });
     instance = new Sequelize({
       dialect: 'sqlite',
       storage: s.database.path,
       logging,
+      benchmark,
       models,
       modelMatch: (filename, member) => filename.replace(/\.model$/, '') === kebab(member),
       // why: sqlite allows one writer; transactions take the write lock up front so two never deadlock upgrading.
@@ -49,10 +51,16 @@ export function openDatabase(s: Settings): Sequelize {
       username: s.database.user,
       password: s.database.passwd,
       logging,
+      benchmark,
       models,
       modelMatch: (filename, member) => filename.replace(/\.model$/, '') === kebab(member),
       pool: { max: s.database.maxOpenConns, min: 0, idle: 10000 },
-      dialectOptions: s.database.sslMode === 'disable' ? {} : { ssl: { rejectUnauthorized: s.database.sslMode === 'verify-full' } },
+      dialectOptions: {
+        // why: a request's statements are short; starting parallel workers costs more than they save
+        // (a keyword search took three times as long with one), and a busy node's other cores serve other requests.
+        options: '-c max_parallel_workers_per_gather=0',
+        ...(s.database.sslMode === 'disable' ? {} : { ssl: { rejectUnauthorized: s.database.sslMode === 'verify-full' } }),
+      },
     });
   }
   installWriteHook(instance);
@@ -154,8 +162,10 @@ export function db(): Sequelize {
   return instance;
 }
 
-/** Close the database (graceful shutdown, tests). */
+/** Close the database (graceful shutdown, tests), after the SQLite transactions already queued. */
 export async function closeDatabase(): Promise<void> {
+  // why: a write whose client went away stays queued for its turn; closing under it failed it midway.
+  await sqliteTurn;
   if (instance) await instance.close();
   instance = null;
 }

@@ -9,13 +9,33 @@ import { TableCache } from './table-cache';
 
 const isSqlite = () => db().getDialect() === 'sqlite';
 
-/** (Re)index a document: an issue's title and body, or a comment's body (`fresh`: it has no document yet). */
-export async function indexText(ctx: DbContext, table: 'issue_fts' | 'comment_fts', id: number, body: string, fresh = false): Promise<void> {
-  if (!fresh) await unindexText(ctx, table, [id]);
+/** What an issue's keyword document carries besides its text on PostgreSQL (migration 20261126000200). */
+export interface IndexedIssue { id: number; repoId: number; isPull: boolean; isClosed: boolean; createdUnix: number }
+
+/** (Re)index an issue's title and body (`fresh`: it has no document yet). */
+export async function indexIssueText(ctx: DbContext, issue: IndexedIssue, text: string, fresh = false): Promise<void> {
+  if (!fresh) await unindexText(ctx, 'issue_fts', [issue.id]);
   const sql = isSqlite()
-    ? `INSERT INTO ${table} (rowid, body) VALUES (:id, :body)`
-    : `INSERT INTO ${table} (id, doc) VALUES (:id, to_tsvector('simple', :body))`;
-  await db().query(sql, { replacements: { id, body }, transaction: ctx.tx });
+    ? 'INSERT INTO issue_fts (rowid, body) VALUES (:id, :text)'
+    : `INSERT INTO issue_fts (id, repo_id, is_pull, is_closed, created_unix, doc)
+       VALUES (:id, :repoId, :isPull, :isClosed, :createdUnix, to_tsvector('simple', :text))`;
+  const { id, repoId, isPull, isClosed, createdUnix } = issue;
+  await db().query(sql, { replacements: { id, repoId, isPull, isClosed, createdUnix, text }, transaction: ctx.tx });
+}
+
+/** (Re)index a comment's body (`fresh`: it has no document yet). */
+export async function indexCommentText(ctx: DbContext, comment: { id: number; issueId: number }, text: string, fresh = false): Promise<void> {
+  if (!fresh) await unindexText(ctx, 'comment_fts', [comment.id]);
+  const sql = isSqlite()
+    ? 'INSERT INTO comment_fts (rowid, body) VALUES (:id, :text)'
+    : "INSERT INTO comment_fts (id, issue_id, doc) VALUES (:id, :issueId, to_tsvector('simple', :text))";
+  await db().query(sql, { replacements: { id: comment.id, issueId: comment.issueId, text }, transaction: ctx.tx });
+}
+
+/** Keep an issue's document in step with its state (PostgreSQL; SQLite reads the state from the issue). */
+export async function indexIssueState(ctx: DbContext, issue: { id: number; isClosed: boolean }): Promise<void> {
+  if (isSqlite()) return;
+  await db().query('UPDATE issue_fts SET is_closed = :isClosed WHERE id = :id', { replacements: { id: issue.id, isClosed: issue.isClosed }, transaction: ctx.tx });
 }
 
 /** Drop documents from the keyword index. */
@@ -24,12 +44,25 @@ export async function unindexText(ctx: DbContext, table: 'issue_fts' | 'comment_
   await db().query(`DELETE FROM ${table} WHERE ${isSqlite() ? 'rowid' : 'id'} IN (:ids)`, { replacements: { ids }, transaction: ctx.tx });
 }
 
+/** The repositories whose issues, and whose pull requests, a search covers. */
+export interface RepoScope { issues: number[]; pulls: number[] }
+
+/**
+ * `column` is one of `ids`, for many ids. why: written as constants, which both databases look up in
+ * a hash or sorted table built once; a VALUES subquery of 1,000 rows took four times as long to
+ * parse and plan, on either database.
+ */
+function oneOf(column: string, ids: number[]): string {
+  const list = (ids.length ? ids : [0]).map((id) => String(Number(id))).join(',');
+  return isSqlite() ? `${column} IN (${list})` : `${column} = ANY('{${list}}'::int[])`;
+}
+
 /** What an issue list may be filtered by (all given filters apply together). */
 export interface IssueFilter {
   /** the repositories to list (ignored when `scope` is given) */
   repoIds: number[];
-  /** SQL selecting the repository ids whose issues, and whose pull requests, may be listed (visibleRepoIdsSql) */
-  scope?: { issues: string; pulls: string };
+  /** the repositories whose issues, and whose pull requests, may be listed (a search across repositories) */
+  scope?: RepoScope;
   /** only repositories of this owner */
   ownerId?: number;
   isClosed?: boolean;
@@ -80,52 +113,71 @@ function matchExpr(tokens: string[]): string {
   return isSqlite() ? `"${lower.join(' ')}"*` : `${lower.join(' <-> ')}:*`;
 }
 
+/** The issue columns a PostgreSQL keyword document carries, as a search reads them. */
+const CARRIED = ['id', 'repo_id', 'is_pull', 'is_closed', 'created_unix'];
+
 /**
- * The ids of the issues matching a keyword query, as a subquery with one column `kw_id`: issues
- * with every word (a prefix) in the title, the body or a comment, and for a number the issue of
- * that number. why: the listing joins this set, so the database starts from the (few) matches
- * instead of testing every issue of the repositories against them.
+ * The issues matching a keyword query, as a subquery: issues with every word (a prefix) in the
+ * title, the body or a comment, and for a number the issue of that number. On SQLite its one
+ * column is `kw_id`. On PostgreSQL its columns are CARRIED, read from the documents and narrowed
+ * there by `pre` (conditions on those columns only). why: the listing starts from the (few)
+ * matches instead of testing every issue of the repositories against them.
  */
-function keywordSet(q: string, params: Record<string, unknown>, repoCond: string): string | null {
+function keywordSet(q: string, params: Record<string, unknown>, repoCond: string, pre: string[]): string | null {
+  const sqlite = isSqlite();
   const perWord = keywordTokens(q).map((tokens, i) => {
     const p = `kw${i}`;
     params[p] = matchExpr(tokens);
-    const inIssue = isSqlite()
-      ? `SELECT rowid AS kw_id FROM issue_fts WHERE issue_fts MATCH :${p}`
-      : `SELECT id AS kw_id FROM issue_fts WHERE doc @@ to_tsquery('simple', :${p})`;
-    const inComment = isSqlite()
-      ? `SELECT c.issue_id AS kw_id FROM comment_fts f JOIN comment c ON c.id = f.rowid WHERE comment_fts MATCH :${p}`
-      : `SELECT c.issue_id AS kw_id FROM comment_fts f JOIN comment c ON c.id = f.id WHERE f.doc @@ to_tsquery('simple', :${p})`;
-    return `SELECT kw_id FROM (${inIssue} UNION ${inComment}) AS w${i}`;
+    if (sqlite) {
+      const inIssue = `SELECT rowid AS kw_id FROM issue_fts WHERE issue_fts MATCH :${p}`;
+      const inComment = `SELECT c.issue_id AS kw_id FROM comment_fts f JOIN comment c ON c.id = f.rowid WHERE comment_fts MATCH :${p}`;
+      return `SELECT kw_id FROM (${inIssue} UNION ${inComment}) AS w${i}`;
+    }
+    const match = `to_tsquery('simple', :${p})`;
+    // why: a comment's document names its issue, and the issue's document carries the columns, so no
+    // comment or issue row is visited. The ids of the comments' issues are an array: as a join, the
+    // planner misjudged the matches and scanned every document; as an array, they are looked up by key.
+    const matches = `(doc @@ ${match} OR id = ANY(ARRAY(SELECT issue_id FROM comment_fts WHERE doc @@ ${match})))`;
+    return `SELECT ${CARRIED.join(', ')} FROM issue_fts WHERE ${[matches, ...pre].join(' AND ')}`;
   });
   const sets = perWord.length ? [perWord.join(' INTERSECT ')] : [];
   const trimmed = q.trim();
   if (/^\d{1,15}$/.test(trimmed)) {
     params.kwIndex = Number(trimmed);
-    sets.push(`SELECT id AS kw_id FROM issue WHERE ${repoCond} AND "index" = :kwIndex`);
+    sets.push(`SELECT ${sqlite ? 'id AS kw_id' : CARRIED.join(', ')} FROM issue WHERE ${repoCond} AND "index" = :kwIndex`);
   }
-  return sets.length ? sets.map((x) => `SELECT kw_id FROM (${x}) AS s`).join(' UNION ') : null;
+  return sets.length ? sets.map((x) => `SELECT * FROM (${x}) AS s`).join(' UNION ') : null;
 }
 
-function whereOf(f: IssueFilter): { from: string; sql: string; params: Record<string, unknown> } {
+/** The orders answered from the columns a PostgreSQL keyword document carries. */
+const CARRIED_SORTS = new Set(['newest', 'oldest']);
+
+/**
+ * The FROM and WHERE of an issue list (for `sort`, when it orders). A keyword search on PostgreSQL
+ * that filters and orders only by what the documents carry reads the documents alone.
+ */
+function whereOf(f: IssueFilter, sort = 'newest'): { from: string; sql: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = { repoIds: f.repoIds.length ? f.repoIds : [-1], yes: true, no: false };
   // why: `+repo_id` keeps SQLite from walking each repository's index for a search across many;
   // newest-first over the state index, keeping the caller's repositories, stops after one page.
-  const and = f.scope
-    ? [`((is_pull = :no AND +repo_id IN (${f.scope.issues})) OR (is_pull = :yes AND +repo_id IN (${f.scope.pulls})))`]
+  const pre = f.scope
+    ? [`((is_pull = :no AND ${oneOf('+repo_id', f.scope.issues)}) OR (is_pull = :yes AND ${oneOf('+repo_id', f.scope.pulls)}))`]
     : [f.repoIds.length === 1 ? 'repo_id = :repoId' : 'repo_id IN (:repoIds)'];
-  const repoCond = f.scope ? `repo_id IN (${f.scope.issues} UNION ${f.scope.pulls})` : and[0];
+  const repoCond = f.scope ? oneOf('repo_id', [...new Set([...f.scope.issues, ...f.scope.pulls])]) : pre[0];
   params.repoId = f.repoIds[0] ?? -1;
-  if (f.ownerId !== undefined) { params.owner = f.ownerId; and.push('repo_id IN (SELECT id FROM repository WHERE owner_id = :owner)'); }
-  if (f.isClosed !== undefined) and.push(`is_closed = ${f.isClosed ? ':yes' : ':no'}`);
-  if (f.isPull !== undefined) and.push(`is_pull = ${f.isPull ? ':yes' : ':no'}`);
+  if (f.ownerId !== undefined) { params.owner = f.ownerId; pre.push('repo_id IN (SELECT id FROM repository WHERE owner_id = :owner)'); }
+  if (f.isClosed !== undefined) pre.push(`is_closed = ${f.isClosed ? ':yes' : ':no'}`);
+  if (f.isPull !== undefined) pre.push(`is_pull = ${f.isPull ? ':yes' : ':no'}`);
+  const and = [...pre];
+  // why: a probe per issue as the listing walks its order, which stops after a page; `id IN (...)`
+  // made SQLite collect every issue of the label first (10,000 of them for a label on 10%).
   (f.allLabelIds ?? []).forEach((id, i) => {
     params[`lab${i}`] = id;
-    and.push(`id IN (SELECT issue_id FROM issue_label WHERE label_id = :lab${i})`);
+    and.push(`EXISTS (SELECT 1 FROM issue_label l WHERE l.issue_id = issue.id AND l.label_id = :lab${i})`);
   });
   if (f.anyLabelIds?.length) {
     params.anyLabels = f.anyLabelIds;
-    and.push('id IN (SELECT issue_id FROM issue_label WHERE label_id IN (:anyLabels))');
+    and.push('EXISTS (SELECT 1 FROM issue_label l WHERE l.issue_id = issue.id AND l.label_id IN (:anyLabels))');
   }
   if (f.milestoneIds?.length) {
     params.milestones = f.milestoneIds;
@@ -139,8 +191,11 @@ function whereOf(f: IssueFilter): { from: string; sql: string; params: Record<st
   }
   if (f.since) { params.since = f.since; and.push('updated_unix >= :since'); }
   if (f.before) { params.before = f.before; and.push('updated_unix <= :before'); }
-  const kw = f.keyword ? keywordSet(f.keyword, params, repoCond) : null;
-  const from = kw ? `issue JOIN (${kw}) AS kw ON kw.kw_id = issue.id` : 'issue';
+  const kw = f.keyword ? keywordSet(f.keyword, params, repoCond, isSqlite() ? [] : pre) : null;
+  let from = 'issue';
+  if (kw && isSqlite()) from = `issue JOIN (${kw}) AS kw ON kw.kw_id = issue.id`;
+  else if (kw && (and.length > pre.length || !CARRIED_SORTS.has(sort))) from = `issue JOIN (SELECT id AS kw_id FROM (${kw}) AS k) AS kw ON kw.kw_id = issue.id`;
+  else if (kw) from = `(${kw}) AS issue`;
   return { from, sql: and.join(' AND '), params };
 }
 
@@ -156,7 +211,7 @@ const anchors = new TableCache<Anchor>('issue-anchors', ['issue'], 60_000);
 
 /** The row at position `offset` of a creation-time listing (the anchor of the pages after it). */
 function anchorAt(ctx: DbContext, f: IssueFilter, sort: 'newest' | 'oldest', offset: number): Promise<Anchor> {
-  const { from, sql, params } = whereOf(f);
+  const { from, sql, params } = whereOf(f, sort);
   const key = JSON.stringify([f, sort, offset]);
   return anchors.get(ctx, key, async () => {
     const rows = await db().query<{ created_unix: number | string; id: number }>(
@@ -177,7 +232,7 @@ function anchorAt(ctx: DbContext, f: IssueFilter, sort: 'newest' | 'oldest', off
 export async function searchIssueIds(
   ctx: DbContext, f: IssueFilter, sort: string, limit: number, offset: number, withTotal = false,
 ): Promise<{ ids: number[]; total: number | null }> {
-  const { from, sql, params } = whereOf(f);
+  const { from, sql, params } = whereOf(f, sort);
   let where = sql;
   let skip = offset;
   const anchored = (sort === 'newest' || sort === 'oldest') && offset >= ANCHOR_EVERY;
@@ -224,11 +279,11 @@ export function fullTextRebuildSql(): string[] {
  * The number of issues a filter of repositories (by scope), state and kind matches, summed from
  * the repositories' counters. why: a search across many repositories counts without reading issues.
  */
-export async function countFromCounters(ctx: DbContext, scope: { issues: string; pulls: string }, isClosed?: boolean, isPull?: boolean): Promise<number> {
+export async function countFromCounters(ctx: DbContext, scope: RepoScope, isClosed?: boolean, isPull?: boolean): Promise<number> {
   const pick = (all: string, closed: string) => (isClosed === undefined ? all : isClosed ? closed : `${all} - ${closed}`);
   const parts: string[] = [];
-  if (isPull !== true) parts.push(`SELECT COALESCE(SUM(${pick('num_issues', 'num_closed_issues')}), 0) AS n FROM repo_issue_counter WHERE repo_id IN (${scope.issues})`);
-  if (isPull !== false) parts.push(`SELECT COALESCE(SUM(${pick('num_pulls', 'num_closed_pulls')}), 0) AS n FROM repo_issue_counter WHERE repo_id IN (${scope.pulls})`);
+  if (isPull !== true) parts.push(`SELECT COALESCE(SUM(${pick('num_issues', 'num_closed_issues')}), 0) AS n FROM repo_issue_counter WHERE ${oneOf('repo_id', scope.issues)}`);
+  if (isPull !== false) parts.push(`SELECT COALESCE(SUM(${pick('num_pulls', 'num_closed_pulls')}), 0) AS n FROM repo_issue_counter WHERE ${oneOf('repo_id', scope.pulls)}`);
   const rows = await db().query<{ n: number | string }>(parts.join(' UNION ALL '), { type: QueryTypes.SELECT, transaction: ctx.tx, replacements: { yes: true, no: false } });
   return rows.reduce((sum, r) => sum + Number(r.n), 0);
 }

@@ -6,7 +6,7 @@ import type { DbContext } from '../db';
 import { Op, QueryTypes, type WhereOptions } from 'sequelize';
 import { db } from '../db';
 import { allocateIssueIndex, countSet, ensureCounterRow, type CountDelta } from './repo-issue-counter.model';
-import { indexText } from './issue-search';
+import { indexIssueText } from './issue-search';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 
 @Table({ tableName: 'issue', underscored: true, timestamps: false })
@@ -59,13 +59,14 @@ export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>
     // why: Sequelize's SQLite dialect runs a statement that starts with "INSERT INTO" without reading
     // its rows; the leading comment lets it read what RETURNING gives.
     const [row] = await db().query<IssueModel>(`/* new issue */ INSERT INTO issue (${columns}) VALUES (${values}) RETURNING *`, { ...mapped, replacements: { ...i, index, now } });
-    await indexText(ctx, 'issue_fts', row.id, text, true);
+    await indexIssueText(ctx, row, text, true);
     return row;
   }
   const insert = () => db().query<IssueModel>(
     `WITH c AS (UPDATE repo_issue_counter SET max_index = max_index + 1${countSet(delta)} WHERE repo_id = :repoId RETURNING max_index),
      i AS (INSERT INTO issue (${columns}) SELECT ${values.replace(':index', 'c.max_index')} FROM c RETURNING *),
-     f AS (INSERT INTO issue_fts (id, doc) SELECT id, to_tsvector('simple', :text) FROM i)
+     f AS (INSERT INTO issue_fts (id, repo_id, is_pull, is_closed, created_unix, doc)
+       SELECT id, repo_id, is_pull, is_closed, created_unix, to_tsvector('simple', :text) FROM i)
      SELECT * FROM i`,
     { ...mapped, replacements: { ...i, now, text } },
   );

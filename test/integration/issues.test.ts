@@ -337,6 +337,28 @@ describe('issues', () => {
       expect(await hits('overheats')).to.deep.equal([]);
     });
 
+    it('keeps a keyword search in step with the state, and combines it with other filters', async () => {
+      const a = await ok('POST', '/repos/alice/proj/issues', { title: 'Quuxwidget leaks' }, bob.token);
+      const b = await ok('POST', '/repos/alice/proj/issues', { title: 'Something else' }, bob.token);
+      await ok('POST', `/repos/alice/proj/issues/${b.number}/comments`, { body: 'quuxwidget here too' }, bob.token);
+      const found = async (state: string, extra = '') => {
+        const res = await w.raw('GET', `/repos/alice/proj/issues?state=${state}&q=quuxwidget${extra}`, undefined, { token: carol.token });
+        expect(res.status).to.equal(200);
+        const numbers = (res.body as { number: number }[]).map((i) => i.number);
+        expect(Number(res.headers.get('x-total-count'))).to.equal(numbers.length);
+        return numbers;
+      };
+      expect(await found('open')).to.deep.equal([b.number, a.number]);
+      await ok('PATCH', `/repos/alice/proj/issues/${a.number}`, { state: 'closed' }, bob.token);
+      await ok('PATCH', `/repos/alice/proj/issues/${b.number}`, { state: 'closed' }, bob.token);
+      expect(await found('open')).to.deep.equal([]);
+      expect(await found('closed')).to.deep.equal([b.number, a.number]);
+      await ok('PATCH', `/repos/alice/proj/issues/${b.number}`, { state: 'open' }, bob.token);
+      expect(await found('open')).to.deep.equal([b.number]);
+      expect(await found('all', '&created_by=carol')).to.deep.equal([]);
+      expect(await found('all', '&created_by=bob')).to.deep.equal([b.number, a.number]);
+    });
+
     it('searches across the repositories the caller may read, most recently closed first', async () => {
       await ok('POST', '/user/repos', { name: 'secret', private: true }, alice.token);
       await ok('POST', '/repos/alice/secret/issues', { title: 'hidden zebra' }, alice.token);

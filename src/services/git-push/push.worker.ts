@@ -18,15 +18,17 @@ export async function processPush(payload: unknown): Promise<void> {
   if (changes.length) await refreshCommitGraph(job.repoId);
 }
 
-/** Sync every repository, in id order, one at a time; returns how many had unrecorded changes. */
-export async function reconcileAll(shouldStop: () => boolean = () => false): Promise<number> {
+/** Sync every repository, in id order, one at a time; returns how many it checked and how many had unrecorded changes. */
+export async function reconcileAll(shouldStop: () => boolean = () => false): Promise<{ checked: number; changed: number }> {
   let after = 0;
   let changed = 0;
+  let checked = 0;
   while (!shouldStop()) {
     const ids = await listRepoIdsAfter(systemCtx, after, 100);
     if (ids.length === 0) break;
     for (const id of ids) {
       if (shouldStop()) break;
+      checked++;
       try {
         if ((await syncRepoRefs(id)).length > 0) changed++;
       } catch (err) {
@@ -35,7 +37,7 @@ export async function reconcileAll(shouldStop: () => boolean = () => false): Pro
     }
     after = ids[ids.length - 1];
   }
-  return changed;
+  return { checked, changed };
 }
 
 /** Running push processing. */
@@ -62,8 +64,11 @@ export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine:
   // why: a push job takes seconds at most; a crashed worker's lease is taken over after a minute.
   const worker: OutboxWorker = startOutboxWorker({ [PUSH_TOPIC]: processPush }, { leaseMs: 60_000, pollMs: 1000 });
   let stopping = false;
+  const started = Date.now();
   const reconciling = opts.reconcile
-    ? reconcileAll(() => stopping).then((n) => { if (n) console.log(`reconciler: ${n} repositories had unrecorded ref changes`); }, (err: unknown) => console.error('reconciler:', err))
+    ? reconcileAll(() => stopping).then(({ checked, changed }) => {
+      console.log(`reconciler: ${checked} repositories checked in ${((Date.now() - started) / 1000).toFixed(1)} s, ${changed} had unrecorded ref changes`);
+    }, (err: unknown) => console.error('reconciler:', err))
     : Promise.resolve();
   let sweeper: NodeJS.Timeout | null = null;
   if (opts.cleanQuarantine) {

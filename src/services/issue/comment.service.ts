@@ -9,7 +9,7 @@ import {
   CommentType, deleteCommentRows, findCommentById, listIssueComments, listRepoComments, saveComment, type CommentModel, type TimeWindow,
 } from '../../models/comment.model';
 import { addIssueComments, findIssueById, findIssuesByIds, lockIssue, touchIssue, type IssueModel } from '../../models/issue.model';
-import { indexText, unindexText } from '../../models/issue-search';
+import { indexCommentText, unindexText } from '../../models/issue-search';
 import { deleteCommentReactions } from '../../models/reaction.model';
 import { deleteAttachmentRows, listCommentAttachments, type AttachmentModel } from '../../models/attachment.model';
 import type { UserModel } from '../../models/user.model';
@@ -98,7 +98,7 @@ export async function editComment(ctx: DbContext, doer: UserModel, rc: RepoConte
       row.content = body;
       row.contentVersion += 1;
       await saveComment(tx, row);
-      if (row.type === CommentType.Comment) await indexText(tx, 'comment_fts', row.id, body);
+      if (row.type === CommentType.Comment) await indexCommentText(tx, row, body);
       await recordMentions(tx, rc, issue, doer, body);
     });
   }

@@ -21,7 +21,7 @@ import type { RepoContext } from '../repo/context';
 import { canWriteIssues, readableIssue, readableIssueIds } from './access';
 import { record } from './history';
 import { dependenciesEnabled } from './tracker-settings';
-import { issueViews, type IssueView } from './view';
+import { issueViews, issueViewsByIds, type IssueView } from './view';
 
 /** At most this many issues are walked looking for a cycle. */
 const MAX_WALK = 10_000;
@@ -112,5 +112,5 @@ export async function changeDependency(
   if (rc.repo.isArchived || !(await dependenciesEnabled(ctx, rc.repo.id)) || !canWriteIssues(rc, issue.isPull)) throw new NotFound();
   const other = await resolveMeta(ctx, p, rc, meta);
   await (side === 'blockers' ? change(ctx, p, rc, issue, other, add) : change(ctx, p, rc, other, issue, add));
-  return (await issueViews(ctx, await issuesInOrder(ctx, [issue.id])))[0];
+  return (await issueViewsByIds(ctx, [issue.id]))[0];
 }

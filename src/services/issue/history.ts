@@ -7,13 +7,13 @@ import type { DbContext } from '../../db';
 import { Validation } from '../../errors';
 import { CommentType, COUNTED_TYPES, insertComment, type CommentModel, type NewComment } from '../../models/comment.model';
 import { addIssueComments, touchIssue } from '../../models/issue.model';
-import { indexText } from '../../models/issue-search';
+import { indexCommentText } from '../../models/issue-search';
 
 /** Record a comment or history entry on an issue (inside a transaction). */
 export async function record(tx: DbContext, c: NewComment): Promise<CommentModel> {
   const row = await insertComment(tx, c);
   if (COUNTED_TYPES.includes(c.type)) await addIssueComments(tx, c.issueId, 1);
-  if (c.type === CommentType.Comment && row.content) await indexText(tx, 'comment_fts', row.id, row.content);
+  if (c.type === CommentType.Comment && row.content) await indexCommentText(tx, row, row.content);
   await touchIssue(tx, c.issueId);
   return row;
 }

@@ -10,7 +10,7 @@ import { CommentType } from '../../models/comment.model';
 import { lockIssue, saveIssue, type IssueModel } from '../../models/issue.model';
 import { findMilestone } from '../../models/milestone.model';
 import { addAssignees, assigneeIdsOfIssues, removeAssignees } from '../../models/issue-links';
-import { indexText } from '../../models/issue-search';
+import { indexIssueText } from '../../models/issue-search';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
 import { assertNotBlocked, canEditIssue, canWriteIssues, readableIssue } from './access';
@@ -71,7 +71,7 @@ export async function editIssue(ctx: DbContext, doer: UserModel, rc: RepoContext
       await saveIssue(tx, issue);
       await recordMentions(tx, rc, issue, doer, issue.content);
     }
-    if (o.title || o.body !== undefined) await indexText(tx, 'issue_fts', issue.id, issueText(issue));
+    if (o.title || o.body !== undefined) await indexIssueText(tx, issue, issueText(issue));
     if (o.ref !== undefined && o.ref !== null) {
       const oldRef = issue.ref;
       issue.ref = o.ref;

@@ -7,7 +7,7 @@ import { withTx, type DbContext } from '../../db';
 import { settings } from '../../config';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import type { CreateIssueOption } from '../../api/issue';
-import { deleteIssueRow, insertNextIssue, issuesInOrder, lockIssue, type IssueModel } from '../../models/issue.model';
+import { deleteIssueRow, insertNextIssue, lockIssue, type IssueModel } from '../../models/issue.model';
 import { adjustIssueCounts, issueCountsOf } from '../../models/repo-issue-counter.model';
 import { findLabelsByIds, adjustLabelCounts, labelIdsOfIssues, labelsByIds, linkLabels, type LabelModel } from '../../models/label.model';
 import { adjustMilestoneCounts, findMilestone, type MilestoneModel } from '../../models/milestone.model';
@@ -24,7 +24,7 @@ import { resolveAssignees } from './assignee';
 import { parseApiTime } from './history';
 import { recordMentions } from './mention';
 import { changeState } from './state';
-import { issueViews, namesOf, type IssueView } from './view';
+import { issueViews, issueViewsByIds, namesOf, type IssueView } from './view';
 
 /** Gitea's title rule on create: trimmed, at most 255 characters (longer ones end in an ellipsis). */
 export function issueTitle(title: string | undefined, trim = true): string {
@@ -130,7 +130,7 @@ export async function pageOfIssues(
   const counted = await countedTotal(ctx, f);
   const page = await searchIssueIds(ctx, f, sort, opts.limit, opts.offset, counted === null);
   const total = counted ?? page.total ?? (await countIssues(ctx, f));
-  return { items: await issueViews(ctx, await issuesInOrder(ctx, page.ids), rc ? namesOf(rc) : undefined), total };
+  return { items: await issueViewsByIds(ctx, page.ids, rc ? namesOf(rc) : undefined), total };
 }
 
 /**

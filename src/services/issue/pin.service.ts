@@ -8,14 +8,14 @@ import { Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
 import { withRepoLock } from '../../lock';
 import { CommentType } from '../../models/comment.model';
-import { issuesInOrder, lockIssue, saveIssue, type IssueModel } from '../../models/issue.model';
+import { lockIssue, saveIssue, type IssueModel } from '../../models/issue.model';
 import { deletePin, insertPin, movePin, pinnedIssueIds, pinOrderOf } from '../../models/issue-pin';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
 import { isRepoAdmin } from '../refs/access';
 import { canReadIssues, canWriteIssues, readableIssue } from './access';
 import { record } from './history';
-import { issueViews, namesOf, type IssueView } from './view';
+import { issueViewsByIds, namesOf, type IssueView } from './view';
 
 async function adminIssue(ctx: DbContext, rc: RepoContext, index: number): Promise<IssueModel> {
   const issue = await readableIssue(ctx, rc, index);
@@ -26,7 +26,7 @@ async function adminIssue(ctx: DbContext, rc: RepoContext, index: number): Promi
 /** The pinned issues (or pull requests) of a repository, in pin order. */
 export async function listPinned(ctx: DbContext, rc: RepoContext, isPull: boolean): Promise<IssueView[]> {
   if (!canReadIssues(rc, isPull)) throw new NotFound();
-  return issueViews(ctx, await issuesInOrder(ctx, await pinnedIssueIds(ctx, rc.repo.id, isPull)), namesOf(rc));
+  return issueViewsByIds(ctx, await pinnedIssueIds(ctx, rc.repo.id, isPull), namesOf(rc));
 }
 
 /** May another issue, and another pull request, be pinned? */

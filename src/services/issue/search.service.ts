@@ -28,9 +28,8 @@ export async function searchIssues(ctx: DbContext, p: Principal, q: IssueSearchQ
   const [issues, pulls] = await Promise.all([repoVisibility(ctx, p, UnitType.Issues), repoVisibility(ctx, p, UnitType.PullRequests)]);
   const [issueRepos, pullRepos] = await Promise.all([visibleRepoIds(ctx, issues, UnitType.Issues), visibleRepoIds(ctx, pulls, UnitType.PullRequests)]);
   // why: the ids are known (and cached), so the statements name them instead of asking which repositories are visible per row.
-  const list = (ids: number[]) => `SELECT column1 FROM (VALUES ${(ids.length ? ids : [0]).map((id) => `(${Number(id)})`).join(',')}) AS v`;
   const f: IssueFilter = {
-    repoIds: [], scope: { issues: list(issueRepos), pulls: list(pullRepos) },
+    repoIds: [], scope: { issues: issueRepos, pulls: pullRepos },
     isClosed: q.state === 'closed' ? true : q.state === 'all' ? undefined : false,
     isPull: q.type === 'pulls' ? true : q.type === 'issues' ? false : undefined,
     since: q.since, before: q.before, keyword: q.q?.includes('\0') ? undefined : q.q,
@@ -43,9 +42,8 @@ export async function searchIssues(ctx: DbContext, p: Principal, q: IssueSearchQ
     throw new BadRequest('Owner organisation is required for filtering on team');
   }
   if (q.team) {
-    const within = (sql: string, ids: number[]) => `SELECT id FROM repository WHERE id IN (${[0, ...ids].map(Number).join(',')}) AND id IN (${sql})`;
-    const ids = await teamRepoIdsOf(ctx, f.ownerId!, q.team);
-    f.scope = { issues: within(f.scope!.issues, ids), pulls: within(f.scope!.pulls, ids) };
+    const ids = new Set(await teamRepoIdsOf(ctx, f.ownerId!, q.team));
+    f.scope = { issues: issueRepos.filter((id) => ids.has(id)), pulls: pullRepos.filter((id) => ids.has(id)) };
   }
   if (q.labels) {
     const names = q.labels.split(',').map((s) => s.trim()).filter(Boolean);
@@ -63,7 +61,7 @@ export async function searchIssues(ctx: DbContext, p: Principal, q: IssueSearchQ
     if (q.assigned) f.assigneeId = me.id;
     if (q.mentioned) f.mentionedId = me.id;
     // why: review requests and reviews come with pull request reviews; until then nothing matches them.
-    if (q.reviewRequested || q.reviewed) f.scope = { issues: 'SELECT 0', pulls: 'SELECT 0' };
+    if (q.reviewRequested || q.reviewed) f.scope = { issues: [], pulls: [] };
   }
   const sort = q.sort && isIssueSort(q.sort) ? q.sort : 'newest';
   return pageOfIssues(ctx, f, sort, opts);

@@ -13,6 +13,7 @@ import { nowUnix, saveIssue, type IssueModel } from '../../models/issue.model';
 import { adjustLabelCounts, labelIdsOfIssues, linkLabels, unlinkLabels } from '../../models/label.model';
 import { adjustMilestoneCounts } from '../../models/milestone.model';
 import { adjustIssueCounts } from '../../models/repo-issue-counter.model';
+import { indexIssueState } from '../../models/issue-search';
 import type { UserModel } from '../../models/user.model';
 import { findStopwatch } from '../../models/stopwatch.model';
 import { record } from './history';
@@ -67,6 +68,7 @@ export async function changeState(tx: DbContext, issue: IssueModel, doer: UserMo
   issue.isClosed = closed;
   issue.closedUnix = closed ? nowUnix() : 0;
   await saveIssue(tx, issue);
+  await indexIssueState(tx, issue);
   await record(tx, { type: closed ? CommentType.Close : CommentType.Reopen, issueId: issue.id, posterId: doer.id });
   // why: as Gitea, closing an issue stops the closer's stopwatch on it.
   const sw = closed ? await findStopwatch(tx, doer.id, issue.id) : null;

@@ -21,7 +21,7 @@ import { assertTrackerReadable, canWriteIssues, readableIssue } from './access';
 import { parseApiTime, record } from './history';
 import { finishStopwatch } from './stopwatch';
 import { timetrackerEnabled, trackerConfigOf } from './tracker-settings';
-import { issueViews, usersById } from './view';
+import { issueViewsByIds, usersById } from './view';
 
 /** May `doer` track time on the issue (Gitea's CanUseTimetracker)? */
 async function canUseTimetracker(ctx: DbContext, rc: RepoContext, doer: UserModel, issue: IssueModel): Promise<boolean> {
@@ -89,7 +89,7 @@ export async function myStopwatches(ctx: DbContext, doer: UserModel): Promise<St
 /** Tracked times with their users and issues. */
 export async function timeViews(ctx: DbContext, rows: TrackedTimeModel[]): Promise<TrackedTimeView[]> {
   const user = await usersById(ctx, rows.map((r) => r.userId));
-  const views = new Map((await issueViews(ctx, await issuesInOrder(ctx, [...new Set(rows.map((r) => r.issueId))]))).map((v) => [v.row.id, v]));
+  const views = new Map((await issueViewsByIds(ctx, [...new Set(rows.map((r) => r.issueId))])).map((v) => [v.row.id, v]));
   return rows.map((r) => ({ id: r.id, createdUnix: r.createdUnix, time: r.time, user: user(r.userId), issue: views.get(r.issueId) ?? null }));
 }
 
