@@ -43,9 +43,14 @@ export interface NewIssue {
   deadlineUnix: number;
 }
 
+/** Is insertNextIssue one statement (atomic without a transaction)? PostgreSQL: yes; SQLite: three. */
+export function issueInsertIsOneStatement(): boolean {
+  return db().getDialect() !== 'sqlite';
+}
+
 /**
  * Insert an issue with the repository's next number, count it (`delta`) and index its `text`, in
- * the caller's transaction. why: on PostgreSQL the three are one statement, so the counter row,
+ * the caller's transaction (on PostgreSQL it is atomic alone, see issueInsertIsOneStatement). why: on PostgreSQL the three are one statement, so the counter row,
  * which serializes a repository's creators until commit, is held for one round trip and the
  * commit; SQLite has one writer and runs them one after the other.
  */
