@@ -105,34 +105,42 @@ export type RepoIssueQuery = Omit<IssueFilter, 'repoIds' | 'isPull'> & { type?: 
 const narrowing = (f: IssueFilter) => Object.entries(f).filter(([k, v]) => v !== undefined && !['repoIds', 'scope', 'isClosed', 'isPull'].includes(k)).map(([k]) => k);
 
 /**
- * The total of a filtered list from the counters the writers keep, when they can answer it: only
- * state and kind filter (or one label, over both kinds); null otherwise.
+ * Which counters the writers keep answer the total of a filtered list: the repositories' (only
+ * state and kind filter) or one label's (over both kinds); null when none does.
  */
-async function countedTotal(ctx: DbContext, f: IssueFilter): Promise<number | null> {
+function countedBy(f: IssueFilter): 'repos' | 'label' | null {
   const extra = narrowing(f);
-  if (extra.length === 0 && f.scope) return countFromCounters(ctx, f.scope, f.isClosed, f.isPull);
-  if (extra.length === 0 && f.repoIds.length === 1) {
-    const c = (await issueCountsOf(ctx, f.repoIds)).get(f.repoIds[0])!;
-    const issues = f.isClosed === undefined ? c.numIssues : f.isClosed ? c.numClosedIssues : c.numIssues - c.numClosedIssues;
-    const pulls = f.isClosed === undefined ? c.numPulls : f.isClosed ? c.numClosedPulls : c.numPulls - c.numClosedPulls;
-    return f.isPull === undefined ? issues + pulls : f.isPull ? pulls : issues;
-  }
-  if (extra.length === 1 && extra[0] === 'allLabelIds' && f.allLabelIds!.length === 1 && f.isPull === undefined && !f.scope && f.repoIds.length === 1) {
-    const [label] = await labelsByIds(ctx, f.allLabelIds!);
-    if (label) return f.isClosed === undefined ? label.numIssues : f.isClosed ? label.numClosedIssues : label.numIssues - label.numClosedIssues;
-  }
+  if (extra.length === 0 && (f.scope || f.repoIds.length === 1)) return 'repos';
+  if (extra.length === 1 && extra[0] === 'allLabelIds' && f.allLabelIds!.length === 1 && f.isPull === undefined && !f.scope && f.repoIds.length === 1) return 'label';
   return null;
+}
+
+/** The total of `f` from the counters `by` names (null for a label that is gone). */
+async function countedTotal(ctx: DbContext, f: IssueFilter, by: 'repos' | 'label'): Promise<number | null> {
+  if (by === 'label') {
+    const [label] = await labelsByIds(ctx, f.allLabelIds!);
+    if (!label) return null;
+    return f.isClosed === undefined ? label.numIssues : f.isClosed ? label.numClosedIssues : label.numIssues - label.numClosedIssues;
+  }
+  if (f.scope) return countFromCounters(ctx, f.scope, f.isClosed, f.isPull);
+  const c = (await issueCountsOf(ctx, f.repoIds)).get(f.repoIds[0])!;
+  const issues = f.isClosed === undefined ? c.numIssues : f.isClosed ? c.numClosedIssues : c.numIssues - c.numClosedIssues;
+  const pulls = f.isClosed === undefined ? c.numPulls : f.isClosed ? c.numClosedPulls : c.numPulls - c.numClosedPulls;
+  return f.isPull === undefined ? issues + pulls : f.isPull ? pulls : issues;
 }
 
 /**
  * One page of a filtered issue list and the filtered total. why: counting rows costs as much as
- * reading them; the counters answer when they can, else the page query counts as it reads.
+ * reading them; the counters answer when they can (read at the same time as the page), else the
+ * page query counts as it reads.
  */
 export async function pageOfIssues(
   ctx: DbContext, f: IssueFilter, sort: string, opts: { limit: number; offset: number }, rc?: RepoContext,
 ): Promise<{ items: IssueView[]; total: number }> {
-  const counted = await countedTotal(ctx, f);
-  const page = await searchIssueIds(ctx, f, sort, opts.limit, opts.offset, counted === null);
+  const by = countedBy(f);
+  const [counted, page] = await Promise.all([
+    by ? countedTotal(ctx, f, by) : null, searchIssueIds(ctx, f, sort, opts.limit, opts.offset, by === null),
+  ]);
   const total = counted ?? page.total ?? (await countIssues(ctx, f));
   return { items: await issueViewsByIds(ctx, page.ids, rc ? namesOf(rc) : undefined), total };
 }
