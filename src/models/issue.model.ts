@@ -4,7 +4,7 @@
  */
 import type { DbContext } from '../db';
 import { Op, QueryTypes, type WhereOptions } from 'sequelize';
-import { db } from '../db';
+import { db, sqliteScript } from '../db';
 import { allocateIssueIndex, countSet, ensureCounterRow, type CountDelta } from './repo-issue-counter.model';
 import { indexIssueText } from './issue-search';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
@@ -43,22 +43,31 @@ export interface NewIssue {
   deadlineUnix: number;
 }
 
-/** Is insertNextIssue one statement (atomic without a transaction)? PostgreSQL: yes; SQLite: three. */
-export function issueInsertIsOneStatement(): boolean {
-  return db().getDialect() !== 'sqlite';
-}
-
 /**
- * Insert an issue with the repository's next number, count it (`delta`) and index its `text`, in
- * the caller's transaction (on PostgreSQL it is atomic alone, see issueInsertIsOneStatement). why: on PostgreSQL the three are one statement, so the counter row,
- * which serializes a repository's creators until commit, is held for one round trip and the
- * commit; SQLite has one writer and runs them one after the other.
+ * Insert an issue with the repository's next number, count it (`delta`) and index its `text`:
+ * within the caller's transaction when there is one, and atomic on its own otherwise.
+ * why: a plain new issue needs no transaction around it. On PostgreSQL the three writes are one
+ * statement, so the counter row, which serializes a repository's creators until commit, is held
+ * for one round trip. On SQLite they are one script, so the single writer is held for one call to
+ * the driver and the read of the new id, not for five.
  */
 export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>, delta: CountDelta, text: string): Promise<IssueModel> {
   const now = nowUnix();
   const columns = 'repo_id, "index", poster_id, name, content, milestone_id, is_pull, ref, deadline_unix, created_unix, updated_unix';
   const values = ':repoId, :index, :posterId, :name, :content, :milestoneId, :isPull, :ref, :deadlineUnix, :now, :now';
   const mapped = { type: QueryTypes.SELECT, model: IssueModel, mapToModel: true, transaction: ctx.tx } as const;
+  if (db().getDialect() === 'sqlite' && !ctx.tx) {
+    const [got] = await sqliteScript<{ id: number; index: number }>([
+      'INSERT INTO repo_issue_counter (repo_id) VALUES (:repoId) ON CONFLICT (repo_id) DO NOTHING',
+      `UPDATE repo_issue_counter SET max_index = max_index + 1${countSet(delta)} WHERE repo_id = :repoId`,
+      `INSERT INTO issue (${columns}) VALUES (${values.replace(':index', '(SELECT max_index FROM repo_issue_counter WHERE repo_id = :repoId)')})`,
+      'INSERT INTO issue_fts (rowid, body) VALUES (last_insert_rowid(), :text)',
+    ], { ...i, now, text }, 'SELECT id, "index" FROM issue WHERE id = last_insert_rowid()', ['repo_issue_counter', 'issue', 'issue_fts']);
+    // why: build fills the columns' defaults only for a new record; the row exists, so it is not one.
+    const row = IssueModel.build({ ...i, id: got.id, index: got.index, createdUnix: now, updatedUnix: now });
+    row.isNewRecord = false;
+    return row;
+  }
   if (db().getDialect() === 'sqlite') {
     const index = await allocateIssueIndex(ctx, i.repoId, delta);
     // why: Sequelize's SQLite dialect runs a statement that starts with "INSERT INTO" without reading

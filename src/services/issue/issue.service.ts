@@ -7,7 +7,7 @@ import { withTx, type DbContext } from '../../db';
 import { settings } from '../../config';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import type { CreateIssueOption } from '../../api/issue';
-import { deleteIssueRow, insertNextIssue, issueInsertIsOneStatement, lockIssue, type IssueModel } from '../../models/issue.model';
+import { deleteIssueRow, insertNextIssue, lockIssue, type IssueModel } from '../../models/issue.model';
 import { adjustIssueCounts, issueCountsOf } from '../../models/repo-issue-counter.model';
 import { findLabelsByIds, adjustLabelCounts, labelIdsOfIssues, labelsByIds, linkLabels, type LabelModel } from '../../models/label.model';
 import { adjustMilestoneCounts, findMilestone, type MilestoneModel } from '../../models/milestone.model';
@@ -66,7 +66,7 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   // no transaction: BEGIN and COMMIT were two of its three round trips, and held a pooled connection
   // between them; creations per second doubled.
   const plain = !labelIds.length && !milestoneId && !assignees.length && !o.closed && mentionedNames(fields.content).length === 0;
-  const row = plain && issueInsertIsOneStatement() ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields)) : await withTx(ctx, async (tx) => {
+  const row = plain ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields)) : await withTx(ctx, async (tx) => {
     const created = await insertNextIssue(tx, fields, { numIssues: 1 }, issueText(fields));
     if (labelIds.length) {
       await linkLabels(tx, created.id, labelIds);
