@@ -426,7 +426,9 @@ async function seed(db: Bulk, w: World): Promise<Seeded> {
   if (db.pg) {
     await db.run(`INSERT INTO issue_fts (id, repo_id, is_pull, is_closed, created_unix, doc)
       SELECT id, repo_id, is_pull, is_closed, created_unix, to_tsvector('simple', name || chr(10) || content) FROM issue`);
-    await db.run("INSERT INTO comment_fts (id, issue_id, doc) SELECT id, issue_id, to_tsvector('simple', content) FROM comment WHERE type = 0 AND content <> ''");
+    await db.run(`INSERT INTO comment_fts (id, issue_id, repo_id, is_pull, is_closed, created_unix, doc)
+      SELECT c.id, c.issue_id, i.repo_id, i.is_pull, i.is_closed, i.created_unix, to_tsvector('simple', c.content)
+      FROM comment c JOIN issue i ON i.id = c.issue_id WHERE c.type = 0 AND c.content <> ''`);
   } else {
     await db.run('BEGIN');
     await db.run('INSERT INTO issue_fts (rowid, body) SELECT id, name || char(10) || content FROM issue');

@@ -28,14 +28,17 @@ export async function indexCommentText(ctx: DbContext, comment: { id: number; is
   if (!fresh) await unindexText(ctx, 'comment_fts', [comment.id]);
   const sql = isSqlite()
     ? 'INSERT INTO comment_fts (rowid, body) VALUES (:id, :text)'
-    : "INSERT INTO comment_fts (id, issue_id, doc) VALUES (:id, :issueId, to_tsvector('simple', :text))";
+    : `INSERT INTO comment_fts (id, issue_id, repo_id, is_pull, is_closed, created_unix, doc)
+       SELECT :id, id, repo_id, is_pull, is_closed, created_unix, to_tsvector('simple', :text) FROM issue WHERE id = :issueId`;
   await db().query(sql, { replacements: { id: comment.id, issueId: comment.issueId, text }, transaction: ctx.tx });
 }
 
-/** Keep an issue's document in step with its state (PostgreSQL; SQLite reads the state from the issue). */
+/** Keep the documents of an issue and its comments in step with its state (PostgreSQL; SQLite reads the state from the issue). */
 export async function indexIssueState(ctx: DbContext, issue: { id: number; isClosed: boolean }): Promise<void> {
   if (isSqlite()) return;
-  await db().query('UPDATE issue_fts SET is_closed = :isClosed WHERE id = :id', { replacements: { id: issue.id, isClosed: issue.isClosed }, transaction: ctx.tx });
+  const replacements = { id: issue.id, isClosed: issue.isClosed };
+  await db().query('UPDATE issue_fts SET is_closed = :isClosed WHERE id = :id', { replacements, transaction: ctx.tx });
+  await db().query('UPDATE comment_fts SET is_closed = :isClosed WHERE issue_id = :id', { replacements, transaction: ctx.tx });
 }
 
 /** Drop documents from the keyword index. */
@@ -134,11 +137,11 @@ function keywordSet(q: string, params: Record<string, unknown>, repoCond: string
       return `SELECT kw_id FROM (${inIssue} UNION ${inComment}) AS w${i}`;
     }
     const match = `to_tsquery('simple', :${p})`;
-    // why: a comment's document names its issue, and the issue's document carries the columns, so no
-    // comment or issue row is visited. The ids of the comments' issues are an array: as a join, the
-    // planner misjudged the matches and scanned every document; as an array, they are looked up by key.
-    const matches = `(doc @@ ${match} OR id = ANY(ARRAY(SELECT issue_id FROM comment_fts WHERE doc @@ ${match})))`;
-    return `SELECT ${CARRIED.join(', ')} FROM issue_fts WHERE ${[matches, ...pre].join(' AND ')}`;
+    // why: a comment's document carries its issue's columns too, so neither comment nor issue rows
+    // are visited, nor the documents of the issues found by a comment (a probe each, half the time).
+    const inIssue = `SELECT ${CARRIED.join(', ')} FROM issue_fts WHERE ${[`doc @@ ${match}`, ...pre].join(' AND ')}`;
+    const inComment = `SELECT issue_id, ${CARRIED.slice(1).join(', ')} FROM comment_fts WHERE ${[`doc @@ ${match}`, ...pre].join(' AND ')}`;
+    return `SELECT * FROM (${inIssue} UNION ${inComment}) AS w${i}`;
   });
   const sets = perWord.length ? [perWord.join(' INTERSECT ')] : [];
   const trimmed = q.trim();
