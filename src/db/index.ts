@@ -118,28 +118,43 @@ interface SqliteConnectionManager {
 }
 
 const TX_CONNECTION = 'transactions';
+/** Connections for reads outside a transaction, taken in turn. */
+const READ_CONNECTIONS = ['read-1', 'read-2'];
+const READ_SQL = /^\s*SELECT\b/i;
 
 /**
- * Tune every SQLite connection as it opens, and run all transactions on one long-lived connection.
+ * Tune every SQLite connection as it opens, run all transactions on one long-lived connection, and
+ * spread reads outside a transaction over READ_CONNECTIONS.
  * why: Sequelize's SQLite dialect opens a new connection for each transaction and closes it at the
  * end, and never runs the afterConnect hook, so connections were untuned (rollback journal, full
  * sync, 1 s busy wait) and each transaction paid for opening one. withTx runs a process's SQLite
- * transactions one at a time, so they can share a connection.
+ * transactions one at a time, so they can share a connection. A connection runs one statement at
+ * a time, so every read of the process queued behind every other on the default one; in WAL mode
+ * readers on other connections run side by side, on other pool threads. Writes outside a
+ * transaction stay on the default connection, so they never wait for each other's lock.
  */
 function shareAndTuneConnections(sequelize: Sequelize): void {
   const cm = sequelize.connectionManager as unknown as SqliteConnectionManager;
   const get = cm.getConnection.bind(cm);
   const release = cm.releaseConnection.bind(cm);
   const tuned = new WeakMap<SqliteConn, Promise<void>>();
-  cm.getConnection = async (options = {}) => {
-    const uuid = options.uuid && options.uuid !== 'default' ? TX_CONNECTION : options.uuid;
+  const kept = new Set([TX_CONNECTION, ...READ_CONNECTIONS]);
+  let nextReader = 0;
+  const query = sequelize.query.bind(sequelize) as (sql: unknown, options?: Record<string, unknown>) => Promise<unknown>;
+  (sequelize as unknown as { query: typeof query }).query = (sql, options) => {
+    const text = typeof sql === 'string' ? sql : (sql as { query?: string })?.query ?? '';
+    return query(sql, !options?.transaction && READ_SQL.test(text) ? { ...options, forgeRead: true } : options);
+  };
+  cm.getConnection = async (options: { uuid?: string; forgeRead?: boolean } = {}) => {
+    let uuid = options.uuid && options.uuid !== 'default' ? TX_CONNECTION : options.uuid;
+    if (options.forgeRead) uuid = READ_CONNECTIONS[nextReader++ % READ_CONNECTIONS.length];
     const conn = await get({ ...options, uuid });
     if (!tuned.has(conn)) tuned.set(conn, sqliteTune(conn));
     await tuned.get(conn);
     return conn;
   };
   cm.releaseConnection = (conn, force) => {
-    if (conn === cm.connections[TX_CONNECTION]) return;
+    if (Object.entries(cm.connections).some(([uuid, c]) => c === conn && kept.has(uuid))) return;
     release(conn, force);
   };
 }
