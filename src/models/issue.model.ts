@@ -44,12 +44,19 @@ export interface NewIssue {
 }
 
 /**
+ * The last `n` issues inserted on the connection, oldest first: the highest ids up to its last
+ * insert (a script's last insert is the keyword document, whose row id is the issue's).
+ */
+const lastNewIssues = (n: number) => `SELECT id, "index" FROM (SELECT id, "index" FROM issue WHERE id <= last_insert_rowid() ORDER BY id DESC LIMIT ${Math.trunc(n)}) AS t ORDER BY id`;
+
+/**
  * Insert an issue with the repository's next number, count it (`delta`) and index its `text`:
  * within the caller's transaction when there is one, and atomic on its own otherwise.
  * why: a plain new issue needs no transaction around it. On PostgreSQL the three writes are one
  * statement, so the counter row, which serializes a repository's creators until commit, is held
- * for one round trip. On SQLite they are one script, so the single writer is held for one call to
- * the driver and the read of the new id, not for five.
+ * for one round trip. On SQLite they are one script, run together with those of other issues created
+ * at the same time, so the single writer is held for one call to the driver and the read of the
+ * new ids, not for five calls per issue.
  */
 export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>, delta: CountDelta, text: string): Promise<IssueModel> {
   const now = nowUnix();
@@ -57,12 +64,12 @@ export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>
   const values = ':repoId, :index, :posterId, :name, :content, :milestoneId, :isPull, :ref, :deadlineUnix, :now, :now';
   const mapped = { type: QueryTypes.SELECT, model: IssueModel, mapToModel: true, transaction: ctx.tx } as const;
   if (db().getDialect() === 'sqlite' && !ctx.tx) {
-    const [got] = await sqliteScript<{ id: number; index: number }>([
+    const got = await sqliteScript<{ id: number; index: number }>('new-issue', [
       'INSERT INTO repo_issue_counter (repo_id) VALUES (:repoId) ON CONFLICT (repo_id) DO NOTHING',
       `UPDATE repo_issue_counter SET max_index = max_index + 1${countSet(delta)} WHERE repo_id = :repoId`,
       `INSERT INTO issue (${columns}) VALUES (${values.replace(':index', '(SELECT max_index FROM repo_issue_counter WHERE repo_id = :repoId)')})`,
       'INSERT INTO issue_fts (rowid, body) VALUES (last_insert_rowid(), :text)',
-    ], { ...i, now, text }, 'SELECT id, "index" FROM issue WHERE id = last_insert_rowid()', ['repo_issue_counter', 'issue', 'issue_fts']);
+    ], { ...i, now, text }, lastNewIssues, ['repo_issue_counter', 'issue', 'issue_fts']);
     // why: build fills the columns' defaults only for a new record; the row exists, so it is not one.
     const row = IssueModel.build({ ...i, id: got.id, index: got.index, createdUnix: now, updatedUnix: now });
     row.isNewRecord = false;

@@ -37,6 +37,10 @@ describe('issues', () => {
       for (const r of made) expect(r.status, r.text).to.equal(201);
       const numbers = made.map((r) => r.body.number as number).sort((a, b) => a - b);
       expect(numbers).to.deep.equal(Array.from({ length: 100 }, (_, i) => i + 1));
+      // each creator is answered with its own row, though creations that arrive together are written together
+      const rows = await sql(w.server, 'SELECT id, "index" AS n, name FROM issue');
+      const byNumber = new Map(rows.map((r) => [Number(r.n), r]));
+      for (const r of made) expect({ id: Number(byNumber.get(r.body.number)?.id), title: byNumber.get(r.body.number)?.name }).to.deep.equal({ id: r.body.id, title: r.body.title });
       const repo = await ok('GET', '/repos/alice/proj', undefined, alice.token);
       expect(repo.open_issues_count).to.equal(100);
       const list = await w.raw('GET', '/repos/alice/proj/issues?limit=5', undefined, { token: carol.token });
