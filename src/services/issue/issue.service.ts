@@ -62,9 +62,9 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   const milestoneId = milestone?.id ?? 0;
   const labelIds = labels.map((l) => l.id);
   const fields = { repoId: rc.repo.id, posterId: doer.id, name: title, content: o.body ?? '', milestoneId, isPull: false, ref: o.ref ?? '', deadlineUnix: deadline };
-  // why: where the insert is one statement (PostgreSQL), a new issue with nothing else to record needs
-  // no transaction: BEGIN and COMMIT were two of its three round trips, and held a pooled connection
-  // between them; creations per second doubled.
+  // why: a new issue with nothing else to record needs no transaction around it, since insertNextIssue
+  // is atomic alone; BEGIN and COMMIT were round trips that held a connection (PostgreSQL) or the
+  // single writer (SQLite) between them.
   const plain = !labelIds.length && !milestoneId && !assignees.length && !o.closed && mentionedNames(fields.content).length === 0;
   const row = plain ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields)) : await withTx(ctx, async (tx) => {
     const created = await insertNextIssue(tx, fields, { numIssues: 1 }, issueText(fields));
