@@ -214,7 +214,8 @@ const waitingScripts = new Map<string, WaitingScript[]>();
  * transaction handed to the driver in one call, together with the other scripts of `group` that
  * wait for the same turn, and answer this script's row of `rowsOf(n)` (run on the same connection
  * after the commit, it gives the rows of the last n scripts in order). `tables` are the tables the
- * scripts write; their listeners hear of it after the commit. When the scripts fail together, each
+ * scripts write; their listeners hear of it after the commit. The scripts of one group share the
+ * `rowsOf` and `tables` of the first. When the scripts fail together, each
  * runs alone, so a failing one rolls back only itself, and its error is rethrown to its caller.
  * why: every call to the driver is a hop to a pool thread and back (0.3–0.4 ms on a small VM)
  * while SQLite's single writer stays taken. A new issue took five; now writers that arrive

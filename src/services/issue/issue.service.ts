@@ -117,15 +117,15 @@ function countedBy(f: IssueFilter): 'repos' | 'label' | null {
 
 /** The total of `f` from the counters `by` names (null for a label that is gone). */
 async function countedTotal(ctx: DbContext, f: IssueFilter, by: 'repos' | 'label'): Promise<number | null> {
+  const inState = (all: number, closed: number) => (f.isClosed === undefined ? all : f.isClosed ? closed : all - closed);
   if (by === 'label') {
     const [label] = await labelsByIds(ctx, f.allLabelIds!);
-    if (!label) return null;
-    return f.isClosed === undefined ? label.numIssues : f.isClosed ? label.numClosedIssues : label.numIssues - label.numClosedIssues;
+    return label ? inState(label.numIssues, label.numClosedIssues) : null;
   }
   if (f.scope) return countFromCounters(ctx, f.scope, f.isClosed, f.isPull);
   const c = (await issueCountsOf(ctx, f.repoIds)).get(f.repoIds[0])!;
-  const issues = f.isClosed === undefined ? c.numIssues : f.isClosed ? c.numClosedIssues : c.numIssues - c.numClosedIssues;
-  const pulls = f.isClosed === undefined ? c.numPulls : f.isClosed ? c.numClosedPulls : c.numPulls - c.numClosedPulls;
+  const issues = inState(c.numIssues, c.numClosedIssues);
+  const pulls = inState(c.numPulls, c.numClosedPulls);
   return f.isPull === undefined ? issues + pulls : f.isPull ? pulls : issues;
 }
 
