@@ -9,7 +9,8 @@ import { runTask } from '../../pool';
 type Token =
   | { t: 'lit'; c: string }
   | { t: 'one' }
-  | { t: 'star' }
+  /** `any`: also across separators (`**`, or every star of a glob without a separator) */
+  | { t: 'star'; any: boolean }
   | { t: 'class'; neg: boolean; items: [string, string][] };
 
 const MAX_ALTERNATIVES = 256;
@@ -17,8 +18,8 @@ const MAX_ALTERNATIVES = 256;
 /** A pattern that does not compile. */
 export class PatternError extends Error {}
 
-/** A compiled glob: one token list per brace alternative. */
-export type Glob = Token[][];
+/** A compiled glob: one token list per brace alternative, and its separator ('' for none). */
+export interface Glob { seqs: Token[][]; sep: string }
 
 /** Is the pattern a `/regex/`? */
 export function isRegexPattern(p: string): boolean {
@@ -51,7 +52,7 @@ function cross(a: Token[][], b: Token[][]): Token[][] {
   return a.flatMap((x) => b.map((y) => [...x, ...y]));
 }
 
-function parseSeq(chars: string[], start: number, inBrace: boolean): { seqs: Token[][]; next: number } {
+function parseSeq(chars: string[], start: number, inBrace: boolean, sep: string): { seqs: Token[][]; next: number } {
   let seqs: Token[][] = [[]];
   let i = start;
   const add = (tok: Token) => seqs.forEach((s) => s.push(tok));
@@ -62,7 +63,7 @@ function parseSeq(chars: string[], start: number, inBrace: boolean): { seqs: Tok
       const alts: Token[][] = [];
       i++;
       for (;;) {
-        const r = parseSeq(chars, i, true);
+        const r = parseSeq(chars, i, true, sep);
         alts.push(...r.seqs);
         i = r.next;
         if (chars[i] === ',') { i++; continue; }
@@ -75,9 +76,10 @@ function parseSeq(chars: string[], start: number, inBrace: boolean): { seqs: Tok
       add(r.tok);
       i = r.next;
     } else if (c === '*') {
-      add({ t: 'star' });
-      while (chars[i + 1] === '*') i++;
-      i++;
+      let n = 1;
+      while (chars[i + n] === '*') n++;
+      add({ t: 'star', any: sep === '' || n > 1 });
+      i += n;
     } else if (c === '?') {
       add({ t: 'one' });
       i++;
@@ -93,22 +95,25 @@ function parseSeq(chars: string[], start: number, inBrace: boolean): { seqs: Tok
   return { seqs, next: i };
 }
 
-/** Compile a glob; throws PatternError. */
-export function compileGlob(pattern: string): Glob {
+/**
+ * Compile a glob; throws PatternError. With a separator (branch rules: '/'), `*` and `?` stay
+ * within one segment and `**` crosses them, as gobwas/glob compiled with separators.
+ */
+export function compileGlob(pattern: string, sep = ''): Glob {
   const chars = [...pattern];
-  const r = parseSeq(chars, 0, false);
+  const r = parseSeq(chars, 0, false, sep);
   if (r.next !== chars.length) throw new PatternError('unbalanced brace');
-  return r.seqs;
+  return { seqs: r.seqs, sep };
 }
 
-function accepts(tok: Token, c: string): boolean {
+function accepts(tok: Token, c: string, sep: string): boolean {
   if (tok.t === 'lit') return tok.c === c;
-  if (tok.t === 'one') return true;
+  if (tok.t === 'one') return c !== sep;
   if (tok.t === 'class') return tok.items.some(([lo, hi]) => c >= lo && c <= hi) !== tok.neg;
   return false;
 }
 
-function matchSeq(tokens: Token[], s: string[]): boolean {
+function matchSeq(tokens: Token[], s: string[], sep: string): boolean {
   const close = (set: Set<number>) => {
     for (const i of set) if (tokens[i]?.t === 'star') set.add(i + 1);
     return set;
@@ -119,8 +124,9 @@ function matchSeq(tokens: Token[], s: string[]): boolean {
     for (const i of cur) {
       const tok = tokens[i];
       if (!tok) continue;
-      if (tok.t === 'star') next.add(i);
-      else if (accepts(tok, c)) next.add(i + 1);
+      if (tok.t === 'star') {
+        if (tok.any || c !== sep) next.add(i);
+      } else if (accepts(tok, c, sep)) next.add(i + 1);
     }
     if (next.size === 0) return false;
     cur = close(next);
@@ -131,7 +137,7 @@ function matchSeq(tokens: Token[], s: string[]): boolean {
 /** Does the whole name match the glob? */
 export function globMatches(g: Glob, name: string): boolean {
   const s = [...name];
-  return g.some((seq) => matchSeq(seq, s));
+  return g.seqs.some((seq) => matchSeq(seq, s, g.sep));
 }
 
 /** The JavaScript form of a `/regex/` pattern (Go's leading `(?i)` becomes the i flag); throws PatternError. */

@@ -6,8 +6,9 @@
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { BadRequest, Forbidden, NotFound, Validation } from '../../errors';
-import { UserType, findUserByName, findUsersByIds } from '../../models/user.model';
-import { findTeamById, findTeamByName } from '../../models/team.model';
+import { findUsersByIds } from '../../models/user.model';
+import { findTeamById } from '../../models/team.model';
+import { allowlistTeamIds, allowlistUserIds } from './allowlist';
 import { isTeamMember } from '../../models/team-user.model';
 import {
   idList, listProtectedTags, findProtectedTag, findProtectedTagByPattern, insertProtectedTag, updateProtectedTag, deleteProtectedTag,
@@ -53,28 +54,6 @@ export async function getTagProtection(ctx: DbContext, rc: RepoContext, id: numb
   return viewOf(ctx, row);
 }
 
-async function userIds(ctx: DbContext, names: string[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (const name of names) {
-    const u = await findUserByName(ctx, name);
-    if (!u) throw new Validation(`user does not exist [uid: 0, name: ${name}]`);
-    ids.push(u.id);
-  }
-  return [...new Set(ids)];
-}
-
-async function teamIds(ctx: DbContext, rc: RepoContext, names: string[]): Promise<number[]> {
-  // why: as in Gitea, teams only mean something for an organization's repository; elsewhere they are ignored.
-  if (rc.owner.type !== UserType.Organization) return [];
-  const ids: number[] = [];
-  for (const name of names) {
-    const t = await findTeamByName(ctx, rc.owner.id, name);
-    if (!t) throw new Validation(`team does not exist [org_id ${rc.owner.id}, team_id 0, name: ${name}]`);
-    ids.push(t.id);
-  }
-  return [...new Set(ids)];
-}
-
 function checkedPattern(raw: string | undefined): string {
   const pattern = (raw ?? '').trim();
   if (pattern === '') throw new BadRequest('name_pattern are empty');
@@ -99,7 +78,7 @@ export async function createTagProtection(ctx: DbContext, rc: RepoContext, o: Cr
     throw new BadRequest('both whitelist_usernames and whitelist_teams are empty');
   }
   if (await findProtectedTagByPattern(ctx, rc.repo.id, namePattern)) throw duplicate();
-  const fields: ProtectedTagFields = { namePattern, userIds: await userIds(ctx, o.whitelist_usernames ?? []), teamIds: await teamIds(ctx, rc, o.whitelist_teams ?? []) };
+  const fields: ProtectedTagFields = { namePattern, userIds: await allowlistUserIds(ctx, o.whitelist_usernames ?? []), teamIds: await allowlistTeamIds(ctx, rc, o.whitelist_teams ?? []) };
   try {
     return await viewOf(ctx, await withTx(ctx, (tx) => insertProtectedTag(tx, rc.repo.id, fields)));
   } catch (err) {
@@ -116,8 +95,8 @@ export async function editTagProtection(ctx: DbContext, rc: RepoContext, id: num
   if (!row) throw new NotFound();
   const fields: ProtectedTagFields = {
     namePattern: o.name_pattern !== undefined ? checkedPattern(o.name_pattern) : row.namePattern,
-    userIds: o.whitelist_usernames !== undefined ? await userIds(ctx, o.whitelist_usernames) : idList(row.allowlistUserIds),
-    teamIds: o.whitelist_teams !== undefined ? await teamIds(ctx, rc, o.whitelist_teams) : idList(row.allowlistTeamIds),
+    userIds: o.whitelist_usernames !== undefined ? await allowlistUserIds(ctx, o.whitelist_usernames) : idList(row.allowlistUserIds),
+    teamIds: o.whitelist_teams !== undefined ? await allowlistTeamIds(ctx, rc, o.whitelist_teams) : idList(row.allowlistTeamIds),
   };
   const other = await findProtectedTagByPattern(ctx, rc.repo.id, fields.namePattern);
   if (other && other.id !== row.id) throw duplicate();
