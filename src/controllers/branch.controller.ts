@@ -14,7 +14,7 @@ import { repoUrls } from '../services/content/view';
 import { repoAssignment, type RepoContext } from '../services/repo/context';
 import { createBranch, deleteBranch, getBranch, listBranches, renameBranch, type BranchView } from '../services/refs/branch.service';
 
-const out = (rc: RepoContext, v: BranchView) => toBranch(v.name, v.commit, repoUrls(settings().server.rootUrl, rc.owner.name, rc.repo.name), v.usernames, v);
+const out = (rc: RepoContext, v: BranchView) => toBranch(v.name, v.commit, repoUrls(settings().server.rootUrl, rc.owner.name, rc.repo.name), v.usernames, v.protection);
 
 @Route('repos/{owner}/{repo}/branches')
 @Tags('repository')
@@ -27,7 +27,7 @@ export class BranchController extends Controller {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     const opts = listOptions(page, limit);
-    const { items, total } = await listBranches(ctx, rc, opts);
+    const { items, total } = await listBranches(ctx, rc, req.principal.user, opts);
     setPaging(req, opts, total);
     return items.map((v) => out(rc, v));
   }
@@ -56,7 +56,7 @@ export class BranchController extends Controller {
   public async repoGetBranch(@Path() owner: string, @Path() repo: string, @Path() branch: string, @Request() req: ExRequest): Promise<Branch> {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
-    return out(rc, await getBranch(ctx, rc, branch));
+    return out(rc, await getBranch(ctx, rc, req.principal.user, branch));
   }
 
   /** Delete a branch (not the default branch). */

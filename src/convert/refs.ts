@@ -41,21 +41,26 @@ export function toPayloadCommit(c: CommitLike, repo: RepoUrls, usernames: Map<st
   };
 }
 
-/** What the caller may do on a branch. */
-export interface BranchRights { canPush: boolean; canMerge: boolean }
+/** A branch's protection as the caller sees it (services/refs/branch-guard.ts BranchProtectionState). */
+export interface BranchRights {
+  rule: { requiredApprovals: number; enableStatusCheck: boolean; statusCheckContexts: string } | null;
+  canPush: boolean;
+  canMerge: boolean;
+  ruleName: string;
+}
 
-/** A branch without protection rules (branch protection does not exist yet). */
-export function toBranch(name: string, c: CommitLike, repo: RepoUrls, usernames: Map<string, string>, rights: BranchRights): Branch {
+/** A branch as Gitea's ToBranch shows it. */
+export function toBranch(name: string, c: CommitLike, repo: RepoUrls, usernames: Map<string, string>, p: BranchRights): Branch {
   return {
     name,
     commit: toPayloadCommit(c, repo, usernames),
-    protected: false,
-    required_approvals: 0,
-    enable_status_check: false,
-    status_check_contexts: [],
-    user_can_push: rights.canPush,
-    user_can_merge: rights.canMerge,
-    effective_branch_protection_name: '',
+    protected: p.rule !== null,
+    required_approvals: p.rule?.requiredApprovals ?? 0,
+    enable_status_check: p.rule?.enableStatusCheck ?? false,
+    status_check_contexts: p.rule ? (JSON.parse(p.rule.statusCheckContexts) as string[]) : [],
+    user_can_push: p.canPush,
+    user_can_merge: p.canMerge,
+    effective_branch_protection_name: p.ruleName,
   };
 }
 

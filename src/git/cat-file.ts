@@ -70,6 +70,17 @@ export async function readObjects(gitDir: string, ids: string[]): Promise<Map<st
 }
 
 /**
+ * Read objects by full id in a cat-file of its own, run with `env`: the object directories of a
+ * push still in quarantine, which the long-running reader of the repository cannot see.
+ */
+export async function readQuarantinedObjects(gitDir: string, ids: string[], env: Record<string, string>): Promise<Map<string, GitObject>> {
+  if (ids.some((id) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id))) throw new Error('readQuarantinedObjects takes full object ids');
+  if (ids.length === 0) return new Map();
+  const { stdout } = await runGit(['cat-file', '--batch'], { gitDir, env, input: `${ids.join('\n')}\n` });
+  return objectsParser(ids)(stdout)?.result ?? new Map();
+}
+
+/**
  * The full id of the commit `rev` names (branch, tag, full or abbreviated id, or any other revision
  * git understands; tags are peeled), or null when it names none. `rev` must have passed
  * assertSafeGitArg (no leading '-', no line breaks), since it is written to git as one line.

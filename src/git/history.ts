@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { BatchCommand } from './batch';
-import { readObjects } from './cat-file';
+import { readObjects, readQuarantinedObjects } from './cat-file';
 import { WeightedLru } from './lru';
 import { gitRefused, runGit } from './run';
 
@@ -124,8 +124,19 @@ export function parseCommit(id: string, text: string): CommitRecord {
 const MAX_KEPT_CHARS = 16 * 1024 * 1024;
 const commitTexts = new WeightedLru<string>(MAX_KEPT_CHARS, (text) => text.length);
 
-/** Parsed commits for `ids` (in that order; ids that are not commits are left out). */
-export async function readCommits(gitDir: string, ids: string[]): Promise<CommitRecord[]> {
+/**
+ * Parsed commits for `ids` (in that order; ids that are not commits are left out). With
+ * `quarantine` (the object directories of a push being decided), they are read in a process of
+ * their own and not kept: the push may yet be refused.
+ */
+export async function readCommits(gitDir: string, ids: string[], quarantine?: Record<string, string>): Promise<CommitRecord[]> {
+  if (quarantine) {
+    const got = await readQuarantinedObjects(gitDir, [...new Set(ids)], quarantine);
+    return ids.flatMap((id) => {
+      const o = got.get(id);
+      return o?.type === 'commit' ? [parseCommit(id, o.data.toString('utf8'))] : [];
+    });
+  }
   const texts = new Map<string, string>();
   const missing: string[] = [];
   for (const id of ids) {
@@ -207,9 +218,9 @@ export async function mergeBase(gitDir: string, a: string, b: string): Promise<s
   return r ? r.stdout.toString().trim() || null : null;
 }
 
-/** Files that differ between two commits (renames not detected), with git's status letters. */
-export async function diffFiles(gitDir: string, from: string, to: string): Promise<ChangedFile[]> {
-  const out = (await runGit(['diff', '-z', '--no-renames', '--name-status', from, to, '--'], { gitDir })).stdout.toString();
+/** Files that differ between two commits (renames not detected), with git's status letters; `env` as for readCommits' quarantine. */
+export async function diffFiles(gitDir: string, from: string, to: string, env?: Record<string, string>): Promise<ChangedFile[]> {
+  const out = (await runGit(['diff', '-z', '--no-renames', '--name-status', from, to, '--'], { gitDir, env })).stdout.toString();
   const tokens = out.split('\0');
   const files: ChangedFile[] = [];
   for (let i = 0; i + 1 < tokens.length; i += 2) files.push({ status: tokens[i], path: tokens[i + 1] });

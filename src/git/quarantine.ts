@@ -1,10 +1,12 @@
 /**
- * Leftovers of pushes that never finished: git receives a push into a quarantine directory
- * (`objects/tmp_objdir-incoming-*`) and removes it when the push ends, but not when receive-pack is
- * killed. Stale ones are found by their newest file (a push still receiving keeps writing its pack).
+ * Push quarantines: git receives a push into a quarantine directory (`objects/tmp_objdir-incoming-*`),
+ * which the pre-receive checks read through the hook's object-directory variables, and removes it
+ * when the push ends, but not when receive-pack is killed. Stale ones are found by their newest file
+ * (a push still receiving keeps writing its pack).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { BadRequest } from '../errors';
 
 const PREFIX = 'tmp_objdir-incoming-';
 
@@ -43,4 +45,28 @@ export async function removeStaleQuarantines(root: string, olderThanMs: number):
   const stale = await findStaleQuarantines(root, olderThanMs);
   for (const dir of stale) await fs.rm(dir, { recursive: true, force: true });
   return stale.length;
+}
+
+/** The variables git gives a pre-receive hook to reach the objects of the push it decides. */
+const OBJECT_ENV = ['GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_QUARANTINE_PATH'];
+
+/**
+ * The object-directory variables a hook passed on, for git commands that must see a push's
+ * objects before it is accepted. Throws unless every directory named is the repository's object
+ * store or a quarantine inside it (the variables arrive in a request body, never trusted).
+ */
+export function quarantineEnv(gitDir: string, given: Record<string, unknown> | undefined): Record<string, string> {
+  const objects = path.resolve(gitDir, 'objects');
+  const inside = (dir: string) => {
+    const p = path.resolve(gitDir, dir);
+    return p === objects || (path.dirname(p) === objects && path.basename(p).startsWith(PREFIX));
+  };
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(given ?? {})) {
+    if (!OBJECT_ENV.includes(key) || typeof value !== 'string' || !value.split(':').every(inside)) {
+      throw new BadRequest(`${key} does not name an object directory of the repository`);
+    }
+    env[key] = value;
+  }
+  return env;
 }

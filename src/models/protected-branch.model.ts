@@ -79,6 +79,12 @@ export async function saveProtectedBranch(ctx: DbContext, row: ProtectedBranchMo
   await row.save({ transaction: ctx.tx });
 }
 
+/** Give a rule a new name (its branch was renamed). */
+export async function renameProtectedBranch(ctx: DbContext, row: ProtectedBranchModel, ruleName: string): Promise<void> {
+  row.ruleName = ruleName;
+  await saveProtectedBranch(ctx, row);
+}
+
 /** Delete a rule by name; false when there was none. */
 export async function deleteProtectedBranch(ctx: DbContext, repoId: number, ruleName: string): Promise<boolean> {
   return (await ProtectedBranchModel.destroy({ where: { repoId, ruleName }, transaction: ctx.tx })) > 0;

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { ruleMatches } from '../../src/services/refs/branch-protection.service';
 import { isGlobRule } from '../../src/models/protected-branch.model';
+import { filePatterns, matchesAny } from '../../src/services/refs/branch-guard';
 
 describe('branch protection rule names', () => {
   it('tells plain names from globs as Gitea does (any regular-expression metacharacter)', () => {
@@ -33,5 +34,16 @@ describe('branch protection rule names', () => {
 
   it('lets an invalid glob protect nothing', () => {
     expect(ruleMatches('[main', '[main')).to.equal(false);
+  });
+
+  it('reads protected file patterns as lower-cased globs split on ; with . and / as separators', () => {
+    const globs = filePatterns(' *.LOCK ; docs/** ;; [bad ');
+    expect(globs).to.have.length(2);
+    expect(matchesAny(globs, 'yarn.lock')).to.equal(true);
+    expect(matchesAny(globs, 'Yarn.LOCK')).to.equal(true);
+    expect(matchesAny(globs, 'a.b.lock')).to.equal(false);
+    expect(matchesAny(globs, 'sub/yarn.lock')).to.equal(false);
+    expect(matchesAny(globs, 'docs/a/b.md')).to.equal(true);
+    expect(matchesAny(filePatterns(''), 'anything')).to.equal(false);
   });
 });

@@ -19,6 +19,7 @@ import { findLfsMeta, linkLfsMeta, unlinkLfsMeta } from '../../models/lfs-meta-o
 import type { UserModel } from '../../models/user.model';
 import { syncRepoRefsLocked } from '../git-push/sync.service';
 import type { CodeRepo } from './access';
+import { assertCanCommitFiles } from '../refs/branch-guard';
 import { checkWritePath, isValidBranchName } from './paths';
 import { branchHead, type RefCommit } from './refs';
 import { commitPeople, defaultMessage, finalMessage, type IdentityInput } from './identity';
@@ -200,6 +201,7 @@ export async function changeFiles(ctx: DbContext, cr: CodeRepo, doer: UserModel,
   return withRepoLock(repo.id, async () => {
     const branch = req.branch || repo.defaultBranch;
     const newBranch = req.newBranch || branch;
+    await assertCanCommitFiles(ctx, cr, doer, newBranch, [...new Set(ops.flatMap((o) => [o.from, o.target]))]);
     const base = await branchHead(gitDir, branch);
     if (!base) {
       const empty = !(await hasBranches(gitDir));

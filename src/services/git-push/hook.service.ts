@@ -6,12 +6,15 @@
 import { settings } from '../../config';
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { Forbidden, NotFound, Validation } from '../../errors';
+import { repoPath } from '../../git/paths';
+import { quarantineEnv } from '../../git/quarantine';
 import { ZERO_ID } from '../../git/refs';
 import { findRepoById } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
 import { enqueue, notifyEnqueued } from '../../queue/outbox';
 import type { RefUpdate } from './sync.service';
 import { assertTagPushAllowed } from '../refs/tag-protection.service';
+import { assertBranchPushAllowed } from '../refs/branch-guard';
 
 /** The outbox topic of a recorded push. */
 export const PUSH_TOPIC = 'repo.push';
@@ -25,6 +28,8 @@ export interface HookRequest {
   /** `wiki` when the push went to the repository's wiki (`code` or absent otherwise). */
   repo_kind?: string;
   updates: RefUpdate[];
+  /** The push's object directories while it is in quarantine (pre-receive only). */
+  git_env?: Record<string, unknown>;
 }
 
 /** The payload of a PUSH_TOPIC job. */
@@ -36,6 +41,7 @@ const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 function assertHookRequest(r: HookRequest): void {
   const ok = Number.isInteger(r.repo_id) && r.repo_id > 0 && Number.isInteger(r.pusher_id) && Number.isInteger(r.deploy_key_id)
     && (r.repo_kind === undefined || r.repo_kind === 'code' || r.repo_kind === 'wiki')
+    && (r.git_env === undefined || (typeof r.git_env === 'object' && r.git_env !== null && !Array.isArray(r.git_env)))
     && Array.isArray(r.updates) && r.updates.every((u) => OBJECT_ID.test(u.old) && OBJECT_ID.test(u.new) && typeof u.ref === 'string' && u.ref.startsWith('refs/'));
   if (!ok) throw new Validation('malformed hook request');
 }
@@ -63,6 +69,10 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
     }
   }
   await assertTagPushAllowed(ctx, repo.id, r.pusher_id, r.updates);
+  const gitDir = repoPath(owner.name, repo.name);
+  await assertBranchPushAllowed(ctx, {
+    repo, owner, pusherId: r.pusher_id, deployKeyId: r.deploy_key_id, gitDir, env: quarantineEnv(gitDir, r.git_env), updates: r.updates,
+  });
 }
 
 /** Record a completed push in the outbox; the processing happens in a worker. */

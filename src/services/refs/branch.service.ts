@@ -17,27 +17,26 @@ import type { UserModel } from '../../models/user.model';
 import type { CreateBranchRepoOption, UpdateBranchRepoOption } from '../../api/refs';
 import type { RepoContext } from '../repo/context';
 import { syncRepoRefs } from '../git-push/sync.service';
-import { assertNotArchived, assertUnitReadable, assertUnitWriter, canWrite, gitDirOf, isRepoAdmin, UnitType } from './access';
+import { assertNotArchived, assertUnitReadable, assertUnitWriter, gitDirOf, isRepoAdmin, UnitType } from './access';
+import { assertBranchDeletable, protectionStates, type BranchProtectionState } from './branch-guard';
+import { ruleForBranch } from './branch-protection.service';
+import { findProtectedBranch, renameProtectedBranch, type ProtectedBranchModel } from '../../models/protected-branch.model';
 import { assertOptionalRefName, assertRefName, isValidRefName } from './names';
 import { commitsWithUsers, moveRefsAndSync, resolveRev, type VerifiedCommit } from './ref-ops';
 
-/** A branch with its head commit and what the caller may do on it. */
-export interface BranchView { name: string; commit: VerifiedCommit; usernames: Map<string, string>; canPush: boolean; canMerge: boolean }
+/** A branch with its head commit and its protection as the caller sees it. */
+export interface BranchView { name: string; commit: VerifiedCommit; usernames: Map<string, string>; protection: BranchProtectionState }
 
 const HEADS = 'refs/heads/';
 
-function views(rc: RepoContext, names: [string, string][], commits: Map<string, VerifiedCommit>, usernames: Map<string, string>): BranchView[] {
-  const write = canWrite(rc, UnitType.Code);
-  const out: BranchView[] = [];
-  for (const [name, id] of names) {
-    const commit = commits.get(id);
-    if (commit) out.push({ name, commit, usernames, canPush: write, canMerge: write });
-  }
-  return out;
+async function views(ctx: DbContext, rc: RepoContext, viewer: UserModel | null, names: [string, string][], commits: Map<string, VerifiedCommit>, usernames: Map<string, string>): Promise<BranchView[]> {
+  const found = names.filter(([, id]) => commits.has(id));
+  const states = await protectionStates(ctx, rc, viewer, found.map(([name]) => name));
+  return found.map(([name, id]) => ({ name, commit: commits.get(id)!, usernames, protection: states.get(name)! }));
 }
 
 /** One page of branches and the total (branches that vanished from git meanwhile are left out of both). */
-export async function listBranches(ctx: DbContext, rc: RepoContext, opts: { limit: number; offset: number }): Promise<{ items: BranchView[]; total: number }> {
+export async function listBranches(ctx: DbContext, rc: RepoContext, viewer: UserModel | null, opts: { limit: number; offset: number }): Promise<{ items: BranchView[]; total: number }> {
   assertUnitReadable(rc, UnitType.Code);
   if (rc.repo.isEmpty) return { items: [], total: 0 };
   let page = await listLiveBranches(ctx, rc.repo.id, opts.limit, opts.offset);
@@ -52,18 +51,18 @@ export async function listBranches(ctx: DbContext, rc: RepoContext, opts: { limi
   const heads = await objectInfo(dir, page.rows.map((b) => `${HEADS}${b.name}^{commit}`));
   const found = page.rows.flatMap((b, i): [string, string][] => (heads[i] ? [[b.name, heads[i]!.oid]] : []));
   const { commits, usernames } = await commitsWithUsers(ctx, dir, found.map(([, id]) => id));
-  const items = views(rc, found, commits, usernames);
+  const items = await views(ctx, rc, viewer, found, commits, usernames);
   return { items, total: page.count - (page.rows.length - items.length) };
 }
 
 /** One branch; 404 when git has no such branch. */
-export async function getBranch(ctx: DbContext, rc: RepoContext, name: string): Promise<BranchView> {
+export async function getBranch(ctx: DbContext, rc: RepoContext, viewer: UserModel | null, name: string): Promise<BranchView> {
   assertUnitReadable(rc, UnitType.Code);
   const dir = gitDirOf(rc);
   const id = isValidRefName(name) ? await refId(dir, HEADS + name) : null;
   if (!id) throw new NotFound();
   const { commits, usernames } = await commitsWithUsers(ctx, dir, [id]);
-  const [view] = views(rc, [[name, id]], commits, usernames);
+  const [view] = await views(ctx, rc, viewer, [[name, id]], commits, usernames);
   if (!view) throw new NotFound();
   return view;
 }
@@ -107,7 +106,7 @@ export async function createBranch(ctx: DbContext, doer: UserModel, rc: RepoCont
     await assertFreeBranchName(dir, name);
     await moveRefsAndSync(ctx, rc.repo.id, dir, doer.id, [{ ref: HEADS + name, old: ZERO_ID, new: commit }], 'The branch already exists.');
   });
-  return getBranch(ctx, rc, name);
+  return getBranch(ctx, rc, doer, name);
 }
 
 /** Delete a branch (never the default branch). */
@@ -115,6 +114,7 @@ export async function deleteBranch(ctx: DbContext, doer: UserModel, rc: RepoCont
   assertWritable(rc);
   assertHasGit(rc);
   if (name === rc.repo.defaultBranch) throw new Forbidden('can not delete default branch');
+  await assertBranchDeletable(ctx, rc.repo.id, name);
   const dir = gitDirOf(rc);
   await withRepoLock(rc.repo.id, async () => {
     const id = isValidRefName(name) ? await refId(dir, HEADS + name) : null;
@@ -124,17 +124,19 @@ export async function deleteBranch(ctx: DbContext, doer: UserModel, rc: RepoCont
 }
 
 const TARGET_EXISTS = 'Cannot rename a branch using the same name or rename to a branch that already exists.';
+const RENAME_REFUSED = 'User must be a repo or site admin to rename default or protected branches.';
 
 /**
  * Rename a branch (Gitea 1.24 UpdateBranch): one ref transaction creates the new name and deletes
- * the old one; renaming the default branch (repository admins only) makes the new name the default.
+ * the old one; renaming the default branch (repository admins only) makes the new name the default,
+ * and protection rules are respected (protectionRename).
  */
 export async function renameBranch(ctx: DbContext, doer: UserModel, rc: RepoContext, from: string, o: UpdateBranchRepoOption): Promise<void> {
   assertWritable(rc);
   const to = assertRefName(o.name, 'Name', 100);
   assertHasGit(rc);
   const isDefault = from === rc.repo.defaultBranch;
-  if (isDefault && !isRepoAdmin(rc)) throw new Forbidden('User must be a repo or site admin to rename default or protected branches.');
+  if (isDefault && !isRepoAdmin(rc)) throw new Forbidden(RENAME_REFUSED);
   const dir = gitDirOf(rc);
   await withRepoLock(rc.repo.id, async () => {
     if (from === to || (await refId(dir, HEADS + to))) throw new Validation(TARGET_EXISTS);
@@ -144,13 +146,30 @@ export async function renameBranch(ctx: DbContext, doer: UserModel, rc: RepoCont
       const b = ref.slice(HEADS.length);
       if (b !== from && (b.startsWith(`${to}/`) || to.startsWith(`${b}/`))) throw new Conflict('The branch with the same name already exists.');
     }
+    const rule = await protectionRename(ctx, rc, from, to);
     const moves = [{ ref: HEADS + to, old: ZERO_ID, new: id }, { ref: HEADS + from, old: id, new: ZERO_ID }];
     // why: the default branch moves with its ref: HEAD and the row change before the sync, so the sync keeps the new name as default.
-    const moveDefault = async () => {
+    const afterMove = async () => {
+      if (rule) await withTx(ctx, (tx) => renameProtectedBranch(tx, rule, to));
+      if (!isDefault) return;
       await setHeadBranch(dir, to);
       rc.repo.defaultBranch = to;
       await withTx(ctx, (tx) => saveRepo(tx, rc.repo));
     };
-    await moveRefsAndSync(ctx, rc.repo.id, dir, doer.id, moves, TARGET_EXISTS, isDefault ? moveDefault : undefined);
+    await moveRefsAndSync(ctx, rc.repo.id, dir, doer.id, moves, TARGET_EXISTS, afterMove);
   });
+}
+
+/**
+ * How a rename meets branch protection (Gitea's RenameBranch): a rule named exactly like either
+ * branch lets only repository admins rename, and the rule named like the old branch follows it to
+ * the new name (returned); a branch protected by any other rule (a glob) cannot be renamed.
+ */
+async function protectionRename(ctx: DbContext, rc: RepoContext, from: string, to: string): Promise<ProtectedBranchModel | null> {
+  const [fromRule, toRule] = await Promise.all([findProtectedBranch(ctx, rc.repo.id, from), findProtectedBranch(ctx, rc.repo.id, to)]);
+  if ((fromRule || toRule) && !isRepoAdmin(rc)) throw new Forbidden(RENAME_REFUSED);
+  if (fromRule && toRule) throw new Conflict(`a branch protection rule named ${to} exists already`);
+  if (fromRule) return fromRule;
+  if (await ruleForBranch(ctx, rc.repo.id, from)) throw new Forbidden('Branch is protected by glob-based protection rules.');
+  return null;
 }

@@ -18,8 +18,8 @@ const MAX_ALTERNATIVES = 256;
 /** A pattern that does not compile. */
 export class PatternError extends Error {}
 
-/** A compiled glob: one token list per brace alternative, and its separator ('' for none). */
-export interface Glob { seqs: Token[][]; sep: string }
+/** A compiled glob: one token list per brace alternative, and its separator characters ('' for none). */
+export interface Glob { seqs: Token[][]; seps: string }
 
 /** Is the pattern a `/regex/`? */
 export function isRegexPattern(p: string): boolean {
@@ -52,7 +52,7 @@ function cross(a: Token[][], b: Token[][]): Token[][] {
   return a.flatMap((x) => b.map((y) => [...x, ...y]));
 }
 
-function parseSeq(chars: string[], start: number, inBrace: boolean, sep: string): { seqs: Token[][]; next: number } {
+function parseSeq(chars: string[], start: number, inBrace: boolean, seps: string): { seqs: Token[][]; next: number } {
   let seqs: Token[][] = [[]];
   let i = start;
   const add = (tok: Token) => seqs.forEach((s) => s.push(tok));
@@ -63,7 +63,7 @@ function parseSeq(chars: string[], start: number, inBrace: boolean, sep: string)
       const alts: Token[][] = [];
       i++;
       for (;;) {
-        const r = parseSeq(chars, i, true, sep);
+        const r = parseSeq(chars, i, true, seps);
         alts.push(...r.seqs);
         i = r.next;
         if (chars[i] === ',') { i++; continue; }
@@ -78,7 +78,7 @@ function parseSeq(chars: string[], start: number, inBrace: boolean, sep: string)
     } else if (c === '*') {
       let n = 1;
       while (chars[i + n] === '*') n++;
-      add({ t: 'star', any: sep === '' || n > 1 });
+      add({ t: 'star', any: seps === '' || n > 1 });
       i += n;
     } else if (c === '?') {
       add({ t: 'one' });
@@ -96,24 +96,25 @@ function parseSeq(chars: string[], start: number, inBrace: boolean, sep: string)
 }
 
 /**
- * Compile a glob; throws PatternError. With a separator (branch rules: '/'), `*` and `?` stay
- * within one segment and `**` crosses them, as gobwas/glob compiled with separators.
+ * Compile a glob; throws PatternError. With separators (branch rules: '/'; protected file
+ * patterns: '.' and '/'), `*` and `?` never match one and `**` does, as gobwas/glob compiled with
+ * separators.
  */
-export function compileGlob(pattern: string, sep = ''): Glob {
+export function compileGlob(pattern: string, seps = ''): Glob {
   const chars = [...pattern];
-  const r = parseSeq(chars, 0, false, sep);
+  const r = parseSeq(chars, 0, false, seps);
   if (r.next !== chars.length) throw new PatternError('unbalanced brace');
-  return { seqs: r.seqs, sep };
+  return { seqs: r.seqs, seps };
 }
 
-function accepts(tok: Token, c: string, sep: string): boolean {
+function accepts(tok: Token, c: string, seps: string): boolean {
   if (tok.t === 'lit') return tok.c === c;
-  if (tok.t === 'one') return c !== sep;
+  if (tok.t === 'one') return !seps.includes(c);
   if (tok.t === 'class') return tok.items.some(([lo, hi]) => c >= lo && c <= hi) !== tok.neg;
   return false;
 }
 
-function matchSeq(tokens: Token[], s: string[], sep: string): boolean {
+function matchSeq(tokens: Token[], s: string[], seps: string): boolean {
   const close = (set: Set<number>) => {
     for (const i of set) if (tokens[i]?.t === 'star') set.add(i + 1);
     return set;
@@ -125,8 +126,8 @@ function matchSeq(tokens: Token[], s: string[], sep: string): boolean {
       const tok = tokens[i];
       if (!tok) continue;
       if (tok.t === 'star') {
-        if (tok.any || c !== sep) next.add(i);
-      } else if (accepts(tok, c, sep)) next.add(i + 1);
+        if (tok.any || !seps.includes(c)) next.add(i);
+      } else if (accepts(tok, c, seps)) next.add(i + 1);
     }
     if (next.size === 0) return false;
     cur = close(next);
@@ -137,7 +138,7 @@ function matchSeq(tokens: Token[], s: string[], sep: string): boolean {
 /** Does the whole name match the glob? */
 export function globMatches(g: Glob, name: string): boolean {
   const s = [...name];
-  return g.seqs.some((seq) => matchSeq(seq, s, g.sep));
+  return g.seqs.some((seq) => matchSeq(seq, s, g.seps));
 }
 
 /** The JavaScript form of a `/regex/` pattern (Go's leading `(?i)` becomes the i flag); throws PatternError. */
