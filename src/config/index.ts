@@ -133,6 +133,10 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
   },
   'repository.release': { ALLOWED_TYPES: { kind: 'string', def: '' } },
   'repository.issue': { MAX_PINNED: { kind: 'int', def: '3', min: 0, max: 1e6 } },
+  'repository.pull-request': {
+    WORK_IN_PROGRESS_PREFIXES: { kind: 'list', def: 'WIP:,[WIP]', keepCase: true },
+    RETARGET_CHILDREN_ON_MERGE: { kind: 'bool', def: 'true' },
+  },
   picture: { AVATAR_UPLOAD_PATH: { kind: 'string', def: '' } },
   user: { ENABLE_SSH_KEYS: { kind: 'bool', def: 'true' }, ENABLE_GPG_KEYS: { kind: 'bool', def: 'true' } },
   log: { LEVEL: { kind: 'string', def: 'info', oneOf: ['trace', 'debug', 'info', 'warn', 'error', 'none'] } },
@@ -275,6 +279,8 @@ export interface Settings {
   repositoryRelease: { allowedTypes: string };
   /** [repository.issue]: how many issues (and, apart, pull requests) a repository may pin. */
   repositoryIssue: { maxPinned: number };
+  /** [repository.pull-request]: title prefixes that mark a draft; whether merging retargets the pull requests based on the deleted head. */
+  repositoryPullRequest: { workInProgressPrefixes: string[]; retargetChildrenOnMerge: boolean };
   /** [picture]: where uploaded avatars are kept (default APP_DATA_PATH/avatars). */
   picture: { avatarUploadPath: string };
   log: { level: string };
@@ -333,6 +339,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     attachment: out.attachment,
     repositoryRelease: out['repository.release'],
     repositoryIssue: out['repository.issue'],
+    repositoryPullRequest: out['repository.pull-request'],
     picture: out.picture,
     log: out.log,
     warnings,

@@ -37,6 +37,14 @@ export async function moveRefs(gitDir: string, moves: RefMove[]): Promise<void> 
   await updateRefs(gitDir, ['--stdin'], `${lines.join('\n')}\n`);
 }
 
+/**
+ * Set `ref` to what `srcRef` is in another repository on this storage, bringing its objects along
+ * (a fork's branch into its parent as `refs/pull/<n>/head`). Fetching runs no hooks.
+ */
+export async function fetchRef(gitDir: string, fromDir: string, srcRef: string, ref: string): Promise<void> {
+  await runGit(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--end-of-options', fromDir, `+${srcRef}:${ref}`], { gitDir });
+}
+
 /** Who makes a tag object. */
 export interface Tagger { name: string; email: string }
 

@@ -40,6 +40,8 @@ export interface GitOptions {
   stdoutFile?: string;
   /** spawnGit only: false gives git no stdin (it reads end-of-file), which saves passing a pipe. */
   stdin?: boolean;
+  /** runGit only: exit codes besides 0 that are answers, not failures (`merge-tree` exits 1 for conflicts). */
+  answerCodes?: number[];
 }
 
 /** A git command that exited non-zero. */
@@ -179,7 +181,7 @@ export function startFailure(err: Error & { code?: string }, gitDir: string | un
  * Run git to completion; resolves with stdout, throws GitError on a non-zero exit (RepoUnavailable
  * when the repository is missing or damaged, TooLarge past `maxOutputBytes`).
  */
-export function runGit(args: string[], opts: GitOptions = {}): Promise<{ stdout: Buffer; stderr: string }> {
+export function runGit(args: string[], opts: GitOptions = {}): Promise<{ stdout: Buffer; stderr: string; code: number }> {
   const gitDir = opts.gitDir ?? opts.cwd;
   const max = opts.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   return new Promise((resolve, reject) => {
@@ -206,7 +208,7 @@ export function runGit(args: string[], opts: GitOptions = {}): Promise<{ stdout:
     child.once('close', (code) => {
       // why: git may read around an unreadable object and still exit 0 ("missing"); a damage report always fails.
       if (overflow) reject(new TooLarge(`the output of git ${args[0]} is larger than the server's limit of ${max} bytes`));
-      else if (code === 0 && !(gitDir && reportsDamage(err))) resolve({ stdout: Buffer.concat(out), stderr: err });
+      else if ((code === 0 || opts.answerCodes?.includes(code ?? -1)) && !(gitDir && reportsDamage(err))) resolve({ stdout: Buffer.concat(out), stderr: err, code: code ?? 0 });
       else reject(gitFailure(args, code, err, gitDir));
     });
     child.stdin.on('error', () => undefined);

@@ -83,6 +83,8 @@ export interface IssueFilter {
   before?: number;
   /** keywords: every word must be in the title, the body or a comment (an integer also matches the number) */
   keyword?: string;
+  /** pull requests into this base branch */
+  baseBranch?: string;
 }
 
 /** Orders of an issue list, as Gitea names them; newest first by default. */
@@ -192,6 +194,7 @@ function whereOf(f: IssueFilter, sort = 'newest'): { from: string; sql: string; 
     params.mentioned = f.mentionedId;
     and.push('id IN (SELECT issue_id FROM issue_user WHERE uid = :mentioned AND is_mentioned = :yes)');
   }
+  if (f.baseBranch !== undefined) { params.baseBranch = f.baseBranch; and.push('id IN (SELECT issue_id FROM pull_request WHERE base_branch = :baseBranch)'); }
   if (f.since) { params.since = f.since; and.push('updated_unix >= :since'); }
   if (f.before) { params.before = f.before; and.push('updated_unix <= :before'); }
   const kw = f.keyword ? keywordSet(f.keyword, params, repoCond, isSqlite() ? [] : pre) : null;

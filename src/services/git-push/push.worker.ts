@@ -10,6 +10,8 @@ import { listRepoIdsAfter } from '../../models/repository.model';
 import { startOutboxWorker, type OutboxWorker } from '../../queue/worker';
 import { PUSH_TOPIC, type PushJob } from './hook.service';
 import { refreshCommitGraph, syncRepoRefs } from './sync.service';
+import { PULL_BRANCHES_TOPIC, processBranchesMoved } from '../pull/branch-moves';
+import { PULL_CHECK_TOPIC, runPullCheck } from '../pull/check';
 
 /** Process one recorded push (idempotent: a replay finds nothing left to record). */
 export async function processPush(payload: unknown): Promise<void> {
@@ -62,7 +64,9 @@ async function cleanQuarantines(olderThanMs: number): Promise<void> {
  */
 export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine: boolean }): PushProcessing {
   // why: a push job takes seconds at most; a crashed worker's lease is taken over after a minute.
-  const worker: OutboxWorker = startOutboxWorker({ [PUSH_TOPIC]: processPush }, { leaseMs: 60_000, pollMs: 1000 });
+  const worker: OutboxWorker = startOutboxWorker({
+    [PUSH_TOPIC]: processPush, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
+  }, { leaseMs: 60_000, pollMs: 1000 });
   let stopping = false;
   const started = Date.now();
   const reconciling = opts.reconcile

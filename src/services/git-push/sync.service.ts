@@ -16,6 +16,7 @@ import { findUserById } from '../../models/user.model';
 import { listBranchRows, upsertBranch, markBranchDeleted } from '../../models/branch.model';
 import { listTaggedReleases, upsertTagRelease, removeTagRelease } from '../../models/release.model';
 import { insertPushEvents, type RefChange } from '../../models/push-event.model';
+import { notePullBranchesMoved } from '../pull/branch-moves';
 
 /** One `<old> <new> <ref>` update as reported by the hooks. */
 export interface RefUpdate { old: string; new: string; ref: string }
@@ -118,6 +119,7 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
     if (hint.events !== false) {
       await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
       await insertPushEvents(tx, repoId, 0, '', found);
+      await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
     }
     await updateRepoGitState(tx, repoId, state);
   });

@@ -7,7 +7,7 @@ import { withTx, type DbContext } from '../../db';
 import { settings } from '../../config';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import type { CreateIssueOption } from '../../api/issue';
-import { deleteIssueRow, insertNextIssue, lockIssue, type IssueModel } from '../../models/issue.model';
+import { deleteIssueRow, insertNextIssue, lockIssue, type IssueModel, type NewIssue } from '../../models/issue.model';
 import { adjustIssueCounts, issueCountsOf } from '../../models/repo-issue-counter.model';
 import { findLabelsByIds, adjustLabelCounts, labelIdsOfIssues, labelsByIds, linkLabels, type LabelModel } from '../../models/label.model';
 import { adjustMilestoneCounts, findMilestone, type MilestoneModel } from '../../models/milestone.model';
@@ -36,6 +36,51 @@ export function issueTitle(title: string | undefined, trim = true): string {
 /** The full text an issue is found by. */
 export const issueText = (i: { name: string; content: string }) => `${i.name}\n${i.content}`;
 
+/** What a writer may give a new issue or pull request besides its text. */
+export interface NewIssueLinks { milestone: MilestoneModel | null; labels: LabelModel[]; assignees: UserModel[] }
+
+/**
+ * The milestone, labels and assignees of a new issue or pull request as given by a writer; a
+ * milestone or labels that are not the repository's (or its organization's) are dropped, as Gitea.
+ */
+export async function newIssueLinks(ctx: DbContext, rc: RepoContext, o: { milestone?: number; labels?: number[]; assignee?: string; assignees?: string[] }): Promise<NewIssueLinks> {
+  const milestone = o.milestone ? await findMilestone(ctx, rc.repo.id, o.milestone) : null;
+  const labels = o.labels?.length ? (await findLabelsByIds(ctx, o.labels)).filter((l) => l.repoId === rc.repo.id || (l.orgId > 0 && l.orgId === rc.repo.ownerId)) : [];
+  const assignees = await resolveAssignees(ctx, rc, [...(o.assignees ?? []), ...(o.assignee ? [o.assignee] : [])]);
+  return { milestone, labels, assignees };
+}
+
+/**
+ * Insert a numbered issue or pull request with its labels, milestone, assignees and mentions, in
+ * the caller's transaction; `closed` closes it at once.
+ */
+export async function insertIssueWithLinks(
+  tx: DbContext, rc: RepoContext, doer: UserModel, fields: Omit<NewIssue, 'index'>, links: NewIssueLinks, closed = false,
+): Promise<IssueModel> {
+  const created = await insertNextIssue(tx, fields, fields.isPull ? { numPulls: 1 } : { numIssues: 1 }, issueText(fields));
+  const labelIds = links.labels.map((l) => l.id);
+  if (labelIds.length) {
+    await linkLabels(tx, created.id, labelIds);
+    await adjustLabelCounts(tx, [...labelIds].sort((a, b) => a - b), 1, 0);
+  }
+  await adjustMilestoneCounts(tx, links.milestone?.id ?? 0, 1, 0);
+  await addAssignees(tx, created.id, links.assignees.map((u) => u.id));
+  await recordMentions(tx, rc, created, doer, created.content);
+  if (!closed) return created;
+  const locked = (await lockIssue(tx, created.id))!;
+  await changeState(tx, locked, doer, true);
+  return locked;
+}
+
+/** The parts of a new issue's JSON that its creator already knows. */
+export function newIssueParts(rc: RepoContext, doer: UserModel, links: NewIssueLinks): IssueView['parts'] {
+  return {
+    poster: doer, milestone: links.milestone, assignees: links.assignees, assets: [], pinOrder: 0,
+    labels: [...links.labels].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id))
+      .map((label) => ({ label, owner: rc.owner.name, repo: label.orgId ? undefined : rc.repo.name })),
+  };
+}
+
 /** Create an issue; milestone, labels, assignees and due date are kept only for writers (as Gitea). */
 export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoContext, o: CreateIssueOption): Promise<IssueView> {
   assertTrackerReadable(rc);
@@ -45,50 +90,21 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   if (!title) throw new Validation('[Title]: Required');
   await assertNotBlocked(ctx, rc, doer);
   const writer = canWriteIssues(rc, false);
-  let milestone: MilestoneModel | null = null;
-  let labels: LabelModel[] = [];
-  let assignees: UserModel[] = [];
-  let deadline = 0;
-  if (writer) {
-    // why: Gitea silently drops a milestone or labels that are not the repository's (or its organization's).
-    if (o.milestone) milestone = await findMilestone(ctx, rc.repo.id, o.milestone);
-    if (o.labels?.length) {
-      const found = await findLabelsByIds(ctx, o.labels);
-      labels = found.filter((l) => l.repoId === rc.repo.id || (l.orgId > 0 && l.orgId === rc.repo.ownerId));
-    }
-    assignees = await resolveAssignees(ctx, rc, [...(o.assignees ?? []), ...(o.assignee ? [o.assignee] : [])]);
-    if (o.due_date) deadline = parseApiTime(o.due_date, 'DueDate');
-  }
-  const milestoneId = milestone?.id ?? 0;
-  const labelIds = labels.map((l) => l.id);
-  const fields = { repoId: rc.repo.id, posterId: doer.id, name: title, content: o.body ?? '', milestoneId, isPull: false, ref: o.ref ?? '', deadlineUnix: deadline };
+  const links: NewIssueLinks = writer ? await newIssueLinks(ctx, rc, o) : { milestone: null, labels: [], assignees: [] };
+  const deadline = writer && o.due_date ? parseApiTime(o.due_date, 'DueDate') : 0;
+  const fields = { repoId: rc.repo.id, posterId: doer.id, name: title, content: o.body ?? '', milestoneId: links.milestone?.id ?? 0, isPull: false, ref: o.ref ?? '', deadlineUnix: deadline };
   // why: a new issue with nothing else to record needs no transaction around it, since insertNextIssue
   // is atomic alone; BEGIN and COMMIT were round trips that held a connection (PostgreSQL) or the
   // single writer (SQLite) between them.
-  const plain = !labelIds.length && !milestoneId && !assignees.length && !o.closed && mentionedNames(fields.content).length === 0;
-  const row = plain ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields)) : await withTx(ctx, async (tx) => {
-    const created = await insertNextIssue(tx, fields, { numIssues: 1 }, issueText(fields));
-    if (labelIds.length) {
-      await linkLabels(tx, created.id, labelIds);
-      await adjustLabelCounts(tx, [...labelIds].sort((a, b) => a - b), 1, 0);
-    }
-    await adjustMilestoneCounts(tx, milestoneId, 1, 0);
-    await addAssignees(tx, created.id, assignees.map((u) => u.id));
-    await recordMentions(tx, rc, created, doer, created.content);
-    if (!o.closed) return created;
-    const locked = (await lockIssue(tx, created.id))!;
-    await changeState(tx, locked, doer, true);
-    return locked;
-  });
-  if (milestone) milestone = await findMilestone(ctx, rc.repo.id, milestone.id);
+  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0;
+  const row = plain
+    ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields))
+    : await withTx(ctx, (tx) => insertIssueWithLinks(tx, rc, doer, fields, links, !!o.closed));
+  const milestone = links.milestone && (await findMilestone(ctx, rc.repo.id, links.milestone.id));
   // why: everything the answer shows is known here; reading the new issue back cost a third of a creation.
   return {
     row, repo: { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name },
-    parts: {
-      poster: doer, milestone, assignees, assets: [], pinOrder: 0,
-      labels: [...labels].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id))
-        .map((label) => ({ label, owner: rc.owner.name, repo: label.orgId ? undefined : rc.repo.name })),
-    },
+    parts: newIssueParts(rc, doer, { ...links, milestone }),
   };
 }
 

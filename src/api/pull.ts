@@ -1,0 +1,40 @@
+/**
+ * Pull requests as Gitea's API shows them (structs.PullRequest, PRBranchInfo and their options),
+ * field for field.
+ */
+import type { User } from './user';
+import type { Team } from './org';
+import type { Repository } from './repo';
+import type { Label, Milestone } from './issue';
+
+/** One side of a pull request: the branch, its commit and repository. */
+export interface PRBranchInfo { label: string; ref: string; sha: string; repo_id: number; repo: Repository | null }
+
+/** A pull request. */
+export interface PullRequest {
+  id: number; url: string; number: number; user: User; title: string; body: string; labels: Label[]; milestone: Milestone | null;
+  assignee: User | null; assignees: User[] | null; requested_reviewers: User[] | null; requested_reviewers_teams: Team[] | null;
+  state: 'open' | 'closed'; draft: boolean; is_locked: boolean; comments: number; review_comments?: number;
+  additions?: number; deletions?: number; changed_files?: number;
+  html_url: string; diff_url: string; patch_url: string; mergeable: boolean; merged: boolean; merged_at: string | null;
+  merge_commit_sha: string | null; merged_by: User | null; allow_maintainer_edit: boolean;
+  base: PRBranchInfo; head: PRBranchInfo; merge_base: string; due_date: string | null;
+  created_at: string; updated_at: string; closed_at: string | null; pin_order: number;
+}
+
+/** The body of `POST /repos/{owner}/{repo}/pulls`. */
+export interface CreatePullRequestOption {
+  /** `branch` of this repository, or `owner:branch` of a fork (or of the parent). */
+  head?: string;
+  base?: string;
+  title?: string;
+  body?: string;
+  assignee?: string;
+  assignees?: string[];
+  /** @isInt */
+  milestone?: number;
+  labels?: number[];
+  due_date?: string;
+  reviewers?: string[];
+  team_reviewers?: string[];
+}

@@ -1,0 +1,76 @@
+/**
+ * Pull requests of a repository: list with Gitea's filters, create, get by number and by base and
+ * head. Every route answers 404 for a mirror, an empty repository or pull requests the caller
+ * cannot read.
+ */
+import type { Request as ExRequest } from 'express';
+import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import type { CreatePullRequestOption, PullRequest } from '../api/pull';
+import type { ApiErrorBody } from '../errors';
+import { ctxOf, doerOf, viewerOf } from '../middleware/context';
+import { listOptions, setPaging } from '../middleware/paging';
+import { toPullRequest } from '../convert/pull';
+import { repoAssignment } from '../services/repo/context';
+import { createPull, getPull, getPullByBaseHead, listPulls } from '../services/pull/pull.service';
+
+@Route('repos/{owner}/{repo}/pulls')
+@Tags('repository')
+export class PullController extends Controller {
+  /** List a repository's pull requests (all states unless `state` says open or closed), newest first unless sorted. */
+  @Get()
+  @Security('public', ['repository'])
+  @Response<ApiErrorBody>(400, 'unknown poster')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoListPullRequests(
+    @Path() owner: string, @Path() repo: string, @Request() req: ExRequest,
+    @Query() state?: string, @Query() sort?: string, @Query() milestone?: number, @Query() labels?: number[], @Query() poster?: string,
+    @Query() base_branch?: string, @Query() page?: number, @Query() limit?: number,
+  ): Promise<PullRequest[]> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    const opts = listOptions(page, limit);
+    const { items, total } = await listPulls(ctx, req.principal, rc, {
+      isClosed: state === 'closed' ? true : state === 'open' ? false : undefined, sort, poster, baseBranch: base_branch || undefined,
+      milestoneIds: milestone && milestone > 0 ? [milestone] : undefined, anyLabelIds: labels?.length ? labels : undefined,
+    }, opts);
+    setPaging(req, opts, total);
+    return items.map((v) => toPullRequest(v, viewerOf(req)));
+  }
+
+  /** Open a pull request from `head` (`branch`, or `owner:branch` of a fork) into `base`. */
+  @Post()
+  @Security('signed', ['repository'])
+  @SuccessResponse(201, 'PullRequest')
+  @Response<ApiErrorBody>(403, 'blocked, or not allowed to propose')
+  @Response<ApiErrorBody>(404, 'a branch or repository not found')
+  @Response<ApiErrorBody>(409, 'an open pull request exists for these branches')
+  @Response<ApiErrorBody>(422, 'validation error')
+  @Response<ApiErrorBody>(423, 'archived')
+  public async repoCreatePullRequest(@Path() owner: string, @Path() repo: string, @Body() body: CreatePullRequestOption, @Request() req: ExRequest): Promise<PullRequest> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    const v = await createPull(ctx, doerOf(req), req.principal, rc, body);
+    this.setStatus(201);
+    return toPullRequest(v, viewerOf(req));
+  }
+
+  /** A pull request by number. */
+  @Get('{index}')
+  @Security('public', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoGetPullRequest(@Path() owner: string, @Path() repo: string, @Path() index: number, @Request() req: ExRequest): Promise<PullRequest> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    return toPullRequest(await getPull(ctx, req.principal, rc, index), viewerOf(req));
+  }
+
+  /** The pull request from `head` (`branch`, `owner:branch` or `owner/repo:branch`) into `base`, in any state. */
+  @Get('{base}/{head}')
+  @Security('public', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoGetPullRequestByBaseHead(@Path() owner: string, @Path() repo: string, @Path() base: string, @Path() head: string, @Request() req: ExRequest): Promise<PullRequest> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    return toPullRequest(await getPullByBaseHead(ctx, req.principal, rc, base, head), viewerOf(req));
+  }
+}

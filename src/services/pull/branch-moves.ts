@@ -1,0 +1,78 @@
+/**
+ * Pull requests following their branches. A ref sync (after a push or a server-side write) that
+ * moved a branch which some open pull request has as base or head queues one PULL_BRANCHES_TOPIC
+ * job in the sync's own transaction. The job moves `refs/pull/<n>/head` of the pull requests
+ * whose head moved, writes their push entry of the timeline, and queues a check of every affected
+ * pull request. All of it is carried by the outbox, so a restart loses none of it.
+ */
+import { systemCtx, withTx, type DbContext } from '../../db';
+import { listCommitIds } from '../../git/history';
+import { dropsCommits } from '../../git/push-range';
+import { refId } from '../../git/ref-info';
+import { ZERO_ID } from '../../git/refs';
+import { withRepoLock } from '../../lock';
+import { CommentType } from '../../models/comment.model';
+import { findPullById, openPullsOn, type PullRequestModel } from '../../models/pull-request.model';
+import { enqueue } from '../../queue/outbox';
+import { record } from '../issue/history';
+import { queueCheck, repoDirById, syncHeadRef } from './check';
+
+/** The outbox topic of branches moved under open pull requests. */
+export const PULL_BRANCHES_TOPIC = 'pull.branches-moved';
+
+/** One moved branch (full ref name). */
+interface Move { refName: string; oldCommitId: string; newCommitId: string }
+
+/** The payload of a PULL_BRANCHES_TOPIC job. */
+export interface BranchesMoved { repoId: number; pusherId: number; moves: Move[] }
+
+const HEADS = 'refs/heads/';
+const branchOf = (m: Move) => m.refName.slice(HEADS.length);
+
+/** In a ref sync's transaction: queue the job when a moved branch is the base or head of an open pull request. */
+export async function notePullBranchesMoved(tx: DbContext, repoId: number, pusherId: number, changes: Move[]): Promise<void> {
+  const moves = changes.filter((c) => c.refName.startsWith(HEADS));
+  const branches = moves.map(branchOf);
+  if (branches.length === 0) return;
+  const touched = (await openPullsOn(tx, 'base', repoId, branches)).length + (await openPullsOn(tx, 'head', repoId, branches)).length;
+  if (touched > 0) await enqueue(tx, PULL_BRANCHES_TOPIC, { repoId, pusherId, moves } satisfies BranchesMoved);
+}
+
+/** The push entry of a head that moved from `before` to `after`: the new commits oldest first, or a force push. */
+async function pushEntry(dir: string, pr: PullRequestModel, before: string, after: string): Promise<string> {
+  if (await dropsCommits(dir, before, after, {})) return JSON.stringify({ is_force_push: true, commit_ids: [before, after] });
+  // why: as Gitea, commits the base branch already has are not listed as added.
+  const base = await refId(dir, `refs/heads/${pr.baseBranch}`);
+  const ids = (await listCommitIds(dir, { rev: after, not: base ? [before, base] : [before] })).reverse();
+  return JSON.stringify({ is_force_push: false, commit_ids: ids });
+}
+
+/** Follow a head that moved: the pull ref, the timeline's push entry, a new check. */
+async function followHead(ctx: DbContext, pr: PullRequestModel, pusherId: number): Promise<void> {
+  const dir = await repoDirById(ctx, pr.baseRepoId);
+  if (!dir) return;
+  await withRepoLock(pr.baseRepoId, async () => {
+    const { before, after } = await syncHeadRef(ctx, pr, dir);
+    const entry = after && before && after !== before ? await pushEntry(dir, pr, before, after) : null;
+    await withTx(ctx, async (tx) => {
+      const row = await findPullById(tx, pr.id);
+      if (!row || row.hasMerged) return;
+      if (entry) await record(tx, { type: CommentType.PullPush, issueId: row.issueId, posterId: pusherId, content: entry });
+      await queueCheck(tx, row);
+    });
+  });
+}
+
+/** The PULL_BRANCHES_TOPIC handler (idempotent: a replay finds the pull refs already moved and only queues checks again). */
+export async function processBranchesMoved(payload: unknown): Promise<void> {
+  const ctx = systemCtx;
+  const job = payload as BranchesMoved;
+  const pushed = job.moves.filter((m) => m.newCommitId !== ZERO_ID).map(branchOf);
+  for (const pr of await openPullsOn(ctx, 'head', job.repoId, pushed)) await followHead(ctx, pr, job.pusherId);
+  for (const pr of await openPullsOn(ctx, 'base', job.repoId, job.moves.map(branchOf))) {
+    await withTx(ctx, async (tx) => {
+      const row = await findPullById(tx, pr.id);
+      if (row && !row.hasMerged) await queueCheck(tx, row);
+    });
+  }
+}

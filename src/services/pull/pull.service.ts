@@ -1,0 +1,190 @@
+/**
+ * Pull requests (`/repos/{owner}/{repo}/pulls`): create from a branch of this repository or of a
+ * fork (or of the parent, for a fork), get by number or by base and head, list with Gitea's
+ * filters. A pull request is an issue (labels, milestone, assignees, comments, timeline) with a
+ * pull_request row; its head is kept in the base repository as `refs/pull/<n>/head`.
+ */
+import { settings } from '../../config';
+import { withTx, type DbContext } from '../../db';
+import { BadRequest, Conflict, Forbidden, NotFound, Validation } from '../../errors';
+import { listCommitIds } from '../../git/history';
+import { objectInfo } from '../../git/objects';
+import { repoPath } from '../../git/paths';
+import { refId } from '../../git/ref-info';
+import { withRepoLock } from '../../lock';
+import { collaboratorMode } from '../../models/access';
+import { CommentType } from '../../models/comment.model';
+import { AccessMode, UnitType } from '../../models/perm';
+import { findOpenPullFor, findPullByBaseHead, insertPull, PullFlow, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
+import { findForkOf, findRepoById, findRepoByOwnerAndName, type RepositoryModel } from '../../models/repository.model';
+import { findUserByName, type UserModel } from '../../models/user.model';
+import type { CreatePullRequestOption } from '../../api/pull';
+import { asUser, type Principal } from '../auth/principal';
+import { repoPermission } from '../perm/permission';
+import type { RepoContext } from '../repo/context';
+import { assertNotArchived } from '../refs/access';
+import { assertNotBlocked, canReadIssues, canWriteIssues } from '../issue/access';
+import { parseApiTime, record } from '../issue/history';
+import { insertIssueWithLinks, issueTitle, newIssueLinks, newIssueParts, pageOfIssues, type RepoIssueQuery } from '../issue/issue.service';
+import { issueViews, type IssueView } from '../issue/view';
+import { findIssueById, findIssueByIndex } from '../../models/issue.model';
+import { isIssueSort } from '../../models/issue-search';
+import { headRefOf, queueCheck, runPullCheck, syncHeadRef } from './check';
+import { pullViews, type PullView } from './view';
+
+/**
+ * Gitea's guards of every pull route: 404 for a mirror, an empty repository or pull requests the
+ * caller cannot read; 403 without read on the code.
+ */
+export function assertPullsReadable(rc: RepoContext): void {
+  if (rc.repo.isMirror || rc.repo.isEmpty || !canReadIssues(rc, true)) throw new NotFound();
+  if (!rc.perm.can(UnitType.Code, AccessMode.Read)) throw new Forbidden('user should have specific read permission or be a repo admin or a site admin');
+}
+
+/** A repository with its owner and the caller's permission on it. */
+interface Side { repo: RepositoryModel; owner: UserModel; dir: string }
+
+/**
+ * The repository `head` names (`branch`, `owner:branch`): this one, the owner's fork of it, or
+ * this fork's parent when `owner` owns that (Gitea's parseCompareInfo).
+ */
+async function headSide(ctx: DbContext, rc: RepoContext, head: string): Promise<{ side: Side; branch: string }> {
+  const parts = head.split(':');
+  if (parts.length > 2) throw new NotFound();
+  if (parts.length === 1) return { side: { repo: rc.repo, owner: rc.owner, dir: repoPath(rc.owner.name, rc.repo.name) }, branch: head };
+  const [ownerName, branch] = parts;
+  const owner = await findUserByName(ctx, ownerName);
+  if (!owner) throw new NotFound('GetUserByName');
+  if (owner.id === rc.owner.id) return { side: { repo: rc.repo, owner, dir: repoPath(owner.name, rc.repo.name) }, branch };
+  let repo = await findForkOf(ctx, rc.repo.id, owner.id);
+  if (!repo && rc.repo.isFork) {
+    const parent = await findRepoById(ctx, rc.repo.forkId);
+    if (parent?.ownerId === owner.id) repo = parent;
+  }
+  if (!repo) throw new NotFound('GetBaseRepo');
+  return { side: { repo, owner, dir: repoPath(owner.name, repo.name) }, branch };
+}
+
+/** The commit a branch of `dir` is at; 422 when the name is a tag or commit instead, 404 when it is nothing. */
+async function branchTip(dir: string, name: string): Promise<string> {
+  const tip = /^[^-\0\r\n]/.test(name) ? await refId(dir, `refs/heads/${name}`) : null;
+  if (tip) return tip;
+  const other = /^[^-\0\r\n:]+$/.test(name) ? (await objectInfo(dir, [`${name}^{commit}`]))[0] : null;
+  if (other) throw new Validation('Invalid PullRequest: base and head must be branches');
+  throw new NotFound();
+}
+
+/** Gitea's rule for who may open a pull request: a writer of either side, or someone the base repository knows. */
+async function assertMayPropose(ctx: DbContext, doer: UserModel, rc: RepoContext, head: Side): Promise<void> {
+  if (doer.isAdmin || rc.perm.can(UnitType.Code, AccessMode.Write)) return;
+  if (await collaboratorMode(ctx, rc.repo.id, doer.id)) return;
+  const onHead = head.repo.id === rc.repo.id ? rc.perm : await repoPermission(ctx, asUser(doer), head.repo, head.owner);
+  if (onHead.can(UnitType.Code, AccessMode.Write)) return;
+  throw new Forbidden('user must be a collaborator');
+}
+
+const exists = (pr: PullRequestModel) => new Conflict(
+  `pull request already exists for these targets [id: ${pr.id}, issue_id: ${pr.index}, head_repo_id: ${pr.headRepoId}, base_repo_id: ${pr.baseRepoId}, head_branch: ${pr.headBranch}, base_branch: ${pr.baseBranch}]`,
+);
+
+/** The push entry of a new pull request's timeline: its commits, oldest first. */
+async function creationPush(dir: string, base: string, head: string): Promise<string> {
+  const ids = (await listCommitIds(dir, { rev: head, not: [base] })).reverse();
+  return JSON.stringify({ is_force_push: false, commit_ids: ids });
+}
+
+/** Open a pull request (201 with Gitea's single-pull JSON). */
+export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, rc: RepoContext, o: CreatePullRequestOption): Promise<PullView> {
+  assertPullsReadable(rc);
+  assertNotArchived(rc);
+  for (const [field, v] of [['Head', o.head], ['Base', o.base], ['Title', o.title]] as const) if (!v || !v.trim()) throw new Validation(`[${field}]: Required`);
+  const title = issueTitle(o.title);
+  if (o.head === o.base) throw new Validation('Invalid PullRequest: There are no changes between the head and the base');
+  const { side: head, branch: headBranch } = await headSide(ctx, rc, o.head!);
+  const headPerm = head.repo.id === rc.repo.id ? rc.perm : await repoPermission(ctx, p, head.repo, head.owner);
+  if (!headPerm.can(UnitType.Code, AccessMode.Read)) throw new NotFound("Can't read headRepo UnitTypeCode");
+  const baseDir = repoPath(rc.owner.name, rc.repo.name);
+  const baseTip = await branchTip(baseDir, o.base!);
+  const headTip = await branchTip(head.dir, headBranch);
+  const target = { repoId: rc.repo.id, branch: o.base! };
+  const dup = await findOpenPullFor(ctx, { repoId: head.repo.id, branch: headBranch }, target);
+  if (dup) throw exists(dup);
+  const writer = canWriteIssues(rc, true);
+  const links = writer ? await newIssueLinks(ctx, rc, o) : { milestone: null, labels: [], assignees: [] };
+  if (writer && o.milestone && !links.milestone) throw new NotFound();
+  const deadline = writer && o.due_date ? parseApiTime(o.due_date, 'DueDate') : 0;
+  await assertNotBlocked(ctx, rc, doer, links.assignees.map((u) => u.id));
+  await assertMayPropose(ctx, doer, rc, head);
+
+  const fields = { repoId: rc.repo.id, posterId: doer.id, name: title, content: o.body ?? '', milestoneId: links.milestone?.id ?? 0, isPull: true, ref: '', deadlineUnix: deadline };
+  // why: the base repository's lock orders this with pushes' ref syncs, so refs/pull/<n>/head is written once the number exists and no sync can miss the new pull request.
+  const { row, pull } = await withRepoLock(rc.repo.id, async () => {
+    const made = await withTx(ctx, async (tx) => {
+      // why: the duplicate check again, under the lock, so two racing creators do not both get one.
+      const again = await findOpenPullFor(tx, { repoId: head.repo.id, branch: headBranch }, target);
+      if (again) throw exists(again);
+      const issue = await insertIssueWithLinks(tx, rc, doer, fields, links);
+      const pr = await insertPull(tx, {
+        issueId: issue.id, index: issue.index, flow: PullFlow.GitHub, status: PullStatus.Checking, headRepoId: head.repo.id, baseRepoId: rc.repo.id,
+        headBranch, baseBranch: o.base!, mergeBase: '',
+      });
+      // why: the outbox carries the check, so a crash before the inline check below still leaves none stuck in "checking".
+      await queueCheck(tx, pr);
+      return { row: issue, pull: pr };
+    });
+    await syncHeadRef(ctx, made.pull, baseDir);
+    return made;
+  });
+  // why: the check answers with the refs as they are now (a push may have moved them since they were read).
+  await runPullCheck(ctx, pull.id);
+  const entry = await creationPush(baseDir, (await refId(baseDir, `refs/heads/${pull.baseBranch}`)) ?? baseTip, (await refId(baseDir, headRefOf(pull))) ?? headTip);
+  await withTx(ctx, (tx) => record(tx, { type: CommentType.PullPush, issueId: row.id, posterId: doer.id, content: entry }));
+  const milestone = links.milestone ? (await issueViews(ctx, [row]))[0].parts.milestone : null;
+  const issue: IssueView = { row, repo: { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name }, parts: newIssueParts(rc, doer, { ...links, milestone }) };
+  return (await pullViews(ctx, p, rc, [issue], false))[0];
+}
+
+/** One pull request by number; 404 for an issue or a number without one. */
+export async function getPull(ctx: DbContext, p: Principal, rc: RepoContext, index: number): Promise<PullView> {
+  assertPullsReadable(rc);
+  const row = Number.isSafeInteger(index) && index > 0 ? await findIssueByIndex(ctx, rc.repo.id, index) : null;
+  if (!row || !row.isPull) throw new NotFound(`pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: 0, head_branch: , base_branch: ] [repo_id: ${rc.repo.id}, index: ${index}]`);
+  return (await pullViews(ctx, p, rc, await issueViews(ctx, [row]), false))[0];
+}
+
+/**
+ * The pull request from `head` (`branch`, `owner:branch` or `owner/repo:branch`) into `base`, in
+ * any state (Gitea's GetPullRequestByBaseHeadInfo).
+ */
+export async function getPullByBaseHead(ctx: DbContext, p: Principal, rc: RepoContext, base: string, head: string): Promise<PullView> {
+  assertPullsReadable(rc);
+  let headRepo: RepositoryModel | null = rc.repo;
+  let branch = head;
+  const colon = head.indexOf(':');
+  if (colon >= 0) {
+    const [who, name] = [head.slice(0, colon), head.slice(colon + 1)];
+    const [ownerName, repoName = rc.repo.name] = who.split('/');
+    const owner = await findUserByName(ctx, ownerName);
+    headRepo = owner ? await findRepoByOwnerAndName(ctx, owner.id, repoName) : null;
+    branch = name;
+  }
+  const pr = headRepo ? await findPullByBaseHead(ctx, rc.repo.id, base, headRepo.id, branch) : null;
+  const issue = pr ? await findIssueById(ctx, pr.issueId) : null;
+  if (!pr || !issue) throw new NotFound();
+  return (await pullViews(ctx, p, rc, await issueViews(ctx, [issue]), false))[0];
+}
+
+/** The filters of `GET /pulls` (`poster` by name). */
+export type PullQuery = Omit<RepoIssueQuery, 'type' | 'posterId'> & { sort?: string; poster?: string };
+
+/** A repository's pull requests with Gitea's filters (state all by default), newest first unless sorted. */
+export async function listPulls(ctx: DbContext, p: Principal, rc: RepoContext, q: PullQuery, opts: { limit: number; offset: number }): Promise<{ items: PullView[]; total: number }> {
+  assertPullsReadable(rc);
+  const { sort, poster, ...filter } = q;
+  const posterUser = poster ? await findUserByName(ctx, poster) : null;
+  if (poster && !posterUser) throw new BadRequest(`user does not exist [uid: 0, name: ${poster}]`);
+  // why: Gitea orders by anything else it does not know as newest first.
+  const order = sort && sort !== 'nearduedate' && sort !== 'farduedate' && isIssueSort(sort) ? sort : 'newest';
+  const page = await pageOfIssues(ctx, { ...filter, posterId: posterUser?.id, repoIds: [rc.repo.id], isPull: true }, order, opts, rc);
+  return { items: await pullViews(ctx, p, rc, page.items, true), total: page.total };
+}

@@ -1,0 +1,162 @@
+/**
+ * Pull requests: create within a repository and from a fork (gitea-js and raw HTTP), get by
+ * number and by base and head, list with filters; `refs/pull/<n>/head` fetched with the git CLI
+ * over HTTP and SSH and kept in step with pushes; mergeability re-checked after pushes to either
+ * side; every refusal with Gitea's answer and nothing created.
+ */
+import { expect } from 'chai';
+import { startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
+import { git } from '../helpers/repo-fixture';
+import { gitSshCommand, sshKeyFile } from '../helpers/ssh';
+import type { TestUser } from '../helpers/world';
+
+describe('pull requests', () => {
+  let rw: RefsWorld;
+  let work: string;
+  const api = (method: string, p: string, body: unknown, u: TestUser) => rw.w.raw(method, `/repos/alice/proj${p}`, body, { token: u.token });
+  const pullsTotal = async () => Number((await api('GET', '/pulls?limit=1', undefined, rw.alice)).headers.get('x-total-count'));
+  /** Commit `file` with `content` on `branch` of the working copy (created from `from` when new) and push it. */
+  const pushChange = async (branch: string, file: string, content: string, from = 'main') => {
+    const exists = (await rw.g.run(['rev-parse', '--verify', '--quiet', branch], work)).code === 0;
+    await rw.g.ok(exists ? ['checkout', '-q', branch] : ['checkout', '-q', '-b', branch, from], work);
+    const sha = await rw.g.commit(work, file, content, `${branch}: ${file}`);
+    await rw.g.ok(['push', '-q', 'origin', branch], work);
+    return sha;
+  };
+  const timeline = async (n: number) => (await api('GET', `/issues/${n}/timeline`, undefined, rw.alice)).body as { type: string; body: string }[];
+
+  before(async () => {
+    rw = await startRefsWorld();
+    work = await rw.g.clone(rw.alice, 'alice', 'proj');
+  });
+  after(() => rw.w.stop());
+
+  it('opens a pull request with Gitea\'s fields and keeps refs/pull/1/head fetchable over HTTP and SSH', async () => {
+    const { alice } = rw;
+    const head = await pushChange('feature', 'feature.txt', 'one\ntwo\n');
+    const made = await alice.api.repos.repoCreatePullRequest('alice', 'proj', { head: 'feature', base: 'main', title: 'Add feature', body: 'Why' });
+    expect(made.status).to.equal(201);
+    const pr = made.data;
+    expect(pr).to.deep.include({
+      number: 1, title: 'Add feature', body: 'Why', state: 'open', draft: false, merged: false, mergeable: true, merge_base: rw.main,
+      merged_at: null, merge_commit_sha: null, merged_by: null, allow_maintainer_edit: false, comments: 0, additions: 2, deletions: 0, changed_files: 1,
+      requested_reviewers: [], requested_reviewers_teams: [], assignees: [], pin_order: 0,
+    });
+    expect(pr.url).to.equal(`${rw.w.server.url}alice/proj/pulls/1`);
+    expect([pr.html_url, pr.diff_url, pr.patch_url]).to.deep.equal([pr.url, `${pr.url}.diff`, `${pr.url}.patch`]);
+    expect(pr.head).to.deep.include({ label: 'feature', ref: 'feature', sha: head, repo_id: pr.base!.repo_id });
+    expect(pr.base).to.deep.include({ label: 'main', ref: 'main', sha: rw.main });
+    expect(pr.base!.repo!.full_name).to.equal('alice/proj');
+    expect(pr.user!.login).to.equal('alice');
+
+    await rw.g.ok(['fetch', '-q', 'origin', 'refs/pull/1/head'], work);
+    expect(await rw.g.ok(['rev-parse', 'FETCH_HEAD'], work)).to.equal(head);
+    const key = sshKeyFile('ed25519');
+    expect((await rw.w.raw('POST', '/user/keys', { title: 'k', key: key.pub }, { token: alice.token })).status).to.equal(201);
+    const ssh = await git(['fetch', '-q', `ssh://git@127.0.0.1:${rw.w.server.sshPort}/alice/proj.git`, 'refs/pull/1/head'],
+      { cwd: work, home: rw.g.home, env: { GIT_SSH_COMMAND: gitSshCommand(rw.w.server.sshPort, key) } });
+    expect(ssh.code, ssh.stderr).to.equal(0);
+
+    const byNumber = (await alice.api.repos.repoGetPullRequest('alice', 'proj', 1)).data;
+    expect(byNumber).to.deep.include({ id: pr.id, number: 1, mergeable: true });
+    const byBranches = await api('GET', '/pulls/main/feature', undefined, alice);
+    expect([byBranches.status, byBranches.body.number]).to.deep.equal([200, 1]);
+    expect((await api('GET', '/pulls/main/alice:feature', undefined, alice)).body.number).to.equal(1);
+    expect((await api('GET', '/pulls/main/other', undefined, alice)).status).to.equal(404);
+    const list = (await alice.api.repos.repoListPullRequests('alice', 'proj')).data;
+    expect(list.map((p) => p.number)).to.deep.equal([1]);
+    // Gitea's list converter: empty lists are null and there are no line counts
+    expect(list[0]).to.deep.include({ assignees: null, requested_reviewers: null, requested_reviewers_teams: null });
+    expect(list[0]).to.not.have.property('additions');
+    const asIssue = (await api('GET', '/issues/1', undefined, alice)).body;
+    expect(asIssue.pull_request).to.deep.include({ merged: false, draft: false, html_url: pr.url });
+    const push = (await timeline(1)).find((t) => t.type === 'pull_push');
+    expect(JSON.parse(push!.body)).to.deep.equal({ is_force_push: false, commit_ids: [head] });
+  });
+
+  it('follows pushes to the head and to the base: the pull ref, the timeline and the mergeability', async () => {
+    const { alice, g } = rw;
+    const second = await pushChange('feature', 'feature.txt', 'one\nTWO\n');
+    await waitFor('refs/pull/1/head to follow the push', async () => (await g.serverRef('alice', 'proj', 'refs/pull/1/head')) === second);
+    await waitFor('the push entry', async () => (await timeline(1)).filter((t) => t.type === 'pull_push').some((t) => JSON.parse(t.body).commit_ids.includes(second)));
+    // a change of the same line on the base makes the pull request conflict
+    await pushChange('main', 'feature.txt', 'one\nzwei\n');
+    await waitFor('the conflict to be seen', async () => (await api('GET', '/pulls/1', undefined, alice)).body.mergeable === false);
+    // a force push of the head that resolves it
+    await g.ok(['checkout', '-q', 'feature'], work);
+    await g.ok(['reset', '-q', '--hard', 'main'], work);
+    const rewritten = await g.commit(work, 'other.txt', 'x');
+    await g.ok(['push', '-q', '-f', 'origin', 'feature'], work);
+    await waitFor('mergeable again', async () => {
+      const pr = (await api('GET', '/pulls/1', undefined, alice)).body;
+      return pr.mergeable === true && pr.head.sha === rewritten;
+    });
+    const force = (await timeline(1)).filter((t) => t.type === 'pull_push').map((t) => JSON.parse(t.body)).find((b) => b.is_force_push);
+    expect(force).to.deep.equal({ is_force_push: true, commit_ids: [second, rewritten] });
+  });
+
+  it('opens a pull request from a fork, with the fork as the head repository', async () => {
+    const { bob, alice, g } = rw;
+    expect((await rw.w.raw('POST', '/repos/alice/proj/forks', {}, { token: bob.token })).status).to.equal(202);
+    const d = await g.clone(bob, 'bob', 'proj');
+    await g.ok(['checkout', '-q', '-b', 'fix'], d);
+    const fix = await g.commit(d, 'fix.txt', 'fixed\n');
+    await g.ok(['push', '-q', 'origin', 'fix'], d);
+    const made = await bob.api.repos.repoCreatePullRequest('alice', 'proj', { head: 'bob:fix', base: 'main', title: 'Fix from a fork' });
+    expect(made.status).to.equal(201);
+    expect(made.data.head).to.deep.include({ label: 'fix', ref: 'fix', sha: fix });
+    expect(made.data.head!.repo!.full_name).to.equal('bob/proj');
+    expect(await g.serverRef('alice', 'proj', `refs/pull/${made.data.number}/head`)).to.equal(fix);
+    expect((await api('GET', `/pulls/main/bob:fix`, undefined, alice)).body.number).to.equal(made.data.number);
+    const next = await g.commit(d, 'fix.txt', 'fixed again\n');
+    await g.ok(['push', '-q', 'origin', 'fix'], d);
+    await waitFor('the fork\'s push to reach the pull ref', async () => (await g.serverRef('alice', 'proj', `refs/pull/${made.data.number}/head`)) === next);
+  });
+
+  it('refuses bad requests with Gitea\'s answers and creates nothing', async () => {
+    const { alice, bob } = rw;
+    await pushChange('feature-2', 'f2.txt', 'x');
+    await rw.g.ok(['tag', 'v1', 'main'], work);
+    await rw.g.ok(['push', '-q', 'origin', 'v1'], work);
+    const before = await pullsTotal();
+    const cases: [Record<string, unknown>, TestUser, number, string | null][] = [
+      [{ base: 'main', title: 't' }, alice, 422, '[Head]: Required'],
+      [{ head: 'feature-2', title: 't' }, alice, 422, '[Base]: Required'],
+      [{ head: 'feature-2', base: 'main' }, alice, 422, '[Title]: Required'],
+      [{ head: 'main', base: 'main', title: 't' }, alice, 422, 'Invalid PullRequest: There are no changes between the head and the base'],
+      [{ head: 'nope', base: 'main', title: 't' }, alice, 404, null],
+      [{ head: '-x', base: 'main', title: 't' }, alice, 404, null],
+      [{ head: 'feature-2', base: '--upload-pack=x', title: 't' }, alice, 404, null],
+      [{ head: 'main..feature-2', base: 'main', title: 't' }, alice, 404, null],
+      [{ head: 'feature-2', base: 'v1', title: 't' }, alice, 422, 'Invalid PullRequest: base and head must be branches'],
+      [{ head: 'a:b:c', base: 'main', title: 't' }, alice, 404, null],
+      [{ head: 'nobody:x', base: 'main', title: 't' }, alice, 404, 'GetUserByName'],
+      [{ head: 'feature', base: 'main', title: 'again' }, alice, 409, null],
+      [{ head: 'feature-2', base: 'main', title: 'not mine' }, bob, 403, 'user must be a collaborator'],
+    ];
+    for (const [body, who, status, message] of cases) {
+      const r = await api('POST', '/pulls', body, who);
+      expect(r.status, JSON.stringify(body)).to.equal(status);
+      if (message) expect(r.body.message, JSON.stringify(body)).to.equal(message);
+    }
+    const dup = await api('POST', '/pulls', { head: 'feature', base: 'main', title: 'again' }, alice);
+    expect(dup.body.message).to.match(/^pull request already exists for these targets \[id: \d+, issue_id: 1, head_repo_id: \d+, base_repo_id: \d+, head_branch: feature, base_branch: main\]$/);
+    expect(await pullsTotal()).to.equal(before);
+    expect((await api('GET', '/pulls/999', undefined, alice)).status).to.equal(404);
+  });
+
+  it('marks work-in-progress titles as drafts, which are not mergeable, and filters the list', async () => {
+    const { alice, carol } = rw;
+    const wip = await carol.api.repos.repoCreatePullRequest('alice', 'proj', { head: 'feature-2', base: 'main', title: '[WIP] second' });
+    expect(wip.data).to.deep.include({ draft: true, mergeable: false });
+    const numbers = async (q: string) => ((await api('GET', `/pulls${q}`, undefined, alice)).body as { number: number }[]).map((p) => p.number);
+    const all = await numbers('');
+    expect(all[0]).to.equal(wip.data.number);
+    expect(await numbers('?poster=carol')).to.deep.equal([wip.data.number]);
+    expect(await numbers('?sort=oldest')).to.deep.equal([...all].reverse());
+    expect(await numbers('?base_branch=feature')).to.deep.equal([]);
+    expect(await numbers('?state=closed')).to.deep.equal([]);
+    const unknown = await api('GET', '/pulls?poster=nobody', undefined, alice);
+    expect([unknown.status, unknown.body.message]).to.deep.equal([400, 'user does not exist [uid: 0, name: nobody]']);
+  });
+});
