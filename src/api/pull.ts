@@ -38,3 +38,18 @@ export interface CreatePullRequestOption {
   reviewers?: string[];
   team_reviewers?: string[];
 }
+
+/** The body of `POST /repos/{owner}/{repo}/pulls/{index}/merge` (Gitea's MergePullRequestForm). */
+export interface MergePullRequestOption {
+  Do: 'merge' | 'rebase' | 'rebase-merge' | 'squash' | 'fast-forward-only' | 'manually-merged';
+  /** The commit a manual merge names (full id, on the base branch). */
+  MergeCommitID?: string;
+  MergeMessageField?: string;
+  MergeTitleField?: string;
+  delete_branch_after_merge?: boolean;
+  /** Repository admins: merge although branch protection says the pull request is not ready. */
+  force_merge?: boolean;
+  /** Refuse (409) when the head is no longer at this commit. */
+  head_commit_id?: string;
+  merge_when_checks_succeed?: boolean;
+}

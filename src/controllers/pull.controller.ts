@@ -5,13 +5,14 @@
  */
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import type { CreatePullRequestOption, PullRequest } from '../api/pull';
-import type { ApiErrorBody } from '../errors';
+import type { CreatePullRequestOption, MergePullRequestOption, PullRequest } from '../api/pull';
+import { NotFound, type ApiErrorBody } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
 import { toPullRequest } from '../convert/pull';
 import { repoAssignment } from '../services/repo/context';
 import { createPull, getPull, getPullByBaseHead, listPulls } from '../services/pull/pull.service';
+import { isPullMerged, mergePull } from '../services/pull/merge.service';
 
 @Route('repos/{owner}/{repo}/pulls')
 @Tags('repository')
@@ -72,5 +73,34 @@ export class PullController extends Controller {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     return toPullRequest(await getPullByBaseHead(ctx, req.principal, rc, base, head), viewerOf(req));
+  }
+
+  /** 204 when the pull request has been merged, 404 when not. */
+  @Get('{index}/merge')
+  @Security('public', ['repository'])
+  @SuccessResponse(204, 'merged')
+  @Response<ApiErrorBody>(404, 'not merged, or not found')
+  public async repoPullRequestIsMerged(@Path() owner: string, @Path() repo: string, @Path() index: number, @Request() req: ExRequest): Promise<void> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    if (!(await isPullMerged(ctx, rc, index))) throw new NotFound();
+    this.setStatus(204);
+  }
+
+  /** Merge a pull request with one of the styles the repository allows, or record a merge made outside (`manually-merged`). */
+  @Post('{index}/merge')
+  @Security('signed', ['repository'])
+  @SuccessResponse(200, 'merged')
+  @Response<ApiErrorBody>(404, 'not found or closed')
+  @Response<ApiErrorBody>(405, 'not allowed or not ready')
+  @Response<ApiErrorBody>(409, 'conflict, or the head or base moved')
+  @Response<ApiErrorBody>(412, 'open dependencies')
+  @Response<ApiErrorBody>(422, 'validation error')
+  @Response<ApiErrorBody>(423, 'archived')
+  public async repoMergePullRequest(@Path() owner: string, @Path() repo: string, @Path() index: number, @Body() body: MergePullRequestOption, @Request() req: ExRequest): Promise<void> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    await mergePull(ctx, doerOf(req), req.principal, rc, index, body);
+    this.setStatus(200);
   }
 }

@@ -4,19 +4,12 @@
  * commit, the counts of lines and files).
  */
 import type { PRBranchInfo, PullRequest } from '../api/pull';
-import { settings } from '../config';
-import { PullStatus } from '../models/pull-request.model';
+import { isDraftTitle, PullStatus } from '../models/pull-request.model';
 import type { BranchSide as BranchSideOf, PullView as PullViewOf } from '../models/pull-view';
 import { toIssueOf, unixTime } from './issue';
 import { toRepositoryView, type RepoViewData } from './repo';
 import type { Viewer } from './user';
 import { toUser } from './user';
-
-/** Is the title a work-in-progress one ([repository.pull-request] WORK_IN_PROGRESS_PREFIXES, any case)? */
-export function isDraftTitle(title: string): boolean {
-  const t = title.toLowerCase();
-  return settings().repositoryPullRequest.workInProgressPrefixes.some((p) => p !== '' && t.startsWith(p.toLowerCase()));
-}
 
 function side(s: BranchSide, viewer: Viewer | null, rootUrl: string): PRBranchInfo {
   return { label: s.label, ref: s.ref, sha: s.sha, repo_id: s.repoId, repo: s.repo ? toRepositoryView(s.repo, viewer, rootUrl) : null };

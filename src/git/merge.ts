@@ -27,3 +27,31 @@ export async function aheadBehind(gitDir: string, base: string, head: string): P
 export async function treeOf(gitDir: string, commit: string): Promise<string> {
   return (await runGit(['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`], { gitDir })).stdout.toString().trim();
 }
+
+/** Is `a` an ancestor of `b` (or the same commit)? */
+export async function isAncestor(gitDir: string, a: string, b: string): Promise<boolean> {
+  return (await runGit(['merge-base', '--is-ancestor', a, b], { gitDir, answerCodes: [1] })).code === 0;
+}
+
+// why: the scaffold commit below is never referenced; a fixed identity keeps it byte-identical for the same inputs.
+const SCAFFOLD_ENV = {
+  GIT_AUTHOR_NAME: 'forge', GIT_AUTHOR_EMAIL: 'forge@localhost', GIT_AUTHOR_DATE: '946684800 +0000',
+  GIT_COMMITTER_NAME: 'forge', GIT_COMMITTER_EMAIL: 'forge@localhost', GIT_COMMITTER_DATE: '946684800 +0000',
+};
+
+/**
+ * What cherry-picking `commit` (whose parent is `parent`) onto `onto` gives: a three-way merge of
+ * `onto` and `commit` with `parent` as the base. why: git 2.39's merge-tree takes no merge base, so
+ * the base is made the merge base: a scaffold commit with `onto`'s tree and `parent` as its only
+ * parent shares exactly that ancestor with `commit`. Nothing but unreferenced objects is written.
+ */
+export async function pickOnto(gitDir: string, onto: string, commit: string, parent: string): Promise<MergeTrial> {
+  const scaffold = (await runGit(['commit-tree', `${onto}^{tree}`, '-p', parent], { gitDir, env: SCAFFOLD_ENV, input: 'scaffold' })).stdout.toString().trim();
+  return tryMerge(gitDir, scaffold, commit);
+}
+
+/** The commits of `head` that `base` lacks, oldest first, without merge commits (what a rebase replays). */
+export async function commitsToReplay(gitDir: string, base: string, head: string): Promise<string[]> {
+  const out = (await runGit(['rev-list', '--reverse', '--no-merges', '--topo-order', head, `^${base}`], { gitDir })).stdout.toString();
+  return out.split('\n').filter(Boolean);
+}

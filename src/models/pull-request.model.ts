@@ -6,6 +6,7 @@
 import { Op } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
+import { settings } from '../config';
 import { IssueModel } from './issue.model';
 
 /** Gitea's PullRequestStatus. */
@@ -35,6 +36,12 @@ export class PullRequestModel extends Model {
   @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: '' }) declare mergedCommitId: string;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare mergerId: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare mergedUnix: number;
+}
+
+/** Is the title a work-in-progress one ([repository.pull-request] WORK_IN_PROGRESS_PREFIXES, any case)? Drafts cannot be merged. */
+export function isDraftTitle(title: string): boolean {
+  const t = title.toLowerCase();
+  return settings().repositoryPullRequest.workInProgressPrefixes.some((p) => p !== '' && t.startsWith(p.toLowerCase()));
 }
 
 /** The fields of a new pull request row. */

@@ -17,6 +17,7 @@ import { listBranchRows, upsertBranch, markBranchDeleted } from '../../models/br
 import { listTaggedReleases, upsertTagRelease, removeTagRelease } from '../../models/release.model';
 import { insertPushEvents, type RefChange } from '../../models/push-event.model';
 import { notePullBranchesMoved } from '../pull/branch-moves';
+import { notifyEnqueued } from '../../queue/outbox';
 
 /** One `<old> <new> <ref>` update as reported by the hooks. */
 export interface RefUpdate { old: string; new: string; ref: string }
@@ -97,6 +98,7 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
   const pushed = new Set(hint.updates.map((u) => u.ref));
   const pusherOf = (ref: string) => (pushed.has(ref) ? hint.pusherId : 0);
   const now = new Date();
+  let queued = false;
   await withTx(ctx, async (tx) => {
     for (const c of changes) {
       const pusherId = pusherOf(c.refName);
@@ -119,10 +121,11 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
     if (hint.events !== false) {
       await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
       await insertPushEvents(tx, repoId, 0, '', found);
-      await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
+      queued = await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
     }
     await updateRepoGitState(tx, repoId, state);
   });
+  if (queued) notifyEnqueued();
   return changes;
 }
 

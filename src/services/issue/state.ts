@@ -53,8 +53,11 @@ export async function changeMilestone(tx: DbContext, issue: IssueModel, doer: Us
   await record(tx, { type: CommentType.Milestone, issueId: issue.id, posterId: doer.id, oldMilestoneId: old, milestoneId });
 }
 
-/** Close or reopen a locked issue: repository, label and milestone counts, and a history entry. */
-export async function changeState(tx: DbContext, issue: IssueModel, doer: UserModel, closed: boolean): Promise<void> {
+/**
+ * Close or reopen a locked issue: repository, label and milestone counts, and a history entry
+ * (`entry`: a merge closes a pull request with a merge entry instead of a close).
+ */
+export async function changeState(tx: DbContext, issue: IssueModel, doer: UserModel, closed: boolean, entry = closed ? CommentType.Close : CommentType.Reopen): Promise<void> {
   if (issue.isClosed === closed) return;
   // why: as Gitea, an issue cannot be closed while an issue it depends on is open (reopening is always allowed).
   if (closed && (await dependenciesEnabled(tx, issue.repoId)) && (await openBlockerCount(tx, issue.id)) > 0) {
@@ -69,7 +72,7 @@ export async function changeState(tx: DbContext, issue: IssueModel, doer: UserMo
   issue.closedUnix = closed ? nowUnix() : 0;
   await saveIssue(tx, issue);
   await indexIssueState(tx, issue);
-  await record(tx, { type: closed ? CommentType.Close : CommentType.Reopen, issueId: issue.id, posterId: doer.id });
+  await record(tx, { type: entry, issueId: issue.id, posterId: doer.id });
   // why: as Gitea, closing an issue stops the closer's stopwatch on it.
   const sw = closed ? await findStopwatch(tx, doer.id, issue.id) : null;
   if (sw) await finishStopwatch(tx, sw);

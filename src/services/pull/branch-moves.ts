@@ -29,13 +29,18 @@ export interface BranchesMoved { repoId: number; pusherId: number; moves: Move[]
 const HEADS = 'refs/heads/';
 const branchOf = (m: Move) => m.refName.slice(HEADS.length);
 
-/** In a ref sync's transaction: queue the job when a moved branch is the base or head of an open pull request. */
-export async function notePullBranchesMoved(tx: DbContext, repoId: number, pusherId: number, changes: Move[]): Promise<void> {
+/**
+ * In a ref sync's transaction: queue the job when a moved branch is the base or head of an open
+ * pull request. Returns whether it did (the caller then calls notifyEnqueued after the commit).
+ */
+export async function notePullBranchesMoved(tx: DbContext, repoId: number, pusherId: number, changes: Move[]): Promise<boolean> {
   const moves = changes.filter((c) => c.refName.startsWith(HEADS));
   const branches = moves.map(branchOf);
-  if (branches.length === 0) return;
+  if (branches.length === 0) return false;
   const touched = (await openPullsOn(tx, 'base', repoId, branches)).length + (await openPullsOn(tx, 'head', repoId, branches)).length;
-  if (touched > 0) await enqueue(tx, PULL_BRANCHES_TOPIC, { repoId, pusherId, moves } satisfies BranchesMoved);
+  if (touched === 0) return false;
+  await enqueue(tx, PULL_BRANCHES_TOPIC, { repoId, pusherId, moves } satisfies BranchesMoved);
+  return true;
 }
 
 /** The push entry of a head that moved from `before` to `after`: the new commits oldest first, or a force push. */

@@ -12,6 +12,7 @@ import { objectInfo } from '../../git/objects';
 import { repoPath } from '../../git/paths';
 import { refId } from '../../git/ref-info';
 import { withRepoLock } from '../../lock';
+import { notifyEnqueued } from '../../queue/outbox';
 import { collaboratorMode } from '../../models/access';
 import { CommentType } from '../../models/comment.model';
 import { AccessMode, UnitType } from '../../models/perm';
@@ -135,6 +136,7 @@ export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, 
     await syncHeadRef(ctx, made.pull, baseDir);
     return made;
   });
+  notifyEnqueued();
   // why: the check answers with the refs as they are now (a push may have moved them since they were read).
   await runPullCheck(ctx, pull.id);
   const entry = await creationPush(baseDir, (await refId(baseDir, `refs/heads/${pull.baseBranch}`)) ?? baseTip, (await refId(baseDir, headRefOf(pull))) ?? headTip);

@@ -1,0 +1,83 @@
+/**
+ * The commit each merge style leaves the base branch at, built in the base repository's object
+ * database (merge-tree, commit-tree; never a worktree), as git itself would make it:
+ * - merge: a merge commit of base and head;
+ * - squash: one commit on the base with the merged tree;
+ * - rebase: the head's commits replayed on the base (authors kept, the merger as committer;
+ *   commits that become empty are dropped, merge commits are not replayed), then a fast-forward;
+ * - rebase-merge: that rebase, then a merge commit on the base;
+ * - fast-forward-only: the head itself, when the base is its ancestor.
+ */
+import { HttpError } from '../../errors';
+import { readCommits, type GitIdentity } from '../../git/history';
+import { commitsToReplay, isAncestor, pickOnto, treeOf, tryMerge } from '../../git/merge';
+import { checkNewObjects, commitTree, type CommitPerson } from '../../git/tree-edit';
+
+/** The styles that make commits (manually-merged makes none). */
+export type GitMergeStyle = 'merge' | 'rebase' | 'rebase-merge' | 'squash' | 'fast-forward-only';
+
+/** What a merge needs: the repository, both tips, the message and the people. */
+export interface MergeInput {
+  dir: string; base: string; head: string; message: string;
+  /** The merger: committer of everything, author of merge commits. */
+  doer: CommitPerson;
+  /** The author of a squash commit. */
+  squashAuthor: CommitPerson;
+}
+
+/** 409 for a merge git cannot make, naming the paths in conflict. */
+function conflict(style: string, files: string[]): HttpError {
+  return new HttpError(409, `${style} failed: the branches conflict in ${files.slice(0, 10).join(', ')}`);
+}
+
+/** A commit's author as a CommitPerson with its own time zone. */
+function personOf(i: GitIdentity): CommitPerson {
+  const zone = /([+-])(\d\d):(\d\d)$/.exec(i.date);
+  return { name: i.name, email: i.email, date: new Date(i.date), offset: zone ? `${zone[1]}${zone[2]}${zone[3]}` : '+0000' };
+}
+
+/** The head's commits replayed on the base; the head itself when the base is already its ancestor. */
+async function rebased(inp: MergeInput, style: string): Promise<string> {
+  const { dir, base, head } = inp;
+  if (await isAncestor(dir, base, head)) return head;
+  const commits = await readCommits(dir, await commitsToReplay(dir, base, head));
+  let onto = base;
+  let ontoTree = await treeOf(dir, base);
+  for (const c of commits) {
+    const picked = await pickOnto(dir, onto, c.id, c.parents[0]);
+    if (picked.conflicts.length) throw conflict(style, picked.conflicts);
+    // why: as git rebase, a commit whose change the base already has is dropped.
+    if (picked.tree === ontoTree) continue;
+    onto = await commitTree(dir, picked.tree, [onto], c.message, personOf(c.author), inp.doer, {}, false);
+    ontoTree = picked.tree;
+  }
+  // why: one object check for the whole series instead of one per commit.
+  if (onto !== base) await checkNewObjects(dir, onto, [base]);
+  return onto;
+}
+
+/** The commit the base branch moves to; 409 when git cannot merge the two. */
+export async function mergedTip(style: GitMergeStyle, inp: MergeInput): Promise<string> {
+  const { dir, base, head, message, doer } = inp;
+  if (style === 'fast-forward-only') {
+    if (!(await isAncestor(dir, base, head))) throw new HttpError(409, 'fast-forward-only merge is not possible: the base branch has commits the head branch does not');
+    return head;
+  }
+  if (style === 'rebase') return rebased(inp, style);
+  if (style === 'rebase-merge') {
+    const tip = await rebased(inp, style);
+    return commitTree(dir, await treeOf(dir, tip), [base, tip], message, doer, doer);
+  }
+  const trial = await tryMerge(dir, base, head);
+  if (trial.conflicts.length) throw conflict(style, trial.conflicts);
+  if (style === 'merge') return commitTree(dir, trial.tree, [base, head], message, doer, doer);
+  return commitTree(dir, trial.tree, [base], message, inp.squashAuthor, doer);
+}
+
+/** The author of a squash commit: the poster as one of the pull request's commits names them, else the poster's own identity. */
+export async function squashAuthorOf(dir: string, base: string, head: string, posterEmails: string[], poster: CommitPerson): Promise<CommitPerson> {
+  const emails = new Set(posterEmails.map((e) => e.toLowerCase()));
+  const commits = await readCommits(dir, await commitsToReplay(dir, base, head));
+  const own = commits.find((c) => emails.has(c.author.email.toLowerCase()));
+  return own ? { ...personOf(own.author), date: poster.date, offset: poster.offset } : poster;
+}
