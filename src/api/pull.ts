@@ -53,3 +53,9 @@ export interface MergePullRequestOption {
   head_commit_id?: string;
   merge_when_checks_succeed?: boolean;
 }
+
+/** A file a pull request changes (`/pulls/{index}/files`). */
+export interface ChangedFile {
+  filename: string; previous_filename?: string; status: string; additions: number; deletions: number; changes: number;
+  html_url: string; contents_url: string; raw_url: string;
+}

@@ -5,11 +5,18 @@
  */
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import type { CreatePullRequestOption, MergePullRequestOption, PullRequest } from '../api/pull';
+import type { ChangedFile, CreatePullRequestOption, MergePullRequestOption, PullRequest } from '../api/pull';
+import type { Commit } from '../api/commit';
 import { NotFound, type ApiErrorBody } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
-import { listOptions, setPaging } from '../middleware/paging';
-import { toPullRequest } from '../convert/pull';
+import { listOptions, setPaging, setPagingWithPageCount } from '../middleware/paging';
+import { toChangedFile, toPullRequest } from '../convert/pull';
+import { toCommit } from '../convert/commit';
+import { toUser } from '../convert/user';
+import type { User } from '../api/user';
+import { settings } from '../config';
+import { repoUrls } from '../services/content/view';
+import { pullCommits, pullFiles } from '../services/pull/diff.service';
 import { repoAssignment } from '../services/repo/context';
 import { createPull, getPull, getPullByBaseHead, listPulls } from '../services/pull/pull.service';
 import { isPullMerged, mergePull } from '../services/pull/merge.service';
@@ -102,5 +109,40 @@ export class PullController extends Controller {
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     await mergePull(ctx, doerOf(req), req.principal, rc, index, body);
     this.setStatus(200);
+  }
+
+  /** The pull request's commits, newest first, with Gitea's paging headers. */
+  @Get('{index}/commits')
+  @Security('public', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoGetPullRequestCommits(
+    @Path() owner: string, @Path() repo: string, @Path() index: number, @Request() req: ExRequest,
+    @Query() page?: number, @Query() limit?: number, @Query() verification?: boolean, @Query() files?: boolean,
+  ): Promise<Commit[]> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    const opts = listOptions(page, limit);
+    const r = await pullCommits(ctx, rc, index, { skip: opts.offset, limit: opts.limit }, { stat: true, files: files !== false, verification: verification !== false });
+    setPagingWithPageCount(req, opts, r.total);
+    const root = settings().server.rootUrl;
+    const users = new Map<string, User>([...r.users].map(([email, u]) => [email, toUser(u, viewerOf(req), root)]));
+    return r.commits.map((c) => toCommit(c, repoUrls(root, rc.owner.name, rc.repo.name), users, r.verifications.get(c.id)));
+  }
+
+  /** The files the pull request changes, with line counts (`skip-to` starts the list at a file; `whitespace` as Gitea). */
+  @Get('{index}/files')
+  @Security('public', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoGetPullRequestFiles(
+    @Path() owner: string, @Path() repo: string, @Path() index: number, @Request() req: ExRequest,
+    @Query('skip-to') skipTo?: string, @Query() whitespace?: string, @Query() page?: number, @Query() limit?: number,
+  ): Promise<ChangedFile[]> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    const opts = listOptions(page, limit);
+    const { files, head } = await pullFiles(ctx, rc, index, { skipTo, whitespace });
+    setPagingWithPageCount(req, opts, files.length);
+    const urls = repoUrls(settings().server.rootUrl, rc.owner.name, rc.repo.name);
+    return files.slice(opts.offset, opts.offset + opts.limit).map((f) => toChangedFile(f, urls, head));
   }
 }

@@ -3,7 +3,7 @@
  * its list converter shows them; they differ where Gitea's do (empty lists as null, the head's
  * commit, the counts of lines and files).
  */
-import type { PRBranchInfo, PullRequest } from '../api/pull';
+import type { ChangedFile, PRBranchInfo, PullRequest } from '../api/pull';
 import { isDraftTitle, PullStatus } from '../models/pull-request.model';
 import type { BranchSide as BranchSideOf, PullView as PullViewOf } from '../models/pull-view';
 import { toIssueOf, unixTime } from './issue';
@@ -40,5 +40,29 @@ export function toPullRequest(v: PullView, viewer: Viewer | null): PullRequest {
     merged_by: merged && v.merger ? toUser(v.merger, null, rootUrl) : null, allow_maintainer_edit: Boolean(pr.allowMaintainerEdit),
     base: side(v.base, viewer, rootUrl), head: side(v.head, viewer, rootUrl), merge_base: pr.mergeBase,
     due_date: i.due_date, created_at: i.created_at, updated_at: i.updated_at, closed_at: i.closed_at, pin_order: i.pin_order,
+  };
+}
+
+/** Gitea's status of a changed file: deleted, added, copied, renamed, unchanged (no lines) or changed. */
+function fileStatus(f: FileChangeLike): string {
+  const s = f.status[0];
+  if (s === 'D') return 'deleted';
+  if (s === 'A') return 'added';
+  if (s === 'C') return 'copied';
+  if (s === 'R') return 'renamed';
+  return f.additions === 0 && f.deletions === 0 ? 'unchanged' : 'changed';
+}
+
+/** A changed file as git reports it (src/git/history.ts FileChange). */
+export interface FileChangeLike { status: string; path: string; oldPath: string; additions: number; deletions: number }
+
+/** A file of a pull request, its URLs at the head commit `head` of repository `repo` (web and API bases). */
+export function toChangedFile(f: FileChangeLike, repo: { html: string; api: string }, head: string): ChangedFile {
+  const p = f.path.split('/').map(encodeURIComponent).join('/');
+  const renamed = f.status[0] === 'R';
+  return {
+    filename: f.path, ...(renamed ? { previous_filename: f.oldPath } : {}), status: fileStatus(f),
+    additions: f.additions, deletions: f.deletions, changes: f.additions + f.deletions,
+    html_url: `${repo.html}/src/commit/${head}/${p}`, contents_url: `${repo.api}/contents/${p}?ref=${head}`, raw_url: `${repo.html}/raw/commit/${head}/${p}`,
   };
 }

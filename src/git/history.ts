@@ -227,6 +227,37 @@ export async function diffFiles(gitDir: string, from: string, to: string, env?: 
   return files;
 }
 
+/** A file two commits differ in, with its line counts (a binary file counts none). */
+export interface FileChange { status: string; path: string; oldPath: string; additions: number; deletions: number; binary: boolean }
+
+/**
+ * The files `to` changes against `from`, renames and copies detected (`git diff -M -z --raw
+ * --numstat`), in git's order; `flags` adds whitespace options (-w, -b, --ignore-space-at-eol).
+ */
+export async function diffWithStats(gitDir: string, from: string, to: string, flags: string[] = []): Promise<FileChange[]> {
+  const out = (await runGit(['diff', '-M', '-z', '--raw', '--numstat', ...flags, from, to, '--'], { gitDir })).stdout.toString();
+  const t = out.split('\0');
+  const files: FileChange[] = [];
+  let i = 0;
+  for (; i < t.length && t[i].startsWith(':'); i++) {
+    const status = t[i].slice(t[i].lastIndexOf(' ') + 1);
+    const two = status[0] === 'R' || status[0] === 'C';
+    const [oldPath, path] = two ? [t[i + 1], t[i + 2]] : [t[i + 1], t[i + 1]];
+    files.push({ status, path, oldPath, additions: 0, deletions: 0, binary: false });
+    i += two ? 2 : 1;
+  }
+  for (const f of files) {
+    const m = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(t[i] ?? '');
+    if (!m) break;
+    f.binary = m[1] === '-';
+    f.additions = f.binary ? 0 : Number(m[1]);
+    f.deletions = f.binary ? 0 : Number(m[2]);
+    // why: a rename's numstat names no path in its own field; the two paths follow it.
+    i += m[3] === '' ? 3 : 1;
+  }
+  return files;
+}
+
 /**
  * Update the repository's commit-graph (with changed-path filters) for commits not yet in it.
  * why: history walks, counts and path-limited logs read the graph instead of parsing every commit.

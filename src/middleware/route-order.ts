@@ -2,15 +2,19 @@
  * The order in which the API's routes are tried. tsoa registers its controllers in file order, so
  * `/repos/issues/search` could land after `/repos/{owner}/{repo}` and `/issues/comments` after
  * `/issues/{index}`, and the parameter would take the literal. Routes are re-ordered so that at
- * the first segment where two routes differ, a literal segment is tried before a parameter.
+ * the first segment where two routes differ, a literal segment is tried before a parameter (and a
+ * segment mixing parameters with literal text before a bare parameter).
  */
 import type { Router } from 'express';
 
 interface Layer { route?: { path: string } }
 
-/** Segment kinds of a route path: 0 for a literal, 1 for a parameter. */
+/**
+ * Segment kinds of a route path: 0 for a literal, 1 for parameters with literal text between them
+ * (`:index.:diffType`), 2 for a bare parameter, which would also take what the others match.
+ */
 function kinds(path: string): number[] {
-  return path.split('/').filter(Boolean).map((s) => (s.startsWith(':') ? 1 : 0));
+  return path.split('/').filter(Boolean).map((s) => (!s.startsWith(':') ? 0 : /^:\w+$/.test(s) ? 2 : 1));
 }
 
 function compare(a: number[], b: number[]): number {

@@ -113,6 +113,40 @@ describe('pull requests', () => {
     await waitFor('the fork\'s push to reach the pull ref', async () => (await g.serverRef('alice', 'proj', `refs/pull/${made.data.number}/head`)) === next);
   });
 
+  it('shows its commits, files, diff and patch as git shows them', async () => {
+    const { alice, g } = rw;
+    await g.ok(['fetch', '-q', 'origin'], work);
+    await g.ok(['checkout', '-q', '-B', 'shown', 'origin/main'], work);
+    const base = await g.ok(['rev-parse', 'HEAD'], work);
+    const c1 = await g.commit(work, 'x.txt', 'one\ntwo\nthree\n');
+    await g.ok(['mv', 'README.md', 'README2.md'], work);
+    await g.ok(['commit', '-q', '-m', 'rename'], work);
+    const c2 = await g.ok(['rev-parse', 'HEAD'], work);
+    await g.ok(['push', '-q', 'origin', 'shown'], work);
+    const n = (await api('POST', '/pulls', { head: 'shown', base: 'main', title: 'Shown' }, alice)).body.number as number;
+
+    const commits = await api('GET', `/pulls/${n}/commits`, undefined, alice);
+    expect((commits.body as { sha: string }[]).map((c) => c.sha)).to.deep.equal([c2, c1]);
+    expect(commits.headers.get('x-total-count')).to.equal('2');
+    expect(commits.body[1].stats).to.deep.equal({ total: 3, additions: 3, deletions: 0 });
+
+    const files = (await api('GET', `/pulls/${n}/files`, undefined, alice)).body as Record<string, unknown>[];
+    const numstat = (await g.ok(['diff', '-M', '--numstat', base, c2], work)).split('\n');
+    expect(files.map((f) => `${f.additions}\t${f.deletions}\t${f.filename}`)).to.have.length(numstat.length);
+    expect(files.find((f) => f.filename === 'x.txt')).to.deep.include({ status: 'added', additions: 3, deletions: 0, changes: 3 });
+    expect(files.find((f) => f.filename === 'README2.md')).to.deep.include({ status: 'renamed', previous_filename: 'README.md' });
+    expect(files[0].raw_url).to.equal(`${rw.w.server.url}alice/proj/raw/commit/${c2}/${files[0].filename}`);
+    const skipped = (await api('GET', `/pulls/${n}/files?skip-to=x.txt`, undefined, alice)).body as { filename: string }[];
+    expect(skipped[0].filename).to.equal('x.txt');
+    const paged = await api('GET', `/pulls/${n}/files?limit=1`, undefined, alice);
+    expect([paged.body.length, paged.headers.get('x-total-count')]).to.deep.equal([1, '2']);
+    expect((await api('GET', `/pulls/${n}/files?whitespace=sometimes`, undefined, alice)).status).to.equal(422);
+
+    const text = async (suffix: string) => (await fetch(`${rw.w.server.url}alice/proj/pulls/${n}${suffix}`.replace('/alice/proj/', '/api/v1/repos/alice/proj/'), { headers: { Authorization: `token ${alice.token}` } })).text();
+    expect(await text('.diff')).to.equal((await g.run(['diff', '-p', base, c2], work)).stdout);
+    expect(await text('.patch')).to.equal((await g.run(['format-patch', '--binary', '--no-signature', '--stdout', `${base}..${c2}`], work)).stdout);
+  });
+
   it('refuses bad requests with Gitea\'s answers and creates nothing', async () => {
     const { alice, bob } = rw;
     await pushChange('feature-2', 'f2.txt', 'x');

@@ -142,6 +142,15 @@ export async function listCommits(ctx: DbContext, rc: RepoContext, q: CommitList
   return { ...(await decorate(ctx, await page, q.verification)), total };
 }
 
+/** One page of the commits of `range` (newest first) in `gitDir`, with the total. */
+export async function listCommitRange(ctx: DbContext, gitDir: string, range: HistoryRange, skip: number, limit: number, detail: CommitDetail): Promise<CommitsResult & { total: number }> {
+  const history = historyWindow(gitDir, range, skip, limit);
+  const page = history.ids.then((ids) => loadCommits(gitDir, ids, detail));
+  page.catch(() => undefined);
+  const total = await history.total;
+  return { ...(await decorate(ctx, await page, detail.verification)), total };
+}
+
 /** One commit by id or ref name. */
 export async function getCommit(ctx: DbContext, rc: RepoContext, sha: string, detail: CommitDetail): Promise<CommitsResult> {
   assertCodeReadable(rc);
