@@ -59,3 +59,11 @@ export interface ChangedFile {
   filename: string; previous_filename?: string; status: string; additions: number; deletions: number; changes: number;
   html_url: string; contents_url: string; raw_url: string;
 }
+
+/** The body of `PATCH /repos/{owner}/{repo}/pulls/{index}`. */
+export interface EditPullRequestOption {
+  title?: string; body?: string; base?: string; assignee?: string; assignees?: string[];
+  /** @isInt */
+  milestone?: number;
+  labels?: number[]; state?: string; due_date?: string; unset_due_date?: boolean; allow_maintainer_edit?: boolean;
+}

@@ -4,8 +4,8 @@
  * cannot read.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import type { ChangedFile, CreatePullRequestOption, MergePullRequestOption, PullRequest } from '../api/pull';
+import { Body, Controller, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import type { ChangedFile, CreatePullRequestOption, EditPullRequestOption, MergePullRequestOption, PullRequest } from '../api/pull';
 import type { Commit } from '../api/commit';
 import { NotFound, type ApiErrorBody } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
@@ -20,6 +20,7 @@ import { pullCommits, pullFiles } from '../services/pull/diff.service';
 import { repoAssignment } from '../services/repo/context';
 import { createPull, getPull, getPullByBaseHead, listPulls } from '../services/pull/pull.service';
 import { isPullMerged, mergePull } from '../services/pull/merge.service';
+import { editPull } from '../services/pull/pull-edit.service';
 
 @Route('repos/{owner}/{repo}/pulls')
 @Tags('repository')
@@ -70,6 +71,23 @@ export class PullController extends Controller {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     return toPullRequest(await getPull(ctx, req.principal, rc, index), viewerOf(req));
+  }
+
+  /** Edit a pull request (Gitea answers 201): title, body, base, assignees, labels, milestone, state, due date, allow_maintainer_edit. */
+  @Patch('{index}')
+  @Security('signed', ['repository'])
+  @SuccessResponse(201, 'PullRequest')
+  @Response<ApiErrorBody>(403, 'not the poster or a writer')
+  @Response<ApiErrorBody>(404, 'not found, or the new base does not exist')
+  @Response<ApiErrorBody>(409, 'an open pull request exists for the new base')
+  @Response<ApiErrorBody>(412, 'merged, unknown state, or open dependencies')
+  @Response<ApiErrorBody>(422, 'validation error')
+  public async repoEditPullRequest(@Path() owner: string, @Path() repo: string, @Path() index: number, @Body() body: EditPullRequestOption, @Request() req: ExRequest): Promise<PullRequest> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    const v = await editPull(ctx, doerOf(req), req.principal, rc, index, body);
+    this.setStatus(201);
+    return toPullRequest(v, viewerOf(req));
   }
 
   /** The pull request from `head` (`branch`, `owner:branch` or `owner/repo:branch`) into `base`, in any state. */

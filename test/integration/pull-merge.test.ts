@@ -92,6 +92,8 @@ describe('merging pull requests', () => {
     expect(timeline.map((t) => t.type)).to.include('merge_pull').and.not.include('close');
     const again = await merge(pr.number, { Do: 'merge' });
     expect([again.status, again.body.message]).to.deep.equal([405, '']);
+    const reopen = await api('PATCH', `/pulls/${pr.number}`, { state: 'open' }, rw.alice);
+    expect([reopen.status, reopen.body.message]).to.deep.equal([412, 'cannot change state of this pull request, it was already merged']);
   });
 
   it('squash: one commit on the base with the merged tree, authored by the poster, with Gitea\'s title and trailers', async () => {

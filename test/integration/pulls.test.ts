@@ -147,6 +147,39 @@ describe('pull requests', () => {
     expect(await text('.patch')).to.equal((await g.run(['format-patch', '--binary', '--no-signature', '--stdout', `${base}..${c2}`], work)).stdout);
   });
 
+  it('edits title, base, labels, state and allow_maintainer_edit, refusing what Gitea refuses', async () => {
+    const { alice, bob, carol } = rw;
+    await pushChange('edit-head', 'edit.txt', 'e\n');
+    expect((await api('POST', '/branches', { new_branch_name: 'develop' }, alice)).status).to.equal(201);
+    const n = (await api('POST', '/pulls', { head: 'edit-head', base: 'main', title: 'Edit me' }, alice)).body.number as number;
+    const edit = (body: Record<string, unknown>, who = alice) => api('PATCH', `/pulls/${n}`, body, who);
+    const moved = await edit({ title: 'Edited', base: 'develop' });
+    expect(moved.status).to.equal(201);
+    expect([moved.body.title, moved.body.base.ref]).to.deep.equal(['Edited', 'develop']);
+    const entries = (await timeline(n)) as unknown as { type: string; old_ref: string; new_ref: string }[];
+    expect(entries.find((t) => t.type === 'change_target_branch')).to.deep.include({ old_ref: 'main', new_ref: 'develop' });
+    expect(entries.map((t) => t.type)).to.include('change_title');
+
+    const refusals: [Record<string, unknown>, TestUser, number, string][] = [
+      [{ base: 'nope' }, alice, 404, "new base 'nope' not exist"],
+      [{ base: 'edit-head' }, alice, 422, 'Invalid PullRequest: There are no changes between the head and the base'],
+      [{ title: 'hijack' }, bob, 403, ''],
+      [{ allow_maintainer_edit: true }, carol, 403, 'SetAllowEdits: user not allowed to do this action'],
+      [{ state: 'weird' }, alice, 412, 'unknown state: weird'],
+    ];
+    for (const [body, who, status, message] of refusals) {
+      const r = await edit(body, who);
+      expect([r.status, r.body?.message ?? ''], JSON.stringify(body)).to.deep.equal([status, message]);
+    }
+    const after = (await api('GET', `/pulls/${n}`, undefined, alice)).body;
+    expect([after.title, after.base.ref, after.allow_maintainer_edit, after.state]).to.deep.equal(['Edited', 'develop', false, 'open']);
+
+    const label = (await api('POST', '/labels', { name: 'review', color: '#00ff00' }, alice)).body;
+    expect((await edit({ labels: [label.id, 999999], allow_maintainer_edit: true })).body).to.deep.include({ allow_maintainer_edit: true });
+    expect(((await api('GET', `/pulls/${n}`, undefined, alice)).body.labels as { name: string }[]).map((l) => l.name)).to.deep.equal(['review']);
+    expect((await edit({ state: 'closed' })).body.state).to.equal('closed');
+  });
+
   it('refuses bad requests with Gitea\'s answers and creates nothing', async () => {
     const { alice, bob } = rw;
     await pushChange('feature-2', 'f2.txt', 'x');
@@ -189,7 +222,9 @@ describe('pull requests', () => {
     expect(await numbers('?poster=carol')).to.deep.equal([wip.data.number]);
     expect(await numbers('?sort=oldest')).to.deep.equal([...all].reverse());
     expect(await numbers('?base_branch=feature')).to.deep.equal([]);
-    expect(await numbers('?state=closed')).to.deep.equal([]);
+    const [open, closed] = [await numbers('?state=open'), await numbers('?state=closed')];
+    expect(closed).to.have.length(1);
+    expect([...open, ...closed].sort()).to.deep.equal([...all].sort());
     const unknown = await api('GET', '/pulls?poster=nobody', undefined, alice);
     expect([unknown.status, unknown.body.message]).to.deep.equal([400, 'user does not exist [uid: 0, name: nobody]']);
   });

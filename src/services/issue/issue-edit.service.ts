@@ -9,6 +9,7 @@ import type { EditIssueOption } from '../../api/issue';
 import { CommentType } from '../../models/comment.model';
 import { lockIssue, saveIssue, type IssueModel } from '../../models/issue.model';
 import { findMilestone } from '../../models/milestone.model';
+import { pullsOfIssues } from '../../models/pull-request.model';
 import { addAssignees, assigneeIdsOfIssues, removeAssignees } from '../../models/issue-links';
 import { indexIssueText } from '../../models/issue-search';
 import type { UserModel } from '../../models/user.model';
@@ -46,6 +47,9 @@ export async function editIssue(ctx: DbContext, doer: UserModel, rc: RepoContext
   if (!canEditIssue(rc, doer, found)) throw new Forbidden('');
   const writer = canWriteIssues(rc, found.isPull);
   if (o.state !== undefined && o.state !== 'open' && o.state !== 'closed') throw new HttpError(412, `unknown state: ${o.state}`);
+  if (o.state !== undefined && found.isPull && (await pullsOfIssues(ctx, [found.id])).get(found.id)?.hasMerged) {
+    throw new HttpError(412, 'cannot change state of this pull request, it was already merged');
+  }
   const deadline = writer ? wantedDeadline(o) : undefined;
   const assigneeNames = writer && (o.assignees !== undefined || o.assignee !== undefined)
     ? [...(o.assignees ?? []), ...(o.assignee ? [o.assignee] : [])] : undefined;

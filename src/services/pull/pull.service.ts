@@ -84,7 +84,8 @@ async function assertMayPropose(ctx: DbContext, doer: UserModel, rc: RepoContext
   throw new Forbidden('user must be a collaborator');
 }
 
-const exists = (pr: PullRequestModel) => new Conflict(
+/** 409 for a second open pull request between the same branches. */
+export const pullExists = (pr: PullRequestModel) => new Conflict(
   `pull request already exists for these targets [id: ${pr.id}, issue_id: ${pr.index}, head_repo_id: ${pr.headRepoId}, base_repo_id: ${pr.baseRepoId}, head_branch: ${pr.headBranch}, base_branch: ${pr.baseBranch}]`,
 );
 
@@ -109,7 +110,7 @@ export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, 
   const headTip = await branchTip(head.dir, headBranch);
   const target = { repoId: rc.repo.id, branch: o.base! };
   const dup = await findOpenPullFor(ctx, { repoId: head.repo.id, branch: headBranch }, target);
-  if (dup) throw exists(dup);
+  if (dup) throw pullExists(dup);
   const writer = canWriteIssues(rc, true);
   const links = writer ? await newIssueLinks(ctx, rc, o) : { milestone: null, labels: [], assignees: [] };
   if (writer && o.milestone && !links.milestone) throw new NotFound();
@@ -123,7 +124,7 @@ export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, 
     const made = await withTx(ctx, async (tx) => {
       // why: the duplicate check again, under the lock, so two racing creators do not both get one.
       const again = await findOpenPullFor(tx, { repoId: head.repo.id, branch: headBranch }, target);
-      if (again) throw exists(again);
+      if (again) throw pullExists(again);
       const issue = await insertIssueWithLinks(tx, rc, doer, fields, links);
       const pr = await insertPull(tx, {
         issueId: issue.id, index: issue.index, flow: PullFlow.GitHub, status: PullStatus.Checking, headRepoId: head.repo.id, baseRepoId: rc.repo.id,
