@@ -3,15 +3,19 @@
  * into a base (`git merge-tree --write-tree`, which writes the merged tree and names the
  * conflicted paths), and how far two commits have gone apart.
  */
+import { objectInfo } from './cat-file';
 import { runGit } from './run';
 
 /** The tree a merge would give, and the paths it could not merge (empty when clean). */
 export interface MergeTrial { tree: string; conflicts: string[] }
 
-/** Merge `head` into `base` in the object database. Ids must be full commit ids. */
-export async function tryMerge(gitDir: string, base: string, head: string): Promise<MergeTrial> {
+/**
+ * Merge `head` into `base` in the object database (`objects`: a quarantine to write into, see
+ * tree-edit.ts withQuarantine). Ids must be full commit ids.
+ */
+export async function tryMerge(gitDir: string, base: string, head: string, objects: Record<string, string> = {}): Promise<MergeTrial> {
   // why: merge-tree exits 1 for a merge with conflicts; its output is the answer either way.
-  const r = await runGit(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, head], { gitDir, answerCodes: [1] });
+  const r = await runGit(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, head], { gitDir, env: objects, answerCodes: [1] });
   const [tree, ...paths] = r.stdout.toString().split('\0');
   return { tree, conflicts: r.code === 1 ? [...new Set(paths.filter(Boolean))] : [] };
 }
@@ -23,9 +27,11 @@ export async function aheadBehind(gitDir: string, base: string, head: string): P
   return { ahead: ahead || 0, behind: behind || 0 };
 }
 
-/** The tree of a commit. */
+/** The tree of a commit (asked of the repository's long-running cat-file). */
 export async function treeOf(gitDir: string, commit: string): Promise<string> {
-  return (await runGit(['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`], { gitDir })).stdout.toString().trim();
+  const [info] = await objectInfo(gitDir, [`${commit}^{tree}`]);
+  if (!info) throw new Error(`${commit} is not a commit of ${gitDir}`);
+  return info.oid;
 }
 
 /** Is `a` an ancestor of `b` (or the same commit)? */
@@ -43,11 +49,12 @@ const SCAFFOLD_ENV = {
  * What cherry-picking `commit` (whose parent is `parent`) onto `onto` gives: a three-way merge of
  * `onto` and `commit` with `parent` as the base. why: git 2.39's merge-tree takes no merge base, so
  * the base is made the merge base: a scaffold commit with `onto`'s tree and `parent` as its only
- * parent shares exactly that ancestor with `commit`. Nothing but unreferenced objects is written.
+ * parent shares exactly that ancestor with `commit`. Nothing but unreferenced objects is written
+ * (into `objects`, a quarantine, when given).
  */
-export async function pickOnto(gitDir: string, onto: string, commit: string, parent: string): Promise<MergeTrial> {
-  const scaffold = (await runGit(['commit-tree', `${onto}^{tree}`, '-p', parent], { gitDir, env: SCAFFOLD_ENV, input: 'scaffold' })).stdout.toString().trim();
-  return tryMerge(gitDir, scaffold, commit);
+export async function pickOnto(gitDir: string, onto: string, commit: string, parent: string, objects: Record<string, string> = {}): Promise<MergeTrial> {
+  const scaffold = (await runGit(['commit-tree', `${onto}^{tree}`, '-p', parent], { gitDir, env: { ...objects, ...SCAFFOLD_ENV }, input: 'scaffold' })).stdout.toString().trim();
+  return tryMerge(gitDir, scaffold, commit, objects);
 }
 
 /** The commits of `head` that `base` lacks, oldest first, without merge commits (what a rebase replays). */

@@ -1,4 +1,5 @@
 /** Reading refs and commit summaries of a bare repository for push processing. */
+import { readCommits } from './history';
 import { gitRefused, runGit } from './run';
 
 /** The all-zero object id git uses for "no ref" in hook input. */
@@ -22,15 +23,16 @@ export async function listBranchAndTagRefs(gitDir: string): Promise<Map<string, 
 /** Subject and committer time of a commit. */
 export interface CommitSummary { subject: string; committedAt: Date }
 
-/** Summaries of the given commits (unknown or non-commit ids are left out). */
+/**
+ * Summaries of the given commits (unknown or non-commit ids are left out): the subject as `git log
+ * %s` gives it (the first paragraph on one line) and the committer time. why: read through the
+ * repository's long-running cat-file (history.ts readCommits), so a ref sync starts no git for them.
+ */
 export async function commitSummaries(gitDir: string, ids: string[]): Promise<Map<string, CommitSummary>> {
   const out = new Map<string, CommitSummary>();
-  if (ids.length === 0) return out;
-  // why: --stdin takes the ids without putting them on the command line (thousands of branches in one push).
-  const text = (await runGit(['log', '--no-walk=unsorted', '--format=%H%x00%ct%x00%s%x00', '--stdin'], { gitDir, input: `${[...new Set(ids)].join('\n')}\n` })).stdout.toString();
-  for (const rec of text.split('\0\n')) {
-    const [id, ct, subject] = rec.split('\0');
-    if (id && ct) out.set(id.trim(), { subject: subject ?? '', committedAt: new Date(Number(ct) * 1000) });
+  for (const c of await readCommits(gitDir, [...new Set(ids)])) {
+    const subject = c.message.replace(/^\n+/, '').split(/\n[ \t]*\n/)[0].split('\n').map((l) => l.trim()).join(' ').trim();
+    out.set(c.id, { subject, committedAt: new Date(c.committer.date) });
   }
   return out;
 }

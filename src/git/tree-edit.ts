@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import zlib from 'node:zlib';
 import { settings } from '../config';
 import { Validation } from '../errors';
 import { GitError, runGit, spawnGit } from './run';
@@ -38,10 +39,8 @@ export class IndexEditor {
    */
   static async open(gitDir: string, base: string | null): Promise<IndexEditor> {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-index-'));
-    const quarantine = path.join(gitDir, 'objects', `tmp_objdir-incoming-forge-${crypto.randomBytes(6).toString('hex')}`);
-    const ed = new IndexEditor(gitDir, dir, quarantine);
+    const ed = new IndexEditor(gitDir, dir, await newQuarantine(gitDir));
     try {
-      await fs.mkdir(quarantine);
       if (base) await runGit(['read-tree', base], { gitDir, env: ed.env });
       else await runGit(['read-tree', '--empty'], { gitDir, env: ed.env });
     } catch (err) {
@@ -91,6 +90,54 @@ export class IndexEditor {
   }
 }
 
+/** A new quarantine directory inside the repository's object directory (see IndexEditor.open for its name). */
+async function newQuarantine(gitDir: string): Promise<string> {
+  const dir = path.join(gitDir, 'objects', `tmp_objdir-incoming-forge-${crypto.randomBytes(6).toString('hex')}`);
+  await fs.mkdir(dir);
+  return dir;
+}
+
+/**
+ * Run `fn` with the object environment of a fresh quarantine: objects git writes meanwhile wait
+ * there (the repository's own stay readable) and enter the repository only when `fn` succeeds.
+ */
+export async function withQuarantine<T>(gitDir: string, fn: (objects: Record<string, string>) => Promise<T>): Promise<T> {
+  const quarantine = await newQuarantine(gitDir);
+  try {
+    const out = await fn({ GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(gitDir, 'objects') });
+    await publish(quarantine, path.join(gitDir, 'objects'));
+    return out;
+  } finally {
+    await fs.rm(quarantine, { recursive: true, force: true });
+  }
+}
+
+/** The ids of the loose objects in a quarantine, and whether any of them is a blob. */
+async function quarantinedIds(quarantine: string): Promise<{ ids: string[]; blobs: boolean }> {
+  const ids: string[] = [];
+  let blobs = false;
+  for (const fan of await fs.readdir(quarantine)) {
+    if (!/^[0-9a-f]{2}$/.test(fan)) continue;
+    for (const name of await fs.readdir(path.join(quarantine, fan))) {
+      ids.push(fan + name);
+      if (!blobs) blobs = (await looseObjectType(path.join(quarantine, fan, name))) === 'blob';
+    }
+  }
+  return { ids, blobs };
+}
+
+/** The type a loose object file names in its (deflated) header. */
+async function looseObjectType(file: string): Promise<string> {
+  const fh = await fs.open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await fh.read(Buffer.alloc(64), 0, 64, 0);
+    const head = zlib.inflateSync(buffer.subarray(0, bytesRead), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    return head.toString('latin1').split(' ')[0];
+  } finally {
+    await fh.close();
+  }
+}
+
 /**
  * Move the loose objects of a quarantine into the object directory `to`. why: an object already
  * there is left as it is (same id, same content); a rename within the filesystem is atomic, so a
@@ -129,12 +176,12 @@ function signingArgs(): { config: string[]; flag: string[] } {
 /**
  * Create a commit of `tree` with `parents`; returns its id. The message is stored exactly as given.
  * The one way the server makes commits: signed with the instance key when one is configured, and
- * checked by git (checkNewObjects) unless `check` is false, for a caller that checks a whole series
- * of commits at once.
+ * checked by git (checkNewObjects; `merged` for a merge's commit) unless `check` is false, for a
+ * caller that checks a whole series of commits at once.
  */
 export async function commitTree(
   gitDir: string, tree: string, parents: string[], message: string, author: CommitPerson, committer: CommitPerson = author, objects: Record<string, string> = {},
-  check = true,
+  check: boolean | 'merged' = true,
 ): Promise<string> {
   const env = {
     ...objects,
@@ -145,7 +192,7 @@ export async function commitTree(
   const args = [...sign.config, 'commit-tree', ...sign.flag, tree];
   for (const p of parents) args.push('-p', p);
   const commit = (await runGit(args, { gitDir, env, input: message })).stdout.toString().trim();
-  if (check) await checkNewObjects(gitDir, commit, parents, objects);
+  if (check) await checkNewObjects(gitDir, commit, parents, objects, check === 'merged');
   return commit;
 }
 
@@ -157,7 +204,14 @@ export async function commitTree(
  * The objects (`objects`: the quarantine they wait in, if any) are packed and indexed in a scratch
  * repository borrowing them, so the check writes nothing anywhere that stays.
  */
-export async function checkNewObjects(gitDir: string, commit: string, parents: string[], objects: Record<string, string> = {}): Promise<void> {
+export async function checkNewObjects(gitDir: string, commit: string, parents: string[], objects: Record<string, string> = {}, merged = false): Promise<void> {
+  // why: with a quarantine, exactly its objects are new; a walk from the commit would also check
+  // every object of the branches merged in, which their pushes checked already. For a merge
+  // (`merged`), new trees and commits alone are git's assembly of checked entries under names they
+  // already had in a checked tree; only merged file contents (new blobs) can be new to the checks.
+  const found = objects.GIT_OBJECT_DIRECTORY ? await quarantinedIds(objects.GIT_OBJECT_DIRECTORY) : null;
+  if (found && (found.ids.length === 0 || (merged && !found.blobs))) return;
+  const fresh = found?.ids ?? null;
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-fsck-'));
   try {
     await fs.mkdir(path.join(scratch, 'objects', 'info'), { recursive: true });
@@ -166,10 +220,10 @@ export async function checkNewObjects(gitDir: string, commit: string, parents: s
     await fs.writeFile(path.join(scratch, 'HEAD'), 'ref: refs/heads/main\n');
     const borrowed = [objects.GIT_OBJECT_DIRECTORY, path.resolve(gitDir, 'objects')].filter(Boolean);
     await fs.writeFile(path.join(scratch, 'objects', 'info', 'alternates'), `${borrowed.join('\n')}\n`);
-    const pack = spawnGit(['pack-objects', '--revs', '--stdout', '-q'], { gitDir, env: objects });
+    const pack = spawnGit(['pack-objects', ...(fresh ? [] : ['--revs']), '--stdout', '-q'], { gitDir, env: objects });
     pack.stderr.resume();
     pack.stdin.on('error', () => undefined);
-    pack.stdin.end(`${commit}\n${parents.map((p) => `^${p}\n`).join('')}`);
+    pack.stdin.end(fresh ? `${fresh.join('\n')}\n` : `${commit}\n${parents.map((p) => `^${p}\n`).join('')}`);
     await runGit(['index-pack', '--stdin', '--strict'], { gitDir: scratch, input: pack.stdout }).catch((err: unknown) => {
       if (!(err instanceof GitError)) throw err;
       const found = err.stderr.split('\n').filter((l) => l.startsWith('error: object ')).map((l) => l.replace(/^error: object [0-9a-f]+: /, ''));

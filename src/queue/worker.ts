@@ -20,6 +20,8 @@ export interface OutboxWorkerOptions {
   batch?: number;
   /** Identifies this runner in leased_by. */
   workerId?: string;
+  /** Jobs of a batch run at the same time (default 1: one after another). */
+  concurrency?: number;
 }
 
 /** A running outbox worker. */
@@ -30,20 +32,28 @@ export interface OutboxWorker {
 }
 
 /**
- * Claim one batch and run it; returns how many jobs were claimed.
- * why: handlers run one after another; per-topic ordering is not promised, but a batch
- * finishing before the next claim keeps a slow handler from hoarding leases it cannot honour.
+ * Claim one batch and run it, up to `concurrency` jobs at a time; returns how many were claimed.
+ * why: per-topic ordering is not promised, but a batch finishing before the next claim keeps a
+ * slow handler from hoarding leases it cannot honour. Jobs that wait on git children (checks of
+ * many pull requests) gain from running side by side.
  */
-export async function runOutboxOnce(handlers: Record<string, OutboxHandler>, opts: Required<Pick<OutboxWorkerOptions, 'leaseMs' | 'batch' | 'workerId'>>): Promise<number> {
+export async function runOutboxOnce(
+  handlers: Record<string, OutboxHandler>, opts: Required<Pick<OutboxWorkerOptions, 'leaseMs' | 'batch' | 'workerId'>> & { concurrency?: number },
+): Promise<number> {
   const jobs = await claim(systemCtx, Object.keys(handlers), opts.batch, opts.leaseMs, opts.workerId);
-  for (const job of jobs) {
-    try {
-      await handlers[job.topic](job.payload, { id: job.id, attempts: job.attempts });
-      await complete(systemCtx, job.id, opts.workerId);
-    } catch (err) {
-      await fail(systemCtx, job.id, opts.workerId, err).catch(() => undefined);
+  let next = 0;
+  const lane = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++];
+      try {
+        await handlers[job.topic](job.payload, { id: job.id, attempts: job.attempts });
+        await complete(systemCtx, job.id, opts.workerId);
+      } catch (err) {
+        await fail(systemCtx, job.id, opts.workerId, err).catch(() => undefined);
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 1) }, lane));
   return jobs.length;
 }
 
@@ -52,6 +62,7 @@ export function startOutboxWorker(handlers: Record<string, OutboxHandler>, optio
   const opts = {
     leaseMs: options.leaseMs ?? 5 * 60_000,
     batch: options.batch ?? 10,
+    concurrency: options.concurrency ?? 1,
     workerId: options.workerId ?? `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`,
   };
   const pollMs = options.pollMs ?? 1000;

@@ -64,9 +64,11 @@ async function cleanQuarantines(olderThanMs: number): Promise<void> {
  */
 export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine: boolean }): PushProcessing {
   // why: a push job takes seconds at most; a crashed worker's lease is taken over after a minute.
-  const worker: OutboxWorker = startOutboxWorker({
-    [PUSH_TOPIC]: processPush, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
-  }, { leaseMs: 60_000, pollMs: 1000 });
+  const handlers = {
+    [PUSH_TOPIC]: processPush, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p: unknown) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
+  };
+  // why: a pull request check mostly waits on git children; four at a time keep both cores busy.
+  const worker: OutboxWorker = startOutboxWorker(handlers, { leaseMs: 60_000, pollMs: 1000, batch: 16, concurrency: 4 });
   let stopping = false;
   const started = Date.now();
   const reconciling = opts.reconcile

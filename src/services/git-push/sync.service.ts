@@ -88,8 +88,14 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
   const changes = diffRefs(await recordedRefs(ctx, repoId), actual, hint.updates.map((u) => u.ref));
   const branches = [...actual.keys()].filter((r) => r.startsWith(HEADS)).map((r) => r.slice(HEADS.length));
   const defaultBranch = chooseDefaultBranch(repo, branches, changes);
-  if (branches.includes(defaultBranch) && (await headBranch(dir)) !== defaultBranch) await setHeadBranch(dir, defaultBranch);
-  const state = { isEmpty: branches.length === 0, defaultBranch, size: await repoSizeBytes(dir) };
+  // why: HEAD only needs a look when branches came or went or the default changed; a branch that moved leaves it as it was.
+  const branchSetChanged = changes.some((c) => c.refName.startsWith(HEADS) && (c.oldCommitId === ZERO_ID || c.newCommitId === ZERO_ID));
+  if ((branchSetChanged || defaultBranch !== repo.defaultBranch) && branches.includes(defaultBranch) && (await headBranch(dir)) !== defaultBranch) {
+    await setHeadBranch(dir, defaultBranch);
+  }
+  // why: the server's own writes (transport api) add a few objects; the size is measured again by the next push or the reconciler, not on every merge or file commit.
+  const size = hint.transport === 'api' ? Number(repo.size) : await repoSizeBytes(dir);
+  const state = { isEmpty: branches.length === 0, defaultBranch, size };
   const stateChanged = state.isEmpty !== repo.isEmpty || state.defaultBranch !== repo.defaultBranch || state.size !== Number(repo.size);
   if (changes.length === 0 && !stateChanged) return [];
 

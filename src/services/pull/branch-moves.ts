@@ -74,10 +74,13 @@ export async function processBranchesMoved(payload: unknown): Promise<void> {
   const job = payload as BranchesMoved;
   const pushed = job.moves.filter((m) => m.newCommitId !== ZERO_ID).map(branchOf);
   for (const pr of await openPullsOn(ctx, 'head', job.repoId, pushed)) await followHead(ctx, pr, job.pusherId);
-  for (const pr of await openPullsOn(ctx, 'base', job.repoId, job.moves.map(branchOf))) {
-    await withTx(ctx, async (tx) => {
+  const onBase = await openPullsOn(ctx, 'base', job.repoId, job.moves.map(branchOf));
+  if (onBase.length === 0) return;
+  // why: one transaction for all of them; a base with hundreds of open pull requests is common.
+  await withTx(ctx, async (tx) => {
+    for (const pr of onBase) {
       const row = await findPullById(tx, pr.id);
       if (row && !row.hasMerged) await queueCheck(tx, row);
-    });
-  }
+    }
+  });
 }

@@ -61,5 +61,5 @@ export async function pullDiff(ctx: DbContext, rc: RepoContext, index: number, k
   const args = kind === 'patch'
     ? ['format-patch', '--binary', '--no-signature', '--stdout', `${base}..${r.head}`]
     : ['diff', '-p', ...(binary ? ['--binary', '--histogram'] : []), base, r.head];
-  return spawnGit(args, { gitDir: r.dir });
+  return spawnGit(args, { gitDir: r.dir, stdin: false });
 }

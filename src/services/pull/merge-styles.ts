@@ -11,7 +11,7 @@
 import { HttpError } from '../../errors';
 import { readCommits, type GitIdentity } from '../../git/history';
 import { commitsToReplay, isAncestor, pickOnto, treeOf, tryMerge } from '../../git/merge';
-import { checkNewObjects, commitTree, type CommitPerson } from '../../git/tree-edit';
+import { checkNewObjects, commitTree, withQuarantine, type CommitPerson } from '../../git/tree-edit';
 
 /** The styles that make commits (manually-merged makes none). */
 export type GitMergeStyle = 'merge' | 'rebase' | 'rebase-merge' | 'squash' | 'fast-forward-only';
@@ -36,42 +36,50 @@ function personOf(i: GitIdentity): CommitPerson {
   return { name: i.name, email: i.email, date: new Date(i.date), offset: zone ? `${zone[1]}${zone[2]}${zone[3]}` : '+0000' };
 }
 
-/** The head's commits replayed on the base; the head itself when the base is already its ancestor. */
-async function rebased(inp: MergeInput, style: string): Promise<string> {
+/**
+ * The head's commits replayed on the base, with the tree of the result; the head itself when the
+ * base is already its ancestor. New objects go to `objects` (a quarantine); `check` runs git's
+ * object checks once for the whole series.
+ */
+async function rebased(inp: MergeInput, style: string, objects: Record<string, string>, check: boolean): Promise<{ tip: string; tree: string }> {
   const { dir, base, head } = inp;
-  if (await isAncestor(dir, base, head)) return head;
+  if (await isAncestor(dir, base, head)) return { tip: head, tree: await treeOf(dir, head) };
   const commits = await readCommits(dir, await commitsToReplay(dir, base, head));
   let onto = base;
   let ontoTree = await treeOf(dir, base);
   for (const c of commits) {
-    const picked = await pickOnto(dir, onto, c.id, c.parents[0]);
+    const picked = await pickOnto(dir, onto, c.id, c.parents[0], objects);
     if (picked.conflicts.length) throw conflict(style, picked.conflicts);
     // why: as git rebase, a commit whose change the base already has is dropped.
     if (picked.tree === ontoTree) continue;
-    onto = await commitTree(dir, picked.tree, [onto], c.message, personOf(c.author), inp.doer, {}, false);
+    onto = await commitTree(dir, picked.tree, [onto], c.message, personOf(c.author), inp.doer, objects, false);
     ontoTree = picked.tree;
   }
-  // why: one object check for the whole series instead of one per commit.
-  if (onto !== base) await checkNewObjects(dir, onto, [base]);
-  return onto;
+  if (check && onto !== base) await checkNewObjects(dir, onto, [base], objects, true);
+  return { tip: onto, tree: ontoTree };
 }
 
-/** The commit the base branch moves to; 409 when git cannot merge the two. */
+/**
+ * The commit the base branch moves to; 409 when git cannot merge the two. Everything is written
+ * into a quarantine first and enters the repository once git's object checks passed.
+ */
 export async function mergedTip(style: GitMergeStyle, inp: MergeInput): Promise<string> {
   const { dir, base, head, message, doer } = inp;
   if (style === 'fast-forward-only') {
     if (!(await isAncestor(dir, base, head))) throw new HttpError(409, 'fast-forward-only merge is not possible: the base branch has commits the head branch does not');
     return head;
   }
-  if (style === 'rebase') return rebased(inp, style);
-  if (style === 'rebase-merge') {
-    const tip = await rebased(inp, style);
-    return commitTree(dir, await treeOf(dir, tip), [base, tip], message, doer, doer);
-  }
-  const trial = await tryMerge(dir, base, head);
-  if (trial.conflicts.length) throw conflict(style, trial.conflicts);
-  if (style === 'merge') return commitTree(dir, trial.tree, [base, head], message, doer, doer);
-  return commitTree(dir, trial.tree, [base], message, inp.squashAuthor, doer);
+  return withQuarantine(dir, async (objects) => {
+    if (style === 'rebase') return (await rebased(inp, style, objects, true)).tip;
+    if (style === 'rebase-merge') {
+      const r = await rebased(inp, style, objects, false);
+      return commitTree(dir, r.tree, [base, r.tip], message, doer, doer, objects, 'merged');
+    }
+    const trial = await tryMerge(dir, base, head, objects);
+    if (trial.conflicts.length) throw conflict(style, trial.conflicts);
+    if (style === 'merge') return commitTree(dir, trial.tree, [base, head], message, doer, doer, objects, 'merged');
+    return commitTree(dir, trial.tree, [base], message, inp.squashAuthor, doer, objects, 'merged');
+  });
 }
 
 /** The author of a squash commit: the poster as one of the pull request's commits names them, else the poster's own identity. */

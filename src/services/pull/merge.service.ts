@@ -189,8 +189,9 @@ export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, r
       message += `\nCo-committed-by: ${author}\n`;
     }
     const tip = await mergedTip(style, { dir: baseDir, base, head, message: `${message.trimEnd()}\n`, doer: people.committer, squashAuthor });
-    await moveRefsAndSync(ctx, rc.repo.id, baseDir, doer.id, [{ ref: `refs/heads/${pr.baseBranch}`, old: base, new: tip }], 'merge push out of date');
-    await markMerged(ctx, doer, pr, tip, nowUnix());
+    // why: marked merged before the ref sync records the base's move, so the sync queues no check of a pull request that is done.
+    await moveRefsAndSync(ctx, rc.repo.id, baseDir, doer.id, [{ ref: `refs/heads/${pr.baseBranch}`, old: base, new: tip }], 'merge push out of date',
+      () => markMerged(ctx, doer, pr, tip, nowUnix()));
     return head;
   });
   if (o.delete_branch_after_merge && pr.flow === PullFlow.GitHub) await deleteHeadAfterMerge(ctx, doer, p, rc, pr, merged);
