@@ -50,7 +50,7 @@ function topicStream(): string {
   return s;
 }
 
-async function api(base: string, token: string, method: string, p: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function api(base: string, token: string, method: string, p: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> & { number?: number; mergeable?: boolean } }> {
   const res = await fetch(`${base}${p}`, { method, headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null };
@@ -68,7 +68,6 @@ async function inTurn(runs: number, ...fns: (() => Promise<number>)[]): Promise<
   return xs.map(median);
 }
 
-const ms = (seconds: number) => seconds * 1000;
 
 /** Run the scenario and print the table. */
 export async function run(): Promise<void> {

@@ -18,9 +18,10 @@ import { settings } from '../config';
 import { repoUrls } from '../services/content/view';
 import { pullCommits, pullFiles } from '../services/pull/diff.service';
 import { repoAssignment } from '../services/repo/context';
-import { createPull, getPull, getPullByBaseHead, listPulls } from '../services/pull/pull.service';
+import { createPull, getPull, getPullByBaseHead, listPinnedPulls, listPulls, pullOfMergedCommit } from '../services/pull/pull.service';
 import { isPullMerged, mergePull } from '../services/pull/merge.service';
 import { editPull } from '../services/pull/pull-edit.service';
+import { updatePull } from '../services/pull/update.service';
 
 @Route('repos/{owner}/{repo}/pulls')
 @Tags('repository')
@@ -61,6 +62,16 @@ export class PullController extends Controller {
     const v = await createPull(ctx, doerOf(req), req.principal, rc, body);
     this.setStatus(201);
     return toPullRequest(v, viewerOf(req));
+  }
+
+  /** The repository's pinned pull requests, in pin order. */
+  @Get('pinned')
+  @Security('public', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoListPinnedPullRequests(@Path() owner: string, @Path() repo: string, @Request() req: ExRequest): Promise<PullRequest[]> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    return (await listPinnedPulls(ctx, req.principal, rc)).map((v) => toPullRequest(v, viewerOf(req)));
   }
 
   /** A pull request by number. */
@@ -129,6 +140,21 @@ export class PullController extends Controller {
     this.setStatus(200);
   }
 
+  /** Bring the head up to date with the base: `style=rebase` rebases it, anything else merges the base into it. */
+  @Post('{index}/update')
+  @Security('signed', ['repository'])
+  @SuccessResponse(200, 'updated')
+  @Response<ApiErrorBody>(403, 'not allowed to push to the head branch')
+  @Response<ApiErrorBody>(404, 'not found')
+  @Response<ApiErrorBody>(409, 'conflict, or the head moved meanwhile')
+  @Response<ApiErrorBody>(422, 'merged, closed, or already up to date')
+  public async repoUpdatePullRequest(@Path() owner: string, @Path() repo: string, @Path() index: number, @Request() req: ExRequest, @Query() style?: string): Promise<void> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    await updatePull(ctx, doerOf(req), req.principal, rc, index, style === 'rebase' ? 'rebase' : 'merge');
+    this.setStatus(200);
+  }
+
   /** The pull request's commits, newest first, with Gitea's paging headers. */
   @Get('{index}/commits')
   @Security('public', ['repository'])
@@ -162,5 +188,20 @@ export class PullController extends Controller {
     setPagingWithPageCount(req, opts, files.length);
     const urls = repoUrls(settings().server.rootUrl, rc.owner.name, rc.repo.name);
     return files.slice(opts.offset, opts.offset + opts.limit).map((f) => toChangedFile(f, urls, head));
+  }
+}
+
+/** The pull request that merged a commit. */
+@Route('repos/{owner}/{repo}/commits')
+@Tags('repository')
+export class CommitPullController extends Controller {
+  /** The merged pull request whose merge commit is `sha` (a full commit id). */
+  @Get('{sha}/pull')
+  @Security('public', ['repository'])
+  @Response<ApiErrorBody>(404, 'no pull request merged this commit')
+  public async repoGetCommitPullRequest(@Path() owner: string, @Path() repo: string, @Path() sha: string, @Request() req: ExRequest): Promise<PullRequest> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    return toPullRequest(await pullOfMergedCommit(ctx, req.principal, rc, sha), viewerOf(req));
   }
 }

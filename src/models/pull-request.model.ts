@@ -91,3 +91,8 @@ export async function findOpenPullFor(ctx: DbContext, head: { repoId: number; br
 export function findPullByBaseHead(ctx: DbContext, baseRepoId: number, baseBranch: string, headRepoId: number, headBranch: string): Promise<PullRequestModel | null> {
   return PullRequestModel.findOne({ where: { baseRepoId, baseBranch, headRepoId, headBranch }, order: [['id', 'ASC']], transaction: ctx.tx });
 }
+
+/** The merged pull request of a repository whose merge commit is `sha`. */
+export function findPullByMergedCommit(ctx: DbContext, baseRepoId: number, sha: string): Promise<PullRequestModel | null> {
+  return PullRequestModel.findOne({ where: { baseRepoId, mergedCommitId: sha, hasMerged: true }, transaction: ctx.tx });
+}

@@ -200,6 +200,41 @@ describe('merging pull requests', () => {
     expect(await mainTip()).to.equal(tip);
   });
 
+  it('updates the head with the base by a merge or a rebase, as git does; pins, and finds the pull request of a merge commit', async () => {
+    const pr = await propose(rw.carol, { 'up.txt': 'u\n' });
+    await advanceMain('main-up-1.txt');
+    const update = (who: TestUser, style = '') => api('POST', `/pulls/${pr.number}/update${style ? `?style=${style}` : ''}`, undefined, who);
+    const headTip = () => rw.g.serverRef('alice', 'proj', `refs/heads/${pr.branch}`) as Promise<string>;
+    expect((await update(rw.bob)).status).to.equal(403);
+    expect(await headTip()).to.equal(pr.head);
+    expect((await update(rw.carol)).status).to.equal(200);
+    const merged = await serverCommit(await headTip());
+    const main1 = await mainTip();
+    expect(merged.parents).to.deep.equal([pr.head, main1]);
+    expect(merged.message).to.equal(`Merge branch 'main' into ${pr.branch}\n`);
+    await rw.g.ok(['checkout', '-q', '--detach', pr.head], work);
+    await asAlice(['merge', '-q', '--no-ff', '-m', 'x', main1]);
+    expect(merged.tree).to.equal((await localCommit('HEAD')).tree);
+    const again = await update(rw.carol);
+    expect([again.status, again.body.message]).to.deep.equal([422, `HeadBranch of PR ${pr.number} is up to date`]);
+
+    await advanceMain('main-up-2.txt');
+    const main2 = await mainTip();
+    expect((await update(rw.carol, 'rebase')).status).to.equal(200);
+    const rebased = await serverCommit(await headTip());
+    expect(rebased.parents).to.deep.equal([main2]);
+    await waitFor('the pull ref to follow the update', async () => (await rw.g.serverRef('alice', 'proj', `refs/pull/${pr.number}/head`)) === (await headTip()));
+    await mergeableAgain(pr.number);
+
+    expect((await api('POST', `/issues/${pr.number}/pin`, undefined, rw.alice)).status).to.equal(204);
+    expect(((await api('GET', '/pulls/pinned', undefined, rw.alice)).body as { number: number; pin_order: number }[]).map((x) => [x.number, x.pin_order])).to.deep.equal([[pr.number, 1]]);
+    expect((await merge(pr.number, { Do: 'merge' })).status).to.equal(200);
+    const byCommit = await api('GET', `/commits/${await mainTip()}/pull`, undefined, rw.alice);
+    expect([byCommit.status, byCommit.body.number]).to.deep.equal([200, pr.number]);
+    const none = await api('GET', `/commits/${main2}/pull`, undefined, rw.alice);
+    expect(none.status).to.equal(404);
+  });
+
   it('deletes the head branch after the merge when asked, and retargets the pull requests based on it', async () => {
     const parent = await propose(rw.carol, { 'stack-1.txt': 's1\n' });
     const child = await propose(rw.carol, { 'stack-2.txt': 's2\n' }, { from: parent.branch, base: parent.branch });

@@ -82,6 +82,21 @@ export async function mergedTip(style: GitMergeStyle, inp: MergeInput): Promise<
   });
 }
 
+/**
+ * Bring the head up to date with the base (`/pulls/{index}/update`): `merge` makes a merge commit
+ * of the base into the head (head first, as git merge run on the head branch), `rebase` replays
+ * the head on the base. Returns the head's new commit.
+ */
+export async function updatedHead(style: 'merge' | 'rebase', inp: MergeInput): Promise<string> {
+  if (style === 'rebase') return mergedTip('rebase', inp);
+  const { dir, base, head, message, doer } = inp;
+  return withQuarantine(dir, async (objects) => {
+    const trial = await tryMerge(dir, head, base, objects);
+    if (trial.conflicts.length) throw new HttpError(409, 'merge failed because of conflict');
+    return commitTree(dir, trial.tree, [head, base], message, doer, doer, objects, 'merged');
+  });
+}
+
 /** The author of a squash commit: the poster as one of the pull request's commits names them, else the poster's own identity. */
 export async function squashAuthorOf(dir: string, base: string, head: string, posterEmails: string[], poster: CommitPerson): Promise<CommitPerson> {
   const emails = new Set(posterEmails.map((e) => e.toLowerCase()));

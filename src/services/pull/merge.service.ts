@@ -57,7 +57,7 @@ const STYLE_SETTING: Record<MergePullRequestOption['Do'], keyof PullRequestsConf
 const notAllowed = (message: string) => new HttpError(405, message);
 
 /** The pull request numbered `index`, with its issue; 404 in Gitea's words otherwise. */
-async function pullByIndex(ctx: DbContext, rc: RepoContext, index: number): Promise<{ issue: IssueModel; pr: PullRequestModel }> {
+export async function pullByIndex(ctx: DbContext, rc: RepoContext, index: number): Promise<{ issue: IssueModel; pr: PullRequestModel }> {
   const issue = Number.isSafeInteger(index) && index > 0 ? await findIssueByIndex(ctx, rc.repo.id, index) : null;
   const pr = issue?.isPull ? (await pullsOfIssues(ctx, [issue.id])).get(issue.id) : undefined;
   if (!issue || !pr) {

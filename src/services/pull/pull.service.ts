@@ -16,7 +16,7 @@ import { notifyEnqueued } from '../../queue/outbox';
 import { collaboratorMode } from '../../models/access';
 import { CommentType } from '../../models/comment.model';
 import { AccessMode, UnitType } from '../../models/perm';
-import { findOpenPullFor, findPullByBaseHead, insertPull, PullFlow, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
+import { findOpenPullFor, findPullByBaseHead, findPullByMergedCommit, insertPull, PullFlow, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
 import { findForkOf, findRepoById, findRepoByOwnerAndName, type RepositoryModel } from '../../models/repository.model';
 import { findUserByName, type UserModel } from '../../models/user.model';
 import type { CreatePullRequestOption } from '../../api/pull';
@@ -28,6 +28,7 @@ import { assertNotBlocked, canReadIssues, canWriteIssues } from '../issue/access
 import { parseApiTime, record } from '../issue/history';
 import { insertIssueWithLinks, issueTitle, newIssueLinks, newIssueParts, pageOfIssues, type RepoIssueQuery } from '../issue/issue.service';
 import { issueViews, type IssueView } from '../issue/view';
+import { listPinned } from '../issue/pin.service';
 import { findIssueById, findIssueByIndex } from '../../models/issue.model';
 import { isIssueSort } from '../../models/issue-search';
 import { headRefOf, queueCheck, runPullCheck, syncHeadRef } from './check';
@@ -190,4 +191,21 @@ export async function listPulls(ctx: DbContext, p: Principal, rc: RepoContext, q
   const order = sort && sort !== 'nearduedate' && sort !== 'farduedate' && isIssueSort(sort) ? sort : 'newest';
   const page = await pageOfIssues(ctx, { ...filter, posterId: posterUser?.id, repoIds: [rc.repo.id], isPull: true }, order, opts, rc);
   return { items: await pullViews(ctx, p, rc, page.items, true), total: page.total };
+}
+
+/** The pinned pull requests of the repository, in pin order (Gitea's single converter). */
+export async function listPinnedPulls(ctx: DbContext, p: Principal, rc: RepoContext): Promise<PullView[]> {
+  assertPullsReadable(rc);
+  return pullViews(ctx, p, rc, await listPinned(ctx, rc, true), false);
+}
+
+/** The pull request whose merge made commit `sha` (a full id); 404 in Gitea's words when there is none. */
+export async function pullOfMergedCommit(ctx: DbContext, p: Principal, rc: RepoContext, sha: string): Promise<PullView> {
+  if (!rc.perm.units.has(UnitType.Code) || !rc.perm.can(UnitType.Code, AccessMode.Read)) throw new NotFound();
+  const pr = /^[0-9a-f]{40}$/.test(sha) ? await findPullByMergedCommit(ctx, rc.repo.id, sha) : null;
+  const issue = pr && (await findIssueById(ctx, pr.issueId));
+  if (!pr || !issue) {
+    throw new NotFound(`pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: ${rc.repo.id}, head_branch: , base_branch: ]`);
+  }
+  return (await pullViews(ctx, p, rc, await issueViews(ctx, [issue]), false))[0];
 }
