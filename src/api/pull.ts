@@ -67,3 +67,14 @@ export interface EditPullRequestOption {
   milestone?: number;
   labels?: number[]; state?: string; due_date?: string; unset_due_date?: boolean; allow_maintainer_edit?: boolean;
 }
+
+/** The body of `POST /repos/{owner}/{repo}/merge-upstream`. */
+export interface MergeUpstreamRequest {
+  /** The fork's branch (its default branch when empty). */
+  branch?: string;
+  /** Only a fast-forward; a branch with commits of its own is refused (409). */
+  ff_only?: boolean;
+}
+
+/** What merge-upstream did: `up-to-date`, `fast-forward` or `merge`. */
+export interface MergeUpstreamResponse { merge_type: string }

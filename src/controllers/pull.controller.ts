@@ -5,7 +5,7 @@
  */
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import type { ChangedFile, CreatePullRequestOption, EditPullRequestOption, MergePullRequestOption, PullRequest } from '../api/pull';
+import type { ChangedFile, CreatePullRequestOption, EditPullRequestOption, MergePullRequestOption, MergeUpstreamRequest, MergeUpstreamResponse, PullRequest } from '../api/pull';
 import type { Commit } from '../api/commit';
 import { NotFound, type ApiErrorBody } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
@@ -22,6 +22,7 @@ import { createPull, getPull, getPullByBaseHead, listPinnedPulls, listPulls, pul
 import { isPullMerged, mergePull } from '../services/pull/merge.service';
 import { editPull } from '../services/pull/pull-edit.service';
 import { updatePull } from '../services/pull/update.service';
+import { mergeUpstream } from '../services/pull/upstream.service';
 
 @Route('repos/{owner}/{repo}/pulls')
 @Tags('repository')
@@ -203,5 +204,24 @@ export class CommitPullController extends Controller {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     return toPullRequest(await pullOfMergedCommit(ctx, req.principal, rc, sha), viewerOf(req));
+  }
+}
+
+/** Bringing a fork's branch up to its parent's. */
+@Route('repos/{owner}/{repo}/merge-upstream')
+@Tags('repository')
+export class MergeUpstreamController extends Controller {
+  /** Merge the parent's branch of the same name (or its default branch) into a branch of this fork. */
+  @Post()
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(400, 'not a fork')
+  @Response<ApiErrorBody>(403, 'not a writer, or a protected branch')
+  @Response<ApiErrorBody>(404, 'no such branch')
+  @Response<ApiErrorBody>(409, 'not a fast-forward with ff_only, a conflict, or the branch moved')
+  @Response<ApiErrorBody>(423, 'archived')
+  public async repoMergeUpstream(@Path() owner: string, @Path() repo: string, @Body() body: MergeUpstreamRequest, @Request() req: ExRequest): Promise<MergeUpstreamResponse> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    return { merge_type: await mergeUpstream(ctx, doerOf(req), rc, body ?? {}) };
   }
 }

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
-import { git } from '../helpers/repo-fixture';
+import { git, serverRepoDir } from '../helpers/repo-fixture';
 import { gitSshCommand, sshKeyFile } from '../helpers/ssh';
 import type { TestUser } from '../helpers/world';
 
@@ -111,6 +111,42 @@ describe('pull requests', () => {
     const next = await g.commit(d, 'fix.txt', 'fixed again\n');
     await g.ok(['push', '-q', 'origin', 'fix'], d);
     await waitFor('the fork\'s push to reach the pull ref', async () => (await g.serverRef('alice', 'proj', `refs/pull/${made.data.number}/head`)) === next);
+  });
+
+  it('merges upstream into a fork\'s branch: fast-forward, up to date, a merge, and ff_only refused when it would need one', async () => {
+    const { alice, bob, g } = rw;
+    const up = (body: Record<string, unknown>, who = bob, repo = 'bob/proj') => rw.w.raw('POST', `/repos/${repo}/merge-upstream`, body, { token: who.token });
+    const forkMain = () => g.serverRef('bob', 'proj', 'refs/heads/main');
+    const parentMain = () => g.serverRef('alice', 'proj', 'refs/heads/main');
+    expect((await up({})).body).to.deep.equal({ merge_type: 'up-to-date' });
+    await pushChange('main', 'upstream-1.txt', 'parent\n');
+    expect((await up({ branch: 'main' })).body).to.deep.equal({ merge_type: 'fast-forward' });
+    expect(await forkMain()).to.equal(await parentMain());
+    expect((await up({})).body).to.deep.equal({ merge_type: 'up-to-date' });
+
+    await pushChange('main', 'upstream-2.txt', 'parent\n');
+    const own = await rw.w.raw('POST', '/repos/bob/proj/contents/own.txt', { content: Buffer.from('fork\n').toString('base64'), branch: 'main' }, { token: bob.token });
+    expect(own.status).to.equal(201);
+    const before = await forkMain();
+    const ff = await up({ branch: 'main', ff_only: true });
+    expect(ff.status).to.equal(409);
+    expect(await forkMain()).to.equal(before);
+    const refusals: [Record<string, unknown>, TestUser, string, number, string][] = [
+      [{ branch: 'main' }, alice, 'bob/proj', 403, 'user should have a permission to write to a repo'],
+      [{ branch: 'main' }, alice, 'alice/proj', 400, 'repo is not a fork'],
+      [{ branch: 'nope' }, bob, 'bob/proj', 404, ''],
+    ];
+    for (const [body, who, repo, status, message] of refusals) {
+      const r = await up(body, who, repo);
+      expect(r.status, repo).to.equal(status);
+      if (message) expect(r.body.message).to.equal(message);
+    }
+    expect(await forkMain()).to.equal(before);
+    expect((await up({ branch: 'main' })).body).to.deep.equal({ merge_type: 'merge' });
+    const tip = (await forkMain())!;
+    const parents = (await g.run(['--git-dir', serverRepoDir(rw.w.server, 'bob', 'proj'), 'log', '-1', '--format=%P%n%B', tip])).stdout.split('\n');
+    expect(parents[0].split(' ')).to.deep.equal([before, await parentMain()]);
+    expect(parents[1]).to.equal('merge upstream');
   });
 
   it('shows its commits, files, diff and patch as git shows them', async () => {
