@@ -8,7 +8,7 @@ import path from 'node:path';
 import { BatchCommand } from './batch';
 import { WeightedLru } from './lru';
 import { storedRef } from './ref-files';
-import { runGit } from './run';
+import { missingRepo, runGit } from './run';
 
 /**
  * Ask git once more, in a process of its own, about names the long-running reader called missing.
@@ -191,6 +191,9 @@ async function askInfo(gitDir: string, names: string[]): Promise<(ObjectInfo | n
  * exist (a process of its own makes damage an error instead of a 404).
  */
 async function confirmAbsent(gitDir: string, names: string[], infos: (ObjectInfo | null)[], upTo: number): Promise<void> {
+  // why: a long-running reader started before the repository's directory went away answers
+  // "missing" for everything; the repository's absence is the answer then, not a 404.
+  if (infos.slice(0, upTo).some((i) => !i) && !(await fs.stat(gitDir).then((st) => st.isDirectory(), () => false))) throw missingRepo(gitDir);
   const doubtful: string[] = [];
   for (let i = 0; i < upTo; i++) {
     if (infos[i]) continue;
