@@ -235,6 +235,19 @@ export interface FileChange { status: string; path: string; oldPath: string; add
  * --numstat`), in git's order; `flags` adds whitespace options (-w, -b, --ignore-space-at-eol).
  */
 export async function diffWithStats(gitDir: string, from: string, to: string, flags: string[] = []): Promise<FileChange[]> {
+  // why: the answer depends only on two immutable commits and the flags, and a pull request's files
+  // are asked for again and again (pages, clients polling); it is kept, weighed by its file count.
+  const key = `${gitDir}\0${from}\0${to}\0${flags.join(' ')}`;
+  const known = fileChanges.get(key);
+  if (known) return known;
+  const files = await computeFileChanges(gitDir, from, to, flags);
+  fileChanges.set(key, files);
+  return files;
+}
+
+const fileChanges = new WeightedLru<FileChange[]>(1_000_000, (files) => files.length + 1);
+
+async function computeFileChanges(gitDir: string, from: string, to: string, flags: string[]): Promise<FileChange[]> {
   const out = (await runGit(['diff', '-M', '-z', '--raw', '--numstat', ...flags, from, to, '--'], { gitDir })).stdout.toString();
   const t = out.split('\0');
   const files: FileChange[] = [];

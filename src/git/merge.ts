@@ -4,6 +4,7 @@
  * conflicted paths), and how far two commits have gone apart.
  */
 import { objectInfo } from './cat-file';
+import { commitText, writeLooseObject } from './loose';
 import { runGit } from './run';
 
 /** The tree a merge would give, and the paths it could not merge (empty when clean). */
@@ -40,20 +41,17 @@ export async function isAncestor(gitDir: string, a: string, b: string): Promise<
 }
 
 // why: the scaffold commit below is never referenced; a fixed identity keeps it byte-identical for the same inputs.
-const SCAFFOLD_ENV = {
-  GIT_AUTHOR_NAME: 'forge', GIT_AUTHOR_EMAIL: 'forge@localhost', GIT_AUTHOR_DATE: '946684800 +0000',
-  GIT_COMMITTER_NAME: 'forge', GIT_COMMITTER_EMAIL: 'forge@localhost', GIT_COMMITTER_DATE: '946684800 +0000',
-};
+const SCAFFOLD_IDENT = 'forge <forge@localhost> 946684800 +0000';
 
 /**
- * What cherry-picking `commit` (whose parent is `parent`) onto `onto` gives: a three-way merge of
- * `onto` and `commit` with `parent` as the base. why: git 2.39's merge-tree takes no merge base, so
- * the base is made the merge base: a scaffold commit with `onto`'s tree and `parent` as its only
- * parent shares exactly that ancestor with `commit`. Nothing but unreferenced objects is written
- * (into `objects`, a quarantine, when given).
+ * What cherry-picking `commit` (whose parent is `parent`) onto `onto` (whose tree is `ontoTree`)
+ * gives: a three-way merge of `onto` and `commit` with `parent` as the base. why: git 2.39's
+ * merge-tree takes no merge base, so the base is made the merge base: a scaffold commit with
+ * `onto`'s tree and `parent` as its only parent shares exactly that ancestor with `commit`. It is
+ * written straight into the quarantine `objects` (never referenced, gone with it when unused).
  */
-export async function pickOnto(gitDir: string, onto: string, commit: string, parent: string, objects: Record<string, string> = {}): Promise<MergeTrial> {
-  const scaffold = (await runGit(['commit-tree', `${onto}^{tree}`, '-p', parent], { gitDir, env: { ...objects, ...SCAFFOLD_ENV }, input: 'scaffold' })).stdout.toString().trim();
+export async function pickOnto(gitDir: string, ontoTree: string, commit: string, parent: string, objects: Record<string, string>): Promise<MergeTrial> {
+  const scaffold = await writeLooseObject(objects.GIT_OBJECT_DIRECTORY, 'commit', commitText(ontoTree, [parent], SCAFFOLD_IDENT, SCAFFOLD_IDENT, 'scaffold\n'));
   return tryMerge(gitDir, scaffold, commit, objects);
 }
 

@@ -162,6 +162,11 @@ function gitDate(p: CommitPerson): string {
   return `${Math.floor(p.date.getTime() / 1000)} ${p.offset ?? '+0000'}`;
 }
 
+/** Does the server sign the commits it makes ([repository.signing] SIGNING_KEY)? */
+export function signsCommits(): boolean {
+  return signingArgs().flag.length > 0;
+}
+
 /**
  * The git options and flag that make commit-tree sign with the instance key of `[repository.signing]`
  * (SIGNING_FORMAT ssh: SIGNING_KEY is a private key file; openpgp: a key id in the server's keyring).

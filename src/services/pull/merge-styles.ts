@@ -11,7 +11,8 @@
 import { HttpError } from '../../errors';
 import { readCommits, type GitIdentity } from '../../git/history';
 import { commitsToReplay, isAncestor, pickOnto, treeOf, tryMerge } from '../../git/merge';
-import { checkNewObjects, commitTree, withQuarantine, type CommitPerson } from '../../git/tree-edit';
+import { checkNewObjects, commitTree, signsCommits, withQuarantine, type CommitPerson } from '../../git/tree-edit';
+import { commitText, identLine, writeLooseObject } from '../../git/loose';
 
 /** The styles that make commits (manually-merged makes none). */
 export type GitMergeStyle = 'merge' | 'rebase' | 'rebase-merge' | 'squash' | 'fast-forward-only';
@@ -48,11 +49,14 @@ async function rebased(inp: MergeInput, style: string, objects: Record<string, s
   let onto = base;
   let ontoTree = await treeOf(dir, base);
   for (const c of commits) {
-    const picked = await pickOnto(dir, onto, c.id, c.parents[0], objects);
+    const picked = await pickOnto(dir, ontoTree, c.id, c.parents[0], objects);
     if (picked.conflicts.length) throw conflict(style, picked.conflicts);
     // why: as git rebase, a commit whose change the base already has is dropped.
     if (picked.tree === ontoTree) continue;
-    onto = await commitTree(dir, picked.tree, [onto], c.message, personOf(c.author), inp.doer, objects, false);
+    // why: without a signature to make, the commit is written by the server itself (no git process per commit).
+    onto = signsCommits()
+      ? await commitTree(dir, picked.tree, [onto], c.message, personOf(c.author), inp.doer, objects, false)
+      : await writeLooseObject(objects.GIT_OBJECT_DIRECTORY, 'commit', commitText(picked.tree, [onto], identLine(personOf(c.author)), identLine(inp.doer), c.message));
     ontoTree = picked.tree;
   }
   if (check && onto !== base) await checkNewObjects(dir, onto, [base], objects, true);

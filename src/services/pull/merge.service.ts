@@ -44,6 +44,7 @@ import { filePatterns, isMergeAllowlisted, matchesAny } from '../refs/branch-gua
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { compileGlob, globMatches } from '../refs/pattern';
 import { moveRefsAndSync } from '../refs/ref-ops';
+import { signsCommits } from '../../git/tree-edit';
 import { headRefOf, queueCheck, syncHeadRef } from './check';
 import { mergedTip, squashAuthorOf, type GitMergeStyle } from './merge-styles';
 import { assertPullsReadable } from './pull.service';
@@ -109,9 +110,6 @@ async function notReady(ctx: DbContext, rc: RepoContext, pr: PullRequestModel, h
   return null;
 }
 
-/** Does the server sign the commits it makes? */
-const serverSigns = () => !['', 'none', 'default'].includes(settings().signing.signingKey);
-
 /** The title Gitea gives a merge of this style when none is given. */
 async function defaultTitle(ctx: DbContext, rc: RepoContext, style: GitMergeStyle, issue: IssueModel, pr: PullRequestModel): Promise<string> {
   if (style === 'squash') return `${issue.name} (#${pr.index})`;
@@ -156,7 +154,7 @@ export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, r
     const head = await refId(baseDir, headRefOf(pr));
     const reason = rule && head ? await notReady(ctx, rc, pr, head, rule) : null;
     if (reason && !(o.force_merge && isRepoAdmin(rc) && !rule!.blockAdminMergeOverride)) throw notAllowed(reason);
-    if (rule?.requireSignedCommits && !serverSigns()) throw notAllowed('wont sign: nokey');
+    if (rule?.requireSignedCommits && !signsCommits()) throw notAllowed('wont sign: nokey');
   }
   if ((await dependenciesEnabled(ctx, rc.repo.id)) && (await openBlockerCount(ctx, issue.id)) > 0) {
     throw new HttpError(412, 'cannot close this issue or pull request because it still has open dependencies');
