@@ -20,10 +20,14 @@ export interface StatusReport { state: string; target_url?: string; description?
 // why: Gitea's order, worst first; the combined state is the worst latest state of all contexts.
 const PRIORITY: Record<CommitStatusState, number> = { error: 0, failure: 1, warning: 2, pending: 3, success: 4, skipped: 5 };
 
+/** The worst of some states, in Gitea's order (`fallback` when there are none). */
+export function worstState(states: CommitStatusState[], fallback: CommitStatusState): CommitStatusState {
+  return states.reduce((worst, s) => (PRIORITY[s] < PRIORITY[worst] ? s : worst), states[0] ?? fallback);
+}
+
 /** The combined state of the latest statuses ('pending' when there are none, as GitHub reports). */
 export function combinedState(latest: CommitStatusModel[]): CommitStatusState {
-  if (latest.length === 0) return 'pending';
-  return latest.reduce((worst, s) => (PRIORITY[s.state] < PRIORITY[worst] ? s.state : worst), latest[0].state);
+  return worstState(latest.map((s) => s.state), 'pending');
 }
 
 /** Record a status for the commit `sha` names (write access to the code). */

@@ -48,7 +48,12 @@ async function pushEntry(dir: string, pr: PullRequestModel, before: string, afte
   if (await dropsCommits(dir, before, after, {})) return JSON.stringify({ is_force_push: true, commit_ids: [before, after] });
   // why: as Gitea, commits the base branch already has are not listed as added.
   const base = await refId(dir, `refs/heads/${pr.baseBranch}`);
-  const ids = (await listCommitIds(dir, { rev: after, not: base ? [before, base] : [before] })).reverse();
+  return addedCommitsEntry(dir, after, base ? [before, base] : [before]);
+}
+
+/** A push entry listing the commits of `head` that none of `not` has, oldest first (a new pull request's lists all of them). */
+export async function addedCommitsEntry(dir: string, head: string, not: string[]): Promise<string> {
+  const ids = (await listCommitIds(dir, { rev: head, not })).reverse();
   return JSON.stringify({ is_force_push: false, commit_ids: ids });
 }
 

@@ -13,8 +13,8 @@ import { refId } from '../../git/ref-info';
 import { fetchRef, updateRefs } from '../../git/ref-write';
 import { findIssueById } from '../../models/issue.model';
 import { findPullById, savePull, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
-import { findRepoById } from '../../models/repository.model';
-import { findUserById } from '../../models/user.model';
+import { findRepoById, type RepositoryModel } from '../../models/repository.model';
+import { findUserById, type UserModel } from '../../models/user.model';
 import { enqueue } from '../../queue/outbox';
 
 /** The outbox topic of one pull request's mergeability check; payload `{ pullId }`. */
@@ -23,11 +23,16 @@ export const PULL_CHECK_TOPIC = 'pull.check';
 /** Gitea keeps at most this many conflicted paths. */
 const MAX_CONFLICTS = 10;
 
-/** The bare repository of a repository id, or null when it is gone. */
-export async function repoDirById(ctx: DbContext, repoId: number): Promise<string | null> {
+/** A repository by id with its owner and bare repository directory, or null when it is gone. */
+export async function repoWithOwner(ctx: DbContext, repoId: number): Promise<{ repo: RepositoryModel; owner: UserModel; dir: string } | null> {
   const repo = await findRepoById(ctx, repoId);
   const owner = repo && (await findUserById(ctx, repo.ownerId));
-  return repo && owner ? repoPath(owner.name, repo.name) : null;
+  return repo && owner ? { repo, owner, dir: repoPath(owner.name, repo.name) } : null;
+}
+
+/** The bare repository of a repository id, or null when it is gone. */
+export async function repoDirById(ctx: DbContext, repoId: number): Promise<string | null> {
+  return (await repoWithOwner(ctx, repoId))?.dir ?? null;
 }
 
 /** The ref in the base repository that holds a pull request's head. */

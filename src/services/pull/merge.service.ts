@@ -20,19 +20,18 @@ import { withRepoLock } from '../../lock';
 import { notifyEnqueued } from '../../queue/outbox';
 import { CommentType } from '../../models/comment.model';
 import { listEmailsOf } from '../../models/email-address.model';
-import { latestCommitStatuses } from '../../models/commit-status.model';
+import { latestCommitStatuses, type CommitStatusState } from '../../models/commit-status.model';
 import { openBlockerCount } from '../../models/issue-dependency';
-import { findIssueByIndex, lockIssue, nowUnix, type IssueModel } from '../../models/issue.model';
+import { lockIssue, nowUnix, type IssueModel } from '../../models/issue.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { ProtectedBranchModel } from '../../models/protected-branch.model';
-import { findPullById, isDraftTitle, openPullsOn, pullsOfIssues, savePull, PullFlow, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
+import { findPullById, isDraftTitle, openPullsOn, savePull, PullFlow, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
 import { parsePullsConfig, unitConfigOf, NEW_REPO_PULLS_CONFIG, type PullRequestsConfig } from '../../models/repo-unit.model';
-import { findRepoById } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import type { MergePullRequestOption } from '../../api/pull';
 import type { Principal } from '../auth/principal';
 import { commitPeople } from '../content/identity';
-import { combinedState } from '../history/status.service';
+import { combinedState, worstState } from '../history/status.service';
 import { record } from '../issue/history';
 import { changeState } from '../issue/state';
 import { dependenciesEnabled } from '../issue/tracker-settings';
@@ -45,9 +44,9 @@ import { ruleForBranch } from '../refs/branch-protection.service';
 import { compileGlob, globMatches } from '../refs/pattern';
 import { moveRefsAndSync } from '../refs/ref-ops';
 import { signsCommits } from '../../git/tree-edit';
-import { headRefOf, queueCheck, syncHeadRef } from './check';
+import { headRefOf, queueCheck, repoWithOwner, syncHeadRef } from './check';
 import { mergedTip, squashAuthorOf, type GitMergeStyle } from './merge-styles';
-import { assertPullsReadable } from './pull.service';
+import { assertPullsReadable, pullByIndex } from './pull.service';
 
 /** The repository setting that allows each style. */
 const STYLE_SETTING: Record<MergePullRequestOption['Do'], keyof PullRequestsConfig> = {
@@ -57,43 +56,26 @@ const STYLE_SETTING: Record<MergePullRequestOption['Do'], keyof PullRequestsConf
 
 const notAllowed = (message: string) => new HttpError(405, message);
 
-/** The pull request numbered `index`, with its issue; 404 in Gitea's words otherwise. */
-export async function pullByIndex(ctx: DbContext, rc: RepoContext, index: number): Promise<{ issue: IssueModel; pr: PullRequestModel }> {
-  const issue = Number.isSafeInteger(index) && index > 0 ? await findIssueByIndex(ctx, rc.repo.id, index) : null;
-  const pr = issue?.isPull ? (await pullsOfIssues(ctx, [issue.id])).get(issue.id) : undefined;
-  if (!issue || !pr) {
-    throw new HttpError(404, 'GetPullRequestByIndex', {}, {
-      errors: [`pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: ${rc.repo.id}, head_branch: , base_branch: ]`],
-    });
-  }
-  return { issue, pr };
-}
-
 /** `GET /pulls/{index}/merge`: has it been merged? */
 export async function isPullMerged(ctx: DbContext, rc: RepoContext, index: number): Promise<boolean> {
   assertPullsReadable(rc);
   return (await pullByIndex(ctx, rc, index)).pr.hasMerged;
 }
 
-// why: Gitea's order of states, worst first.
-const WORST_FIRST = ['error', 'failure', 'warning', 'pending', 'success'];
-
 /** The state the rule's required status checks add up to for `sha` (Gitea's MergeRequiredContextsCommitStatus). */
 async function requiredChecksState(ctx: DbContext, repoId: number, sha: string, rule: ProtectedBranchModel): Promise<string> {
   const latest = await latestCommitStatuses(ctx, repoId, sha);
   const contexts = JSON.parse(rule.statusCheckContexts) as string[];
   if (contexts.length === 0) return latest.length ? combinedState(latest) : '';
-  let worst = 'success';
-  let matchedAny = false;
+  const matched: CommitStatusState[] = [];
   for (const pattern of contexts) {
     let glob;
     try { glob = compileGlob(pattern); } catch { continue; }
-    const matched = latest.filter((s) => globMatches(glob, s.context));
-    if (matched.length === 0) return 'pending';
-    matchedAny = true;
-    for (const s of matched) if (WORST_FIRST.indexOf(s.state) < WORST_FIRST.indexOf(worst)) worst = s.state;
+    const states = latest.filter((s) => globMatches(glob, s.context)).map((s) => s.state);
+    if (states.length === 0) return 'pending';
+    matched.push(...states);
   }
-  return matchedAny ? worst : combinedState(latest);
+  return matched.length ? worstState(matched, 'success') : combinedState(latest);
 }
 
 /** Why the rule says the pull request is not ready (Gitea's CheckPullBranchProtections), or null. */
@@ -116,9 +98,8 @@ async function defaultTitle(ctx: DbContext, rc: RepoContext, style: GitMergeStyl
   if (style !== 'merge' && style !== 'rebase-merge') return '';
   let from = pr.headBranch;
   if (pr.headRepoId !== pr.baseRepoId) {
-    const repo = await findRepoById(ctx, pr.headRepoId);
-    const owner = repo && (await findUserById(ctx, repo.ownerId));
-    from = `${repo && owner ? `${owner.name}/${repo.name}` : '<deleted>'}:${pr.headBranch}`;
+    const head = await repoWithOwner(ctx, pr.headRepoId);
+    from = `${head ? `${head.owner.name}/${head.repo.name}` : '<deleted>'}:${pr.headBranch}`;
   }
   return `Merge pull request '${issue.name}' (#${pr.index}) from ${from} into ${pr.baseBranch}`;
 }
@@ -210,12 +191,12 @@ async function markedByHand(ctx: DbContext, doer: UserModel, rc: RepoContext, pr
  * Gitea); then retarget the pull requests based on it ([repository.pull-request] RETARGET_CHILDREN_ON_MERGE).
  */
 async function deleteHeadAfterMerge(ctx: DbContext, doer: UserModel, p: Principal, rc: RepoContext, pr: PullRequestModel, mergedHead: string): Promise<void> {
-  const repo = pr.headRepoId === rc.repo.id ? rc.repo : await findRepoById(ctx, pr.headRepoId);
-  const owner = repo && (repo.id === rc.repo.id ? rc.owner : await findUserById(ctx, repo.ownerId));
-  if (!repo || !owner) return;
+  const head = pr.headRepoId === rc.repo.id ? { ...rc, dir: repoPath(rc.owner.name, rc.repo.name) } : await repoWithOwner(ctx, pr.headRepoId);
+  if (!head) return;
+  const { repo, owner } = head;
   const others = (await openPullsOn(ctx, 'head', repo.id, [pr.headBranch])).filter((x) => x.id !== pr.id);
   if (others.length) return;
-  if ((await refId(repoPath(owner.name, repo.name), `refs/heads/${pr.headBranch}`)) !== mergedHead) return;
+  if ((await refId(head.dir, `refs/heads/${pr.headBranch}`)) !== mergedHead) return;
   const headRc: RepoContext = { repo, owner, perm: repo.id === rc.repo.id ? rc.perm : await repoPermission(ctx, p, repo, owner) };
   try {
     await deleteBranch(ctx, doer, headRc, pr.headBranch);

@@ -12,8 +12,7 @@ import { CommentType } from '../../models/comment.model';
 import { findLabelsByIds } from '../../models/label.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import { findOpenPullFor, findPullById, pullsOfIssues, savePull, type PullRequestModel } from '../../models/pull-request.model';
-import { findRepoById } from '../../models/repository.model';
-import { findUserById, type UserModel } from '../../models/user.model';
+import type { UserModel } from '../../models/user.model';
 import type { EditPullRequestOption } from '../../api/pull';
 import { asUser, type Principal } from '../auth/principal';
 import { canEditIssue, canWriteIssues, readableIssue } from '../issue/access';
@@ -22,7 +21,7 @@ import { editIssue } from '../issue/issue-edit.service';
 import { replaceIssueLabels } from '../issue/label.service';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
-import { queueCheck, runPullCheck } from './check';
+import { queueCheck, repoWithOwner, runPullCheck } from './check';
 import { assertPullsReadable, getPull, pullExists } from './pull.service';
 import type { PullView } from './view';
 
@@ -46,9 +45,8 @@ async function changeBase(ctx: DbContext, doer: UserModel, rc: RepoContext, pr: 
 
 /** May the poster let maintainers edit: only with write on the head repository. */
 async function assertMayAllowEdits(ctx: DbContext, doer: UserModel, posterId: number, pr: PullRequestModel): Promise<void> {
-  const repo = await findRepoById(ctx, pr.headRepoId);
-  const owner = repo && (await findUserById(ctx, repo.ownerId));
-  const writes = repo && owner ? (await repoPermission(ctx, asUser(doer), repo, owner)).can(UnitType.Code, AccessMode.Write) : false;
+  const head = await repoWithOwner(ctx, pr.headRepoId);
+  const writes = head ? (await repoPermission(ctx, asUser(doer), head.repo, head.owner)).can(UnitType.Code, AccessMode.Write) : false;
   if (doer.id !== posterId || !writes) throw new Forbidden('SetAllowEdits: user not allowed to do this action');
 }
 

@@ -6,8 +6,7 @@
  */
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
-import { BadRequest, Conflict, Forbidden, NotFound, Validation } from '../../errors';
-import { listCommitIds } from '../../git/history';
+import { BadRequest, Conflict, Forbidden, HttpError, NotFound, Validation } from '../../errors';
 import { objectInfo } from '../../git/objects';
 import { repoPath } from '../../git/paths';
 import { refId } from '../../git/ref-info';
@@ -16,7 +15,7 @@ import { notifyEnqueued } from '../../queue/outbox';
 import { collaboratorMode } from '../../models/access';
 import { CommentType } from '../../models/comment.model';
 import { AccessMode, UnitType } from '../../models/perm';
-import { findOpenPullFor, findPullByBaseHead, findPullByMergedCommit, insertPull, PullFlow, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
+import { findOpenPullFor, findPullByBaseHead, findPullByMergedCommit, insertPull, pullsOfIssues, PullFlow, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
 import { findForkOf, findRepoById, findRepoByOwnerAndName, type RepositoryModel } from '../../models/repository.model';
 import { findUserByName, type UserModel } from '../../models/user.model';
 import type { CreatePullRequestOption } from '../../api/pull';
@@ -29,10 +28,11 @@ import { parseApiTime, record } from '../issue/history';
 import { insertIssueWithLinks, issueTitle, newIssueLinks, newIssueParts, pageOfIssues, type RepoIssueQuery } from '../issue/issue.service';
 import { issueViews, type IssueView } from '../issue/view';
 import { listPinned } from '../issue/pin.service';
-import { findIssueById, findIssueByIndex } from '../../models/issue.model';
+import { findIssueById, findIssueByIndex, type IssueModel } from '../../models/issue.model';
 import { isIssueSort } from '../../models/issue-search';
 import { headRefOf, queueCheck, runPullCheck, syncHeadRef } from './check';
 import { pullViews, type PullView } from './view';
+import { addedCommitsEntry } from './branch-moves';
 
 /**
  * Gitea's guards of every pull route: 404 for a mirror, an empty repository or pull requests the
@@ -43,7 +43,7 @@ export function assertPullsReadable(rc: RepoContext): void {
   if (!rc.perm.can(UnitType.Code, AccessMode.Read)) throw new Forbidden('user should have specific read permission or be a repo admin or a site admin');
 }
 
-/** A repository with its owner and the caller's permission on it. */
+/** A repository with its owner and bare repository directory. */
 interface Side { repo: RepositoryModel; owner: UserModel; dir: string }
 
 /**
@@ -90,12 +90,6 @@ export const pullExists = (pr: PullRequestModel) => new Conflict(
   `pull request already exists for these targets [id: ${pr.id}, issue_id: ${pr.index}, head_repo_id: ${pr.headRepoId}, base_repo_id: ${pr.baseRepoId}, head_branch: ${pr.headBranch}, base_branch: ${pr.baseBranch}]`,
 );
 
-/** The push entry of a new pull request's timeline: its commits, oldest first. */
-async function creationPush(dir: string, base: string, head: string): Promise<string> {
-  const ids = (await listCommitIds(dir, { rev: head, not: [base] })).reverse();
-  return JSON.stringify({ is_force_push: false, commit_ids: ids });
-}
-
 /** Open a pull request (201 with Gitea's single-pull JSON). */
 export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, rc: RepoContext, o: CreatePullRequestOption): Promise<PullView> {
   assertPullsReadable(rc);
@@ -141,11 +135,28 @@ export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, 
   notifyEnqueued();
   // why: the check answers with the refs as they are now (a push may have moved them since they were read).
   await runPullCheck(ctx, pull.id);
-  const entry = await creationPush(baseDir, (await refId(baseDir, `refs/heads/${pull.baseBranch}`)) ?? baseTip, (await refId(baseDir, headRefOf(pull))) ?? headTip);
+  const entry = await addedCommitsEntry(baseDir, (await refId(baseDir, headRefOf(pull))) ?? headTip, [(await refId(baseDir, `refs/heads/${pull.baseBranch}`)) ?? baseTip]);
   await withTx(ctx, (tx) => record(tx, { type: CommentType.PullPush, issueId: row.id, posterId: doer.id, content: entry }));
   const milestone = links.milestone ? (await issueViews(ctx, [row]))[0].parts.milestone : null;
   const issue: IssueView = { row, repo: { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name }, parts: newIssueParts(rc, doer, { ...links, milestone }) };
   return (await pullViews(ctx, p, rc, [issue], false))[0];
+}
+
+/** The pull request numbered `index`, with its issue; 404 in Gitea's words otherwise. */
+export async function pullByIndex(ctx: DbContext, rc: RepoContext, index: number): Promise<{ issue: IssueModel; pr: PullRequestModel }> {
+  const issue = Number.isSafeInteger(index) && index > 0 ? await findIssueByIndex(ctx, rc.repo.id, index) : null;
+  const pr = issue?.isPull ? (await pullsOfIssues(ctx, [issue.id])).get(issue.id) : undefined;
+  if (!issue || !pr) {
+    throw new HttpError(404, 'GetPullRequestByIndex', {}, {
+      errors: [`pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: ${rc.repo.id}, head_branch: , base_branch: ]`],
+    });
+  }
+  return { issue, pr };
+}
+
+/** The view of one pull request's issue, as Gitea's single converter shows it. */
+async function onePull(ctx: DbContext, p: Principal, rc: RepoContext, issue: IssueModel): Promise<PullView> {
+  return (await pullViews(ctx, p, rc, await issueViews(ctx, [issue]), false))[0];
 }
 
 /** One pull request by number; 404 for an issue or a number without one. */
@@ -153,7 +164,7 @@ export async function getPull(ctx: DbContext, p: Principal, rc: RepoContext, ind
   assertPullsReadable(rc);
   const row = Number.isSafeInteger(index) && index > 0 ? await findIssueByIndex(ctx, rc.repo.id, index) : null;
   if (!row || !row.isPull) throw new NotFound(`pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: 0, head_branch: , base_branch: ] [repo_id: ${rc.repo.id}, index: ${index}]`);
-  return (await pullViews(ctx, p, rc, await issueViews(ctx, [row]), false))[0];
+  return onePull(ctx, p, rc, row);
 }
 
 /**
@@ -175,7 +186,7 @@ export async function getPullByBaseHead(ctx: DbContext, p: Principal, rc: RepoCo
   const pr = headRepo ? await findPullByBaseHead(ctx, rc.repo.id, base, headRepo.id, branch) : null;
   const issue = pr ? await findIssueById(ctx, pr.issueId) : null;
   if (!pr || !issue) throw new NotFound();
-  return (await pullViews(ctx, p, rc, await issueViews(ctx, [issue]), false))[0];
+  return onePull(ctx, p, rc, issue);
 }
 
 /** The filters of `GET /pulls` (`poster` by name). */
@@ -207,5 +218,5 @@ export async function pullOfMergedCommit(ctx: DbContext, p: Principal, rc: RepoC
   if (!pr || !issue) {
     throw new NotFound(`pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: ${rc.repo.id}, head_branch: , base_branch: ]`);
   }
-  return (await pullViews(ctx, p, rc, await issueViews(ctx, [issue]), false))[0];
+  return onePull(ctx, p, rc, issue);
 }

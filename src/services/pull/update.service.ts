@@ -18,8 +18,7 @@ import { withRepoLock } from '../../lock';
 import { AccessMode, UnitType } from '../../models/perm';
 import { PullFlow } from '../../models/pull-request.model';
 import { parsePullsConfig, unitConfigOf, NEW_REPO_PULLS_CONFIG } from '../../models/repo-unit.model';
-import { findRepoById } from '../../models/repository.model';
-import { findUserById, type UserModel } from '../../models/user.model';
+import type { UserModel } from '../../models/user.model';
 import type { Principal } from '../auth/principal';
 import { commitPeople } from '../content/identity';
 import { repoPermission } from '../perm/permission';
@@ -27,10 +26,9 @@ import type { RepoContext } from '../repo/context';
 import { canUserForcePush, canUserPush } from '../refs/branch-guard';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { moveRefsAndSync } from '../refs/ref-ops';
-import { syncHeadRef } from './check';
-import { pullByIndex } from './merge.service';
+import { repoWithOwner, syncHeadRef } from './check';
 import { updatedHead } from './merge-styles';
-import { assertPullsReadable } from './pull.service';
+import { assertPullsReadable, pullByIndex } from './pull.service';
 
 /** Update the head of pull request `index` by `style` (`rebase`, anything else a merge). */
 export async function updatePull(ctx: DbContext, doer: UserModel, p: Principal, rc: RepoContext, index: number, style: 'merge' | 'rebase'): Promise<void> {
@@ -38,9 +36,9 @@ export async function updatePull(ctx: DbContext, doer: UserModel, p: Principal, 
   const { issue, pr } = await pullByIndex(ctx, rc, index);
   if (pr.hasMerged) throw new Validation('the pull request is already merged');
   if (issue.isClosed) throw new Validation('the pull request is closed');
-  const headRepo = pr.flow === PullFlow.GitHub ? await findRepoById(ctx, pr.headRepoId) : null;
-  const headOwner = headRepo && (await findUserById(ctx, headRepo.ownerId));
-  if (!headRepo || !headOwner) throw new Forbidden('this pull request has no head branch the server can update');
+  const head = pr.flow === PullFlow.GitHub ? await repoWithOwner(ctx, pr.headRepoId) : null;
+  if (!head) throw new Forbidden('this pull request has no head branch the server can update');
+  const { repo: headRepo, owner: headOwner, dir: headDir } = head;
   const headPerm = headRepo.id === rc.repo.id ? rc.perm : await repoPermission(ctx, p, headRepo, headOwner);
   const rule = await ruleForBranch(ctx, headRepo.id, pr.headBranch);
   const maintainer = pr.allowMaintainerEdit && rc.perm.can(UnitType.Code, AccessMode.Write);
@@ -53,7 +51,6 @@ export async function updatePull(ctx: DbContext, doer: UserModel, p: Principal, 
   if (!allowed) throw new Forbidden(`user is not allowed to ${style === 'rebase' ? 'rebase' : 'merge the base into'} the head branch of this pull request`);
 
   const baseDir = repoPath(rc.owner.name, rc.repo.name);
-  const headDir = repoPath(headOwner.name, headRepo.name);
   const people = commitPeople(doer, undefined, undefined, undefined);
   const next = await withRepoLock(rc.repo.id, async () => {
     const { after: head } = await syncHeadRef(ctx, pr, baseDir);

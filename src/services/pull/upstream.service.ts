@@ -15,8 +15,7 @@ import { fetchRef, moveRefs } from '../../git/ref-write';
 import { ZERO_ID } from '../../git/refs';
 import { withRepoLock } from '../../lock';
 import { AccessMode, UnitType } from '../../models/perm';
-import { findRepoById } from '../../models/repository.model';
-import { findUserById, type UserModel } from '../../models/user.model';
+import type { UserModel } from '../../models/user.model';
 import { commitPeople } from '../content/identity';
 import type { RepoContext } from '../repo/context';
 import { assertNotArchived, assertUnitWriter } from '../refs/access';
@@ -25,6 +24,7 @@ import { ruleForBranch } from '../refs/branch-protection.service';
 import { isValidRefName } from '../refs/names';
 import { moveRefsAndSync } from '../refs/ref-ops';
 import { updatedHead } from './merge-styles';
+import { repoWithOwner } from './check';
 
 /** What merge-upstream did: `up-to-date`, `fast-forward` or `merge`. */
 export type UpstreamMerge = 'up-to-date' | 'fast-forward' | 'merge';
@@ -39,10 +39,9 @@ export async function mergeUpstream(ctx: DbContext, doer: UserModel, rc: RepoCon
   const missing = () => new NotFound(`branch does not exist [repo_id: ${rc.repo.id} name: ${branch}]`);
   const mine = isValidRefName(branch) && !branch.startsWith('-') ? await refId(dir, `refs/heads/${branch}`) : null;
   if (!mine) throw missing();
-  const parent = await findRepoById(ctx, rc.repo.forkId);
-  const parentOwner = parent && (await findUserById(ctx, parent.ownerId));
-  if (!parent || !parentOwner) throw new BadRequest('repo is not a fork');
-  const parentDir = repoPath(parentOwner.name, parent.name);
+  const up = await repoWithOwner(ctx, rc.repo.forkId);
+  if (!up) throw new BadRequest('repo is not a fork');
+  const { repo: parent, owner: parentOwner, dir: parentDir } = up;
   const source = (await refId(parentDir, `refs/heads/${branch}`)) ? branch : parent.defaultBranch;
   const rule = await ruleForBranch(ctx, rc.repo.id, branch);
   if (rule && !(await canUserPush(ctx, rule, { user: doer, writesCode: rc.perm.can(UnitType.Code, AccessMode.Write) }))) {

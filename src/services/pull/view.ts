@@ -6,18 +6,16 @@
 import type { DbContext } from '../../db';
 import { objectInfo } from '../../git/objects';
 import { repoPath } from '../../git/paths';
-import { runGit } from '../../git/run';
+import { diffWithStats } from '../../git/history';
 import { AccessMode } from '../../models/perm';
 import { pullsOfIssues, PullFlow, type PullRequestModel } from '../../models/pull-request.model';
-import { findRepoById } from '../../models/repository.model';
-import { findUserById } from '../../models/user.model';
 import type { Principal } from '../auth/principal';
 import { canSeeOwner, repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
 import { viewOf, type RepoView } from '../repo/repo.service';
 import type { IssueView } from '../issue/view';
 import { usersById } from '../issue/view';
-import { headRefOf } from './check';
+import { headRefOf, repoWithOwner } from './check';
 import type { BranchSide as BranchSideOf, PullView as PullViewOf } from '../../models/pull-view';
 
 /** A pull request ready to convert, with repositories as the caller sees them. */
@@ -29,21 +27,19 @@ interface HeadRepo { view: RepoView | null; dir: string | null }
 /** The head repository as `p` may see it (null view when hidden or gone). */
 async function headRepoOf(ctx: DbContext, p: Principal, rc: RepoContext, baseView: RepoView, id: number): Promise<HeadRepo> {
   if (id === rc.repo.id) return { view: baseView, dir: repoPath(rc.owner.name, rc.repo.name) };
-  const repo = await findRepoById(ctx, id);
-  const owner = repo && (await findUserById(ctx, repo.ownerId));
-  if (!repo || !owner) return { view: null, dir: null };
-  const dir = repoPath(owner.name, repo.name);
+  const found = await repoWithOwner(ctx, id);
+  if (!found) return { view: null, dir: null };
+  const { repo, owner, dir } = found;
   if (!(await canSeeOwner(ctx, p, owner))) return { view: null, dir };
   const perm = await repoPermission(ctx, p, repo, owner);
   // why: Gitea shows a head repository to anyone with the base's permission; a fork the caller cannot read stays hidden here.
   return { view: perm.mode >= AccessMode.Read ? await viewOf(ctx, p, repo, owner, perm) : null, dir };
 }
 
-/** `git diff --shortstat` between two commits. */
+/** Lines and files changed between two commits, from the file list `/files` keeps (git/history.ts diffWithStats). */
 async function shortStat(dir: string, from: string, to: string): Promise<{ additions: number; deletions: number; changedFiles: number }> {
-  const out = (await runGit(['diff', '--shortstat', from, to, '--'], { gitDir: dir })).stdout.toString();
-  const n = (re: RegExp) => Number(re.exec(out)?.[1] ?? 0);
-  return { changedFiles: n(/(\d+) files? changed/), additions: n(/(\d+) insertions?/), deletions: n(/(\d+) deletions?/) };
+  const files = await diffWithStats(dir, from, to);
+  return { changedFiles: files.length, additions: files.reduce((n, f) => n + f.additions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0) };
 }
 
 /** Views of pull requests (their issue views given, in order); `list` for Gitea's list converter. */
