@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
 import type { TestUser } from '../helpers/world';
 import { serverRepoDir } from '../helpers/repo-fixture';
+import { count } from '../helpers/db';
 
 interface RawCommit { tree: string; parents: string[]; author: string; committer: string; message: string }
 
@@ -56,8 +57,14 @@ describe('merging pull requests', () => {
     await rw.g.commit(work, file, `${file} on main\n`);
     await rw.g.ok(['push', '-q', 'origin', 'main'], work);
   };
-  /** Wait for a pull request's check after its base moved. */
-  const mergeableAgain = (number: number) => waitFor(`#${number} to be checked`, async () => (await api('GET', `/pulls/${number}`, undefined, rw.alice)).body.mergeable === true);
+  /**
+   * Wait for a pull request's check after one of its branches moved. why: the work a push queues
+   * (sync, then the pull jobs, then the check) must be done first, or the answer read is the one
+   * from before the move.
+   */
+  const mergeableAgain = (number: number) => waitFor(`#${number} to be checked`, async () =>
+    (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0
+    && (await api('GET', `/pulls/${number}`, undefined, rw.alice)).body.mergeable === true);
   const merge = (number: number, body: Record<string, unknown>, who = rw.alice) => api('POST', `/pulls/${number}/merge`, body, who);
   const aliceSig = () => `alice <${rw.alice.email}>`;
   /** Run git in the working copy as alice committing (what the server does as the merger). */
