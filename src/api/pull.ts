@@ -78,3 +78,15 @@ export interface MergeUpstreamRequest {
 
 /** What merge-upstream did: `up-to-date`, `fast-forward` or `merge`. */
 export interface MergeUpstreamResponse { merge_type: string }
+
+/** A review of a pull request. */
+export interface PullReview {
+  id: number; user: User | null; team: Team | null; state: string; body: string; commit_id: string; stale: boolean; official: boolean;
+  dismissed: boolean; comments_count: number; submitted_at: string; updated_at: string; html_url: string; pull_request_url: string;
+}
+
+/** The body of `POST /pulls/{index}/reviews` (and of a submission). */
+export interface CreatePullReviewOptions { body?: string; event?: string; commit_id?: string; comments?: Record<string, unknown>[] }
+
+/** The body of a dismissal. */
+export interface DismissPullReviewOptions { message?: string; priors?: boolean }

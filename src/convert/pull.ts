@@ -3,7 +3,8 @@
  * its list converter shows them; they differ where Gitea's do (empty lists as null, the head's
  * commit, the counts of lines and files).
  */
-import type { ChangedFile, PRBranchInfo, PullRequest } from '../api/pull';
+import type { ChangedFile, PRBranchInfo, PullRequest, PullReview } from '../api/pull';
+import type { UserModel } from '../models/user.model';
 import { isDraftTitle, PullStatus } from '../models/pull-request.model';
 import type { BranchSide as BranchSideOf, PullView as PullViewOf } from '../models/pull-view';
 import { toIssueOf, unixTime } from './issue';
@@ -64,5 +65,20 @@ export function toChangedFile(f: FileChangeLike, repo: { html: string; api: stri
     filename: f.path, ...(renamed ? { previous_filename: f.oldPath } : {}), status: fileStatus(f),
     additions: f.additions, deletions: f.deletions, changes: f.additions + f.deletions,
     html_url: `${repo.html}/src/commit/${head}/${p}`, contents_url: `${repo.api}/contents/${p}?ref=${head}`, raw_url: `${repo.html}/raw/commit/${head}/${p}`,
+  };
+}
+
+const REVIEW_STATES = ['PENDING', 'APPROVED', 'COMMENT', 'REQUEST_CHANGES', 'REQUEST_REVIEW'];
+
+/** A review as Gitea shows it (`html_url` names its timeline entry when it has one). */
+export function toPullReview(
+  r: { id: number; type: number; content: string; commitId: string; stale: boolean; official: boolean; dismissed: boolean; createdUnix: number; updatedUnix: number },
+  reviewer: UserModel | null, pullHtml: string, entryId: number | null, viewer: Viewer | null, rootUrl: string,
+): PullReview {
+  return {
+    id: r.id, user: reviewer ? toUser(reviewer, viewer, rootUrl) : null, team: null, state: REVIEW_STATES[Number(r.type)] ?? '', body: r.content,
+    commit_id: r.commitId, stale: Boolean(r.stale), official: Boolean(r.official), dismissed: Boolean(r.dismissed), comments_count: 0,
+    submitted_at: unixTime(r.createdUnix), updated_at: unixTime(r.updatedUnix), html_url: entryId ? `${pullHtml}#issuecomment-${entryId}` : '',
+    pull_request_url: pullHtml,
   };
 }

@@ -147,3 +147,10 @@ export async function commentIdsOfIssues(ctx: DbContext, issueIds: number[]): Pr
 export async function deleteLabelComments(ctx: DbContext, labelId: number): Promise<void> {
   await CommentModel.destroy({ where: { labelId, type: CommentType.Label }, transaction: ctx.tx });
 }
+
+/** The timeline entry (type Review) of each review, by review id. */
+export async function reviewEntryIds(ctx: DbContext, reviewIds: number[]): Promise<Map<number, number>> {
+  if (reviewIds.length === 0) return new Map();
+  const rows = await CommentModel.findAll({ attributes: ['id', 'reviewId'], where: { reviewId: reviewIds, type: CommentType.Review }, order: [['id', 'ASC']], transaction: ctx.tx });
+  return new Map(rows.map((c) => [c.reviewId, c.id]));
+}

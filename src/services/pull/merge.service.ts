@@ -47,6 +47,7 @@ import { signsCommits } from '../../git/tree-edit';
 import { headRefOf, queueCheck, repoWithOwner, syncHeadRef } from './check';
 import { mergedTip, squashAuthorOf, type GitMergeStyle } from './merge-styles';
 import { assertPullsReadable, pullByIndex } from './pull.service';
+import { officialVerdicts } from './review.service';
 
 /** The repository setting that allows each style. */
 const STYLE_SETTING: Record<MergePullRequestOption['Do'], keyof PullRequestsConfig> = {
@@ -81,8 +82,9 @@ async function requiredChecksState(ctx: DbContext, repoId: number, sha: string, 
 /** Why the rule says the pull request is not ready (Gitea's CheckPullBranchProtections), or null. */
 async function notReady(ctx: DbContext, rc: RepoContext, pr: PullRequestModel, head: string, rule: ProtectedBranchModel): Promise<string | null> {
   if (rule.enableStatusCheck && (await requiredChecksState(ctx, rc.repo.id, head, rule)) !== 'success') return 'Not all required status checks successful';
-  // why: reviews are not recorded yet, so no pull request has an approval.
-  if (rule.requiredApprovals > 0) return 'Does not have enough approvals';
+  const verdicts = await officialVerdicts(ctx, pr.issueId, rule.ignoreStaleApprovals);
+  if (verdicts.approvals < rule.requiredApprovals) return 'Does not have enough approvals';
+  if (rule.blockOnRejectedReviews && verdicts.rejections > 0) return 'There are requested changes';
   if (rule.blockOnOutdatedBranch && pr.commitsBehind > 0) return 'The head branch is behind the base branch';
   const guarded = filePatterns(rule.protectedFilePatterns);
   if (guarded.length && pr.mergeBase) {
