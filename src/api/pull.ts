@@ -85,8 +85,21 @@ export interface PullReview {
   dismissed: boolean; comments_count: number; submitted_at: string; updated_at: string; html_url: string; pull_request_url: string;
 }
 
+/** A comment on a line of the diff, in a new review (`old_position` for the old side, `new_position` for the new). */
+export interface CreatePullReviewComment { path?: string; body?: string; old_position?: number; new_position?: number }
+
 /** The body of `POST /pulls/{index}/reviews` (and of a submission). */
-export interface CreatePullReviewOptions { body?: string; event?: string; commit_id?: string; comments?: Record<string, unknown>[] }
+export interface CreatePullReviewOptions { body?: string; event?: string; commit_id?: string; comments?: CreatePullReviewComment[] }
+
+/** A comment on a line of a pull request's diff. */
+export interface PullReviewComment {
+  id: number; body: string; user: User | null; resolver: User | null; pull_request_review_id: number; created_at: string; updated_at: string;
+  path: string; commit_id: string; original_commit_id: string; diff_hunk: string; position: number; original_position: number;
+  html_url: string; pull_request_url: string;
+}
+
+/** The body of `POST`/`DELETE /pulls/{index}/requested_reviewers`. */
+export interface PullReviewRequestOptions { reviewers?: string[]; team_reviewers?: string[] }
 
 /** The body of a dismissal. */
 export interface DismissPullReviewOptions { message?: string; priors?: boolean }

@@ -15,6 +15,7 @@ import type { ReactionModel } from '../models/reaction.model';
 import { isoTime } from './time';
 import { toAttachment } from './release';
 import { toUser, type Viewer } from './user';
+import { toTeam } from './org';
 
 /** Unix seconds as Gitea's JSON time. */
 export function unixTime(s: number): string {
@@ -129,7 +130,7 @@ export function toTimelineComment(v: TimelineView, viewer: Viewer | null): Timel
     old_ref: c.oldRef, new_ref: c.newRef, ref_issue: v.refIssue ? toIssueOf(v.refIssue, viewer) : null, ref_comment: null,
     ref_action: REF_ACTIONS[c.refAction] ?? 'none', ref_commit_sha: c.commitSha, review_id: c.reviewId,
     label: v.label ? toLabel(v.label.label, r.rootUrl, { owner: v.label.owner, repo: v.label.repo }) : null,
-    assignee: user(v.assignee), assignee_team: null, removed_assignee: Boolean(c.removedAssignee), resolve_doer: null,
+    assignee: user(v.assignee), assignee_team: v.assigneeTeam ? toTeam(v.assigneeTeam.team, v.assigneeTeam.units, null) : null, removed_assignee: Boolean(c.removedAssignee), resolve_doer: null,
     dependent_issue: v.dependentIssue ? toIssueOf(v.dependentIssue, viewer) : null,
   };
 }

@@ -3,14 +3,17 @@
  * its list converter shows them; they differ where Gitea's do (empty lists as null, the head's
  * commit, the counts of lines and files).
  */
-import type { ChangedFile, PRBranchInfo, PullRequest, PullReview } from '../api/pull';
+import type { ChangedFile, PRBranchInfo, PullRequest, PullReview, PullReviewComment } from '../api/pull';
 import type { UserModel } from '../models/user.model';
+import type { TeamModel } from '../models/team.model';
+import type { AccessMode, UnitType } from '../models/perm';
 import { isDraftTitle, PullStatus } from '../models/pull-request.model';
 import type { BranchSide as BranchSideOf, PullView as PullViewOf } from '../models/pull-view';
 import { toIssueOf, unixTime } from './issue';
 import { toRepositoryView, type RepoViewData } from './repo';
 import type { Viewer } from './user';
 import { toUser } from './user';
+import { toOrganization, toTeam } from './org';
 
 function side(s: BranchSide, viewer: Viewer | null, rootUrl: string): PRBranchInfo {
   return { label: s.label, ref: s.ref, sha: s.sha, repo_id: s.repoId, repo: s.repo ? toRepositoryView(s.repo, viewer, rootUrl) : null };
@@ -31,8 +34,9 @@ export function toPullRequest(v: PullView, viewer: Viewer | null): PullRequest {
   return {
     id: pr.id, url: i.html_url, number: i.number, user: i.user, title: i.title, body: i.body, labels: i.labels, milestone: i.milestone,
     assignee: i.assignee, assignees: i.assignees ?? (v.list ? null : []),
-    // why: reviews and review requests come with the reviews work; until then nobody is requested.
-    requested_reviewers: v.list ? null : [], requested_reviewers_teams: v.list ? null : [],
+    // why: as Gitea's list converter, empty lists are null there, and it never fills in the teams.
+    requested_reviewers: v.list && v.reviewers.length === 0 ? null : v.reviewers.map((u) => toUser(u, null, rootUrl)),
+    requested_reviewers_teams: v.list ? null : v.reviewerTeams.map((t) => toTeam(t.team, t.units, toOrganization(t.org, viewer, rootUrl))),
     state: i.state, draft, is_locked: i.is_locked, comments: i.comments,
     ...(v.stats ? { additions: v.stats.additions, deletions: v.stats.deletions, changed_files: v.stats.changedFiles } : {}),
     html_url: i.html_url, diff_url: `${i.html_url}.diff`, patch_url: `${i.html_url}.patch`,
@@ -70,15 +74,36 @@ export function toChangedFile(f: FileChangeLike, repo: { html: string; api: stri
 
 const REVIEW_STATES = ['PENDING', 'APPROVED', 'COMMENT', 'REQUEST_CHANGES', 'REQUEST_REVIEW'];
 
-/** A review as Gitea shows it (`html_url` names its timeline entry when it has one). */
-export function toPullReview(
-  r: { id: number; type: number; content: string; commitId: string; stale: boolean; official: boolean; dismissed: boolean; createdUnix: number; updatedUnix: number },
-  reviewer: UserModel | null, pullHtml: string, entryId: number | null, viewer: Viewer | null, rootUrl: string,
-): PullReview {
+/** A review with what its JSON shows (services/pull/review.service ReviewView). */
+export interface ReviewViewLike {
+  row: { id: number; type: number; content: string; commitId: string; stale: boolean; official: boolean; dismissed: boolean; createdUnix: number; updatedUnix: number };
+  reviewer: UserModel | null; team: TeamModel | null; teamUnits: Map<UnitType, AccessMode>; entryId: number | null; comments: number;
+}
+
+/** A review as Gitea shows it (`html_url` names its timeline entry when it has one; a requested team comes without its organization). */
+export function toPullReview(v: ReviewViewLike, pullHtml: string, viewer: Viewer | null, rootUrl: string): PullReview {
+  const r = v.row;
   return {
-    id: r.id, user: reviewer ? toUser(reviewer, viewer, rootUrl) : null, team: null, state: REVIEW_STATES[Number(r.type)] ?? '', body: r.content,
-    commit_id: r.commitId, stale: Boolean(r.stale), official: Boolean(r.official), dismissed: Boolean(r.dismissed), comments_count: 0,
-    submitted_at: unixTime(r.createdUnix), updated_at: unixTime(r.updatedUnix), html_url: entryId ? `${pullHtml}#issuecomment-${entryId}` : '',
+    id: r.id, user: v.reviewer ? toUser(v.reviewer, viewer, rootUrl) : null, team: v.team ? toTeam(v.team, v.teamUnits, null) : null,
+    state: REVIEW_STATES[Number(r.type)] ?? '', body: r.content,
+    commit_id: r.commitId, stale: Boolean(r.stale), official: Boolean(r.official), dismissed: Boolean(r.dismissed), comments_count: v.comments,
+    submitted_at: unixTime(r.createdUnix), updated_at: unixTime(r.updatedUnix), html_url: v.entryId ? `${pullHtml}#issuecomment-${v.entryId}` : '',
     pull_request_url: pullHtml,
+  };
+}
+
+/** A comment on a line of a pull request's diff, as a review lists it. */
+export function toPullReviewComment(
+  c: { id: number; content: string; treePath: string; line: number; commitSha: string; oldRef: string; patch: string; reviewId: number; createdUnix: number; updatedUnix: number },
+  poster: UserModel | null, resolver: UserModel | null, pending: boolean, pullHtml: string, viewer: Viewer | null, rootUrl: string,
+): PullReviewComment {
+  const line = Number(c.line);
+  // why: Gitea shows the hunk only when the kept patch has exactly one.
+  const hunk = c.patch.split('\n@@').length === 2 ? c.patch.slice(c.patch.indexOf('@@')) : '';
+  return {
+    id: c.id, body: c.content, user: poster ? toUser(poster, viewer, rootUrl) : null, resolver: resolver ? toUser(resolver, viewer, rootUrl) : null,
+    pull_request_review_id: c.reviewId, created_at: unixTime(c.createdUnix), updated_at: unixTime(c.updatedUnix), path: c.treePath,
+    commit_id: c.commitSha, original_commit_id: c.oldRef, diff_hunk: hunk, position: line > 0 ? line : 0, original_position: line < 0 ? -line : 0,
+    html_url: pending ? `${pullHtml}/files#issuecomment-${c.id}` : `${pullHtml}#issuecomment-${c.id}`, pull_request_url: pullHtml,
   };
 }

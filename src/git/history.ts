@@ -218,6 +218,14 @@ export async function mergeBase(gitDir: string, a: string, b: string): Promise<s
   return r ? r.stdout.toString().trim() || null : null;
 }
 
+/** Do commits `a` and `b` bring the same changes onto `base` (the same blobs at the same paths, each against its merge base with it)? */
+export async function sameChanges(gitDir: string, base: string, a: string, b: string): Promise<boolean> {
+  if (a === b) return true;
+  const raw = async (c: string) => (await runGit(['diff', '--raw', '--no-abbrev', '--no-renames', `${base}...${c}`, '--'], { gitDir })).stdout.toString();
+  const [x, y] = await Promise.all([raw(a), raw(b)]);
+  return x === y;
+}
+
 /** Files that differ between two commits (renames not detected), with git's status letters; `env` as for readCommits' quarantine. */
 export async function diffFiles(gitDir: string, from: string, to: string, env?: Record<string, string>): Promise<ChangedFile[]> {
   const out = (await runGit(['diff', '-z', '--no-renames', '--name-status', from, to, '--'], { gitDir, env })).stdout.toString();

@@ -3,7 +3,7 @@
  * by `type` (numbered as Gitea's CommentType). Times are Unix seconds.
  */
 import type { DbContext } from '../db';
-import { Op, literal, type WhereOptions } from 'sequelize';
+import { Op, col, fn, literal, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { nowUnix } from './issue.model';
 
@@ -57,6 +57,13 @@ export class CommentModel extends Model {
   @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare content: string;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare contentVersion: number;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare reviewId: number;
+  /** A code comment's file, and line: new side when positive, old side when negative. */
+  @Column({ type: DataType.STRING(4000), allowNull: false, defaultValue: '' }) declare treePath: string;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare line: number;
+  /** The diff lines a code comment was made on (headers and one short hunk ending at its line). */
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare patch: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare invalidated: boolean;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare resolveDoerId: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare updatedUnix: number;
 }
@@ -146,6 +153,21 @@ export async function commentIdsOfIssues(ctx: DbContext, issueIds: number[]): Pr
 /** Delete the label history entries of a label (the label is gone). */
 export async function deleteLabelComments(ctx: DbContext, labelId: number): Promise<void> {
   await CommentModel.destroy({ where: { labelId, type: CommentType.Label }, transaction: ctx.tx });
+}
+
+/** The comments tied to reviews (line comments, review and dismissal entries), of the given types, by path and line. */
+export function commentsOfReviews(ctx: DbContext, reviewIds: number[], types: CommentType[]): Promise<CommentModel[]> {
+  if (reviewIds.length === 0) return Promise.resolve([]);
+  return CommentModel.findAll({ where: { reviewId: reviewIds, type: types }, order: [['treePath', 'ASC'], ['line', 'ASC'], ['id', 'ASC']], transaction: ctx.tx });
+}
+
+/** The number of line comments of each review, by review id. */
+export async function codeCommentCounts(ctx: DbContext, reviewIds: number[]): Promise<Map<number, number>> {
+  if (reviewIds.length === 0) return new Map();
+  const rows = (await CommentModel.findAll({
+    attributes: ['reviewId', [fn('COUNT', col('id')), 'n']], where: { reviewId: reviewIds, type: CommentType.Code }, group: ['reviewId'], raw: true, transaction: ctx.tx,
+  })) as unknown as { reviewId: number; n: number }[];
+  return new Map(rows.map((r) => [Number(r.reviewId), Number(r.n)]));
 }
 
 /** The timeline entry (type Review) of each review, by review id. */

@@ -8,6 +8,8 @@ import type { MilestoneModel } from './milestone.model';
 import type { AttachmentModel } from './attachment.model';
 import type { UserModel } from './user.model';
 import type { CommentModel } from './comment.model';
+import type { TeamModel } from './team.model';
+import type { AccessMode, UnitType } from './perm';
 
 /** Where a tracker object lives: root URL, repository id, owner and repository names. */
 export interface RepoRef { rootUrl: string; repoId: number; owner: string; repo: string }
@@ -31,4 +33,6 @@ export interface TimelineView {
   row: CommentModel; issue: IssueModel; repo: RepoRef; user: UserModel | null; label: LabelRef | null; milestone: MilestoneModel | null;
   oldMilestone: MilestoneModel | null; assignee: UserModel | null; refIssue: IssueView | null; dependentIssue: IssueView | null;
   trackedTime: TrackedTimeView | null;
+  /** The team a review request entry names, with its units. */
+  assigneeTeam: { team: TeamModel; units: Map<UnitType, AccessMode> } | null;
 }

@@ -64,3 +64,55 @@ export async function dismissEarlierVerdicts(ctx: DbContext, issueId: number, re
     transaction: ctx.tx,
   });
 }
+
+/** A user's latest approval, change request or review request of a pull request (Gitea's GetReviewByIssueIDAndUserID). */
+export function latestVerdictOrRequest(ctx: DbContext, issueId: number, reviewerId: number): Promise<ReviewModel | null> {
+  return ReviewModel.findOne({
+    where: { issueId, reviewerId, reviewerTeamId: 0, type: { [Op.in]: [ReviewType.Approve, ReviewType.Reject, ReviewType.Request] } },
+    order: [['id', 'DESC']], transaction: ctx.tx,
+  });
+}
+
+/** A team's review request of a pull request, if any. */
+export function findTeamRequest(ctx: DbContext, issueId: number, teamId: number): Promise<ReviewModel | null> {
+  return ReviewModel.findOne({ where: { issueId, reviewerTeamId: teamId, type: ReviewType.Request }, transaction: ctx.tx });
+}
+
+/** Delete review rows by id. */
+export async function deleteReviews(ctx: DbContext, ids: number[]): Promise<void> {
+  if (ids.length) await ReviewModel.destroy({ where: { id: ids }, transaction: ctx.tx });
+}
+
+/** Delete a user's open review request, and the requests of the given teams (a verdict answers them). */
+export async function deleteAnsweredRequests(ctx: DbContext, issueId: number, reviewerId: number, teamIds: number[]): Promise<void> {
+  await ReviewModel.destroy({
+    where: { issueId, type: ReviewType.Request, [Op.or]: [{ reviewerId, reviewerTeamId: 0 }, ...(teamIds.length ? [{ reviewerTeamId: teamIds }] : [])] },
+    transaction: ctx.tx,
+  });
+}
+
+/** Clear the official flag of a reviewer's reviews (a newer official review or request takes it over). */
+export async function clearOfficial(ctx: DbContext, issueId: number, reviewerId: number): Promise<void> {
+  await ReviewModel.update({ official: false }, { where: { issueId, reviewerId, official: true }, transaction: ctx.tx });
+}
+
+/** Mark reviews of a pull request stale, except those of `commit` (a push changed what they reviewed). */
+export async function markStale(ctx: DbContext, issueId: number, commit: string): Promise<void> {
+  await ReviewModel.update({ stale: true }, {
+    where: { issueId, stale: false, commitId: { [Op.ne]: commit }, type: { [Op.in]: [ReviewType.Approve, ReviewType.Reject] } }, transaction: ctx.tx,
+  });
+}
+
+/** A pull request's approvals that still count. */
+export function liveApprovals(ctx: DbContext, issueId: number): Promise<ReviewModel[]> {
+  return ReviewModel.findAll({ where: { issueId, type: ReviewType.Approve, dismissed: false }, transaction: ctx.tx });
+}
+
+/** The approvals, change requests and review requests of several pull requests' issues, oldest first. */
+export function verdictsAndRequestsOf(ctx: DbContext, issueIds: number[]): Promise<ReviewModel[]> {
+  if (issueIds.length === 0) return Promise.resolve([]);
+  return ReviewModel.findAll({
+    where: { issueId: issueIds, type: { [Op.in]: [ReviewType.Approve, ReviewType.Reject, ReviewType.Request] } },
+    order: [['id', 'ASC']], transaction: ctx.tx,
+  });
+}

@@ -103,6 +103,12 @@ export async function listTeamsOfUser(ctx: DbContext, uid: number, limit: number
   return TeamModel.findAndCountAll({ where: { [Op.and]: where }, order: [['orgId', 'ASC'], ['lowerName', 'ASC']], limit, offset, transaction: ctx.tx });
 }
 
+/** Teams by id. */
+export function teamsByIds(ctx: DbContext, ids: number[]): Promise<TeamModel[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return TeamModel.findAll({ where: { id: { [Op.in]: [...new Set(ids)] } }, transaction: ctx.tx });
+}
+
 /** The teams of `uid` in one organization. */
 export async function teamsOfUserInOrg(ctx: DbContext, orgId: number, uid: number): Promise<TeamModel[]> {
   const ids = await teamIdsOfUser(ctx, uid, orgId);

@@ -16,6 +16,8 @@ import { readableIssue, readableIssueIds } from './access';
 import { issueViews, namesOf, usersById } from './view';
 import { timeViews } from './time.service';
 import { findTrackedTimes } from '../../models/tracked-time.model';
+import { teamsByIds } from '../../models/team.model';
+import { teamUnits } from '../org/team.service';
 
 const CROSS_REFS = [CommentType.IssueRef, CommentType.CommentRef, CommentType.PullRef];
 
@@ -33,6 +35,8 @@ export async function timeline(
   const labels = new Map((await labelsByIds(ctx, rows.map((r) => r.labelId).filter((id) => id > 0))).map((l) => [l.id, l]));
   const milestones = new Map((await milestonesByIds(ctx, [...rows.map((r) => r.milestoneId), ...rows.map((r) => r.oldMilestoneId)])).map((m) => [m.id, m]));
   const times = new Map((await timeViews(ctx, await findTrackedTimes(ctx, rows.map((r) => r.timeId).filter((id) => id > 0)))).map((t) => [t.id, t]));
+  const teams = new Map((await teamsByIds(ctx, rows.map((r) => r.assigneeTeamId).filter((id) => id > 0))).map((t) => [t.id, t]));
+  const units = await teamUnits(ctx, [...teams.values()]);
   const repo = { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name };
   const out: TimelineView[] = [];
   for (const row of rows) {
@@ -44,6 +48,7 @@ export async function timeline(
       milestone: milestones.get(row.milestoneId) ?? null, oldMilestone: milestones.get(row.oldMilestoneId) ?? null,
       assignee: row.assigneeId ? user(row.assigneeId) : null, refIssue: otherViews.get(row.refIssueId) ?? null,
       dependentIssue: otherViews.get(row.dependentIssueId) ?? null, trackedTime: times.get(row.timeId) ?? null,
+      assigneeTeam: teams.has(row.assigneeTeamId) ? { team: teams.get(row.assigneeTeamId)!, units: units.get(row.assigneeTeamId)! } : null,
     });
   }
   return out;

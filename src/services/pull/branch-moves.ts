@@ -6,14 +6,16 @@
  * pull request. All of it is carried by the outbox, so a restart loses none of it.
  */
 import { systemCtx, withTx, type DbContext } from '../../db';
-import { listCommitIds } from '../../git/history';
+import { listCommitIds, sameChanges } from '../../git/history';
 import { dropsCommits } from '../../git/push-range';
 import { refId } from '../../git/ref-info';
 import { ZERO_ID } from '../../git/refs';
 import { withRepoLock } from '../../lock';
 import { CommentType } from '../../models/comment.model';
 import { findPullById, openPullsOn, type PullRequestModel } from '../../models/pull-request.model';
+import { liveApprovals, markStale, saveReview } from '../../models/review.model';
 import { enqueue } from '../../queue/outbox';
+import { ruleForBranch } from '../refs/branch-protection.service';
 import { record } from '../issue/history';
 import { queueCheck, repoDirById, syncHeadRef } from './check';
 
@@ -63,14 +65,33 @@ async function followHead(ctx: DbContext, pr: PullRequestModel, pusherId: number
   if (!dir) return;
   await withRepoLock(pr.baseRepoId, async () => {
     const { before, after } = await syncHeadRef(ctx, pr, dir);
-    const entry = after && before && after !== before ? await pushEntry(dir, pr, before, after) : null;
+    const moved = !!after && !!before && after !== before;
+    const entry = moved ? await pushEntry(dir, pr, before, after) : null;
+    const baseTip = moved ? await refId(dir, `refs/heads/${pr.baseBranch}`) : null;
+    // why: as Gitea, reviews go stale (and approvals are dismissed where the rule says so) only when the push changed what the pull request brings.
+    const changed = moved && (!baseTip || !(await sameChanges(dir, baseTip, before, after)));
+    const rule = changed ? await ruleForBranch(ctx, pr.baseRepoId, pr.baseBranch) : null;
     await withTx(ctx, async (tx) => {
       const row = await findPullById(tx, pr.id);
       if (!row || row.hasMerged) return;
       if (entry) await record(tx, { type: CommentType.PullPush, issueId: row.issueId, posterId: pusherId, content: entry });
+      if (changed) await reviewsAfterPush(tx, row, after!, pusherId, !!rule?.dismissStaleApprovals);
       await queueCheck(tx, row);
     });
   });
+}
+
+const STALE_DISMISSAL = 'New commits pushed, approval review dismissed automatically according to repository settings';
+
+/** After a push that changed a pull request: its reviews of other commits are stale, and with the rule's dismiss_stale_approvals its approvals are dismissed. */
+async function reviewsAfterPush(tx: DbContext, pr: PullRequestModel, head: string, pusherId: number, dismiss: boolean): Promise<void> {
+  await markStale(tx, pr.issueId, head);
+  if (!dismiss) return;
+  for (const review of await liveApprovals(tx, pr.issueId)) {
+    review.dismissed = true;
+    await saveReview(tx, review);
+    await record(tx, { type: CommentType.DismissReview, issueId: pr.issueId, posterId: pusherId, content: STALE_DISMISSAL, reviewId: review.id });
+  }
 }
 
 /** The PULL_BRANCHES_TOPIC handler (idempotent: a replay finds the pull refs already moved and only queues checks again). */

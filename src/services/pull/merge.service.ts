@@ -85,6 +85,7 @@ async function notReady(ctx: DbContext, rc: RepoContext, pr: PullRequestModel, h
   const verdicts = await officialVerdicts(ctx, pr.issueId, rule.ignoreStaleApprovals);
   if (verdicts.approvals < rule.requiredApprovals) return 'Does not have enough approvals';
   if (rule.blockOnRejectedReviews && verdicts.rejections > 0) return 'There are requested changes';
+  if (rule.blockOnOfficialReviewRequests && verdicts.requests > 0) return 'There are official review requests';
   if (rule.blockOnOutdatedBranch && pr.commitsBehind > 0) return 'The head branch is behind the base branch';
   const guarded = filePatterns(rule.protectedFilePatterns);
   if (guarded.length && pr.mergeBase) {

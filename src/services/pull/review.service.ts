@@ -1,37 +1,53 @@
 /**
- * Pull request reviews (`/pulls/{index}/reviews`): list, create (pending or submitted), get,
- * submit a pending review, delete, dismiss and undismiss, with Gitea's event rules and messages.
- * A review is official when its reviewer may approve under the base branch's protection rule
- * (the rule's approvals allow-list, else write on the code); a reviewer's new approval or change
- * request replaces their earlier ones.
+ * Pull request reviews (`/pulls/{index}/reviews`): list, create (pending or submitted, with
+ * comments on lines of the diff), get, submit a pending review, delete, dismiss and undismiss,
+ * with Gitea's event rules and messages. A review is official when its reviewer may approve under
+ * the base branch's protection rule (the rule's approvals allow-list, else write on the code); a
+ * reviewer's new approval or change request replaces their earlier ones and answers their review
+ * request (and their teams').
  */
 import { withTx, type DbContext } from '../../db';
 import { Forbidden, HttpError, Validation } from '../../errors';
-import { CommentType, reviewEntryIds } from '../../models/comment.model';
+import { sameChanges, mergeBase } from '../../git/history';
+import { cutDiffAroundLine, fileDiff, lineBlame } from '../../git/line-context';
+import { objectInfo } from '../../git/objects';
+import { repoPath } from '../../git/paths';
+import { refId } from '../../git/ref-info';
+import { deleteAttachmentRows, listCommentAttachments } from '../../models/attachment.model';
+import { codeCommentCounts, commentsOfReviews, CommentType, deleteCommentRows, insertComment, reviewEntryIds, type CommentModel } from '../../models/comment.model';
+import { addIssueComments, type IssueModel } from '../../models/issue.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import { idList } from '../../models/protected-tag.model';
+import { deleteCommentReactions } from '../../models/reaction.model';
+import { teamsByIds, teamsOfUserInOrg, type TeamModel } from '../../models/team.model';
 import { isTeamMember } from '../../models/team-user.model';
-import type { IssueModel } from '../../models/issue.model';
 import type { PullRequestModel } from '../../models/pull-request.model';
 import {
-  dismissEarlierVerdicts, findPendingReview, findReview, insertReview, listReviews, saveReview, ReviewType, type ReviewModel,
+  clearOfficial, deleteAnsweredRequests, deleteReviews, dismissEarlierVerdicts, findPendingReview, findReview, insertReview, latestVerdictOrRequest,
+  listReviews, saveReview, ReviewType, type ReviewModel,
 } from '../../models/review.model';
-import type { UserModel } from '../../models/user.model';
+import { UserType, type UserModel } from '../../models/user.model';
 import { asUser } from '../auth/principal';
+import { assertNotBlocked } from '../issue/access';
 import { record } from '../issue/history';
 import { usersById } from '../issue/view';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
-import { isRepoAdmin } from '../refs/access';
+import { assertNotArchived, isRepoAdmin } from '../refs/access';
 import { ruleForBranch } from '../refs/branch-protection.service';
+import { removeAttachmentFiles } from '../release/attachment-store';
+import { teamUnits } from '../org/team.service';
 import { headRefOf } from './check';
-import { pullByIndex } from './merge.service';
-import { assertPullsReadable } from './pull.service';
-import { refId } from '../../git/ref-info';
-import { repoPath } from '../../git/paths';
+import { assertPullsReadable, pullByIndex } from './pull.service';
 
-/** The body of `POST /pulls/{index}/reviews`. */
-export interface ReviewRequest { body?: string; event?: string; commit_id?: string; comments?: unknown[] }
+/** A comment on a line of the diff, as `POST /pulls/{index}/reviews` takes it. */
+export interface LineCommentRequest { path?: string; body?: string; old_position?: number; new_position?: number }
+
+/** The body of `POST /pulls/{index}/reviews` (and of a submission). */
+export interface ReviewRequest { body?: string; event?: string; commit_id?: string; comments?: LineCommentRequest[] }
+
+/** How many diff lines a line comment keeps, ending at its line (Gitea's [ui] CODE_COMMENT_LINES). */
+const CODE_COMMENT_LINES = 4;
 
 const EVENTS: Record<string, ReviewType> = { APPROVED: ReviewType.Approve, REQUEST_CHANGES: ReviewType.Reject, COMMENT: ReviewType.Comment };
 
@@ -57,13 +73,17 @@ export async function isOfficialReviewer(ctx: DbContext, rc: RepoContext, pr: Pu
   return false;
 }
 
-/** Reviews of a pull request the caller may see: every row but others' pending reviews. */
-export async function listPullReviews(ctx: DbContext, doer: UserModel | null, rc: RepoContext, index: number): Promise<{ pr: PullRequestModel; issue: IssueModel; reviews: ReviewModel[]; total: number }> {
+/** May the caller see the review: any submitted one, a pending one only its reviewer or a site admin. */
+function visible(doer: UserModel | null, r: ReviewModel): boolean {
+  return r.type !== ReviewType.Pending || !!(doer && (doer.isAdmin || doer.id === r.reviewerId));
+}
+
+/** Reviews of a pull request the caller may see (and the count of all of them, as Gitea's total). */
+export async function listPullReviews(ctx: DbContext, doer: UserModel | null, rc: RepoContext, index: number): Promise<{ reviews: ReviewModel[]; total: number }> {
   assertPullsReadable(rc);
-  const { pr, issue } = await pullByIndex(ctx, rc, index);
+  const { issue } = await pullByIndex(ctx, rc, index);
   const all = await listReviews(ctx, issue.id);
-  const visible = all.filter((r) => r.type !== ReviewType.Pending || (doer && (doer.isAdmin || doer.id === r.reviewerId)));
-  return { pr, issue, reviews: visible, total: all.length };
+  return { reviews: all.filter((r) => visible(doer, r)), total: all.length };
 }
 
 /** One review of the pull request; 404 in Gitea's words otherwise (others' pending reviews included). */
@@ -73,59 +93,152 @@ export async function getPullReview(ctx: DbContext, doer: UserModel | null, rc: 
   const review = await findReview(ctx, id);
   if (!review) throw new HttpError(404, 'GetReviewByID', {}, { errors: [`review does not exist [id: ${id}]`] });
   if (review.issueId !== issue.id) throw new HttpError(404, 'ReviewNotInPR');
-  if (review.type === ReviewType.Pending && !(doer && (doer.isAdmin || doer.id === review.reviewerId))) throw new HttpError(404, 'GetReviewByID');
+  if (!visible(doer, review)) throw new HttpError(404, 'GetReviewByID');
   return { pr, issue, review };
 }
 
-/** Turn a review into a submitted one of `type` (in the caller's transaction): flags, replaced verdicts, the timeline entry. */
-async function submit(tx: DbContext, rc: RepoContext, doer: UserModel, pr: PullRequestModel, issue: IssueModel, review: ReviewModel, type: ReviewType, body: string, commit: string): Promise<void> {
+/** The pull request's head commit in the base repository. */
+async function headOf(rc: RepoContext, pr: PullRequestModel): Promise<string> {
+  return (await refId(repoPath(rc.owner.name, rc.repo.name), headRefOf(pr))) ?? '';
+}
+
+/** Is a verdict on `commit` stale: another commit than the head, bringing other changes onto the base? */
+async function staleVerdict(rc: RepoContext, pr: PullRequestModel, commit: string, head: string): Promise<boolean> {
+  if (!head || commit === head) return false;
+  const dir = repoPath(rc.owner.name, rc.repo.name);
+  const base = await refId(dir, `refs/heads/${pr.baseBranch}`);
+  return !base || !(await sameChanges(dir, base, commit, head));
+}
+
+/**
+ * Turn a review into a submitted one of `type` (in the caller's transaction): the official flag,
+ * the verdicts and review requests it replaces, the timeline entry.
+ */
+async function submit(tx: DbContext, rc: RepoContext, doer: UserModel, pr: PullRequestModel, issue: IssueModel, review: ReviewModel, type: ReviewType, body: string, commit: string, stale: boolean): Promise<void> {
   const verdict = type === ReviewType.Approve || type === ReviewType.Reject;
-  if (verdict && (issue.isClosed || pr.hasMerged)) throw new Validation("can't submit review for a closed or merged PR");
-  const head = await refId(repoPath(rc.owner.name, rc.repo.name), headRefOf(pr));
-  Object.assign(review, {
-    type, content: body, commitId: commit, official: verdict ? await isOfficialReviewer(tx, rc, pr, doer) : false,
-    stale: verdict && !!head && commit !== head,
-  });
+  const official = verdict && (await isOfficialReviewer(tx, rc, pr, doer));
+  if (official) await clearOfficial(tx, issue.id, doer.id);
+  Object.assign(review, { type, content: body, commitId: commit, official, stale: verdict && stale });
   await saveReview(tx, review);
-  if (verdict) await dismissEarlierVerdicts(tx, issue.id, doer.id, review.id);
+  if (verdict) {
+    await dismissEarlierVerdicts(tx, issue.id, doer.id, review.id);
+    const teams = rc.owner.type === UserType.Organization ? await teamsOfUserInOrg(tx, rc.owner.id, doer.id) : [];
+    await deleteAnsweredRequests(tx, issue.id, doer.id, teams.map((t) => t.id));
+  }
   await record(tx, { type: CommentType.Review, issueId: issue.id, posterId: doer.id, content: body, reviewId: review.id });
 }
 
-/** Create a review (pending, or submitted at once); line comments are not taken yet (422). */
+/** A line comment checked and placed: its signed line (negative: old side), blamed commit and kept diff lines. */
+interface PlacedComment { path: string; body: string; line: number; commit: string; patch: string }
+
+/** Check line comments and find what each keeps; 422 for one without a path, body or line, or on a file the pull request does not change. */
+async function placeComments(rc: RepoContext, pr: PullRequestModel, commit: string, comments: LineCommentRequest[]): Promise<PlacedComment[]> {
+  const dir = repoPath(rc.owner.name, rc.repo.name);
+  const base = pr.mergeBase || (await mergeBase(dir, `refs/heads/${pr.baseBranch}`, commit)) || '';
+  const out: PlacedComment[] = [];
+  for (const [k, c] of comments.entries()) {
+    const path = typeof c?.path === 'string' ? c.path.replace(/^\/+/, '') : '';
+    const body = typeof c?.body === 'string' ? c.body : '';
+    const oldLine = Number(c?.old_position ?? 0);
+    const newLine = Number(c?.new_position ?? 0);
+    if (!path || path.startsWith('-') || /[\0\r\n]/.test(path)) throw new Validation(`[Comments[${k}].Path]: Required`);
+    if (!body.trim()) throw new Validation(`[Comments[${k}].Body]: Required`);
+    const old = Number.isSafeInteger(oldLine) && oldLine > 0;
+    if (!old && !(Number.isSafeInteger(newLine) && newLine > 0)) throw new Validation(`comment ${k} needs a line: new_position or old_position above 0`);
+    const diff = base ? await fileDiff(dir, base, commit, path) : '';
+    if (!diff) throw new Validation(`the pull request does not change ${path}`);
+    const line = old ? oldLine : newLine;
+    // why: as Gitea, a comment on the new side names the commit that last changed its line; the old side's line is the merge base's.
+    const blamed = old ? null : await lineBlame(dir, commit, path, line);
+    out.push({
+      path, body, line: old ? -line : blamed?.line ?? line, commit: old ? base : blamed?.commit ?? commit,
+      patch: cutDiffAroundLine(diff, line, old, CODE_COMMENT_LINES),
+    });
+  }
+  return out;
+}
+
+/** The commit a review is made on: `commit_id` when given (a commit of the repository), else the head. */
+async function reviewedCommit(rc: RepoContext, pr: PullRequestModel, given: string | undefined): Promise<string> {
+  if (!given) return headOf(rc, pr);
+  const [info] = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(given) ? await objectInfo(repoPath(rc.owner.name, rc.repo.name), [`${given}^{commit}`]) : [null];
+  if (!info) throw new Validation(`commit_id ${JSON.stringify(given)} is not a commit of the repository`);
+  return info.oid;
+}
+
+/** Create a review: pending, or submitted at once; its line comments join the reviewer's pending review first. */
 export async function createPullReview(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, o: ReviewRequest): Promise<ReviewModel> {
   assertPullsReadable(rc);
+  assertNotArchived(rc);
   const { pr, issue } = await pullByIndex(ctx, rc, index);
-  if (o.comments?.length) throw new Validation('review comments on lines are not supported yet');
+  const comments = Array.isArray(o.comments) ? o.comments : [];
   const body = o.body ?? '';
-  const type = reviewType(o.event, body, issue.posterId === doer.id, false);
-  const commit = o.commit_id || (await refId(repoPath(rc.owner.name, rc.repo.name), headRefOf(pr))) || '';
+  const type = reviewType(o.event, body, issue.posterId === doer.id, comments.length > 0);
+  if ((type === ReviewType.Approve || type === ReviewType.Reject) && (issue.isClosed || pr.hasMerged)) throw new Validation("can't submit review for a closed or merged PR");
+  await assertNotBlocked(ctx, rc, doer, [issue.posterId]);
+  const commit = await reviewedCommit(rc, pr, o.commit_id);
+  const placed = await placeComments(rc, pr, commit, comments);
+  const stale = type === ReviewType.Approve || type === ReviewType.Reject ? await staleVerdict(rc, pr, commit, await headOf(rc, pr)) : false;
   return withTx(ctx, async (tx) => {
     const review = (await findPendingReview(tx, issue.id, doer.id)) ?? (await insertReview(tx, { type: ReviewType.Pending, issueId: issue.id, reviewerId: doer.id, commitId: commit }));
+    for (const c of placed) {
+      await insertComment(tx, { type: CommentType.Code, issueId: issue.id, posterId: doer.id, content: c.body, treePath: c.path, line: c.line, commitSha: c.commit, patch: c.patch, reviewId: review.id });
+    }
     if (type === ReviewType.Pending) {
       review.content = body;
       await saveReview(tx, review);
       await record(tx, { type: CommentType.Review, issueId: issue.id, posterId: doer.id, content: body, reviewId: review.id });
       return review;
     }
-    await submit(tx, rc, doer, pr, issue, review, type, body, commit);
+    await submit(tx, rc, doer, pr, issue, review, type, body, commit, stale);
     return review;
   });
 }
 
-/** Submit one's pending review with an event. */
+/** Submit one's pending review with an event, on the current head. */
 export async function submitPullReview(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, id: number, o: ReviewRequest): Promise<ReviewModel> {
+  assertNotArchived(rc);
   const { pr, issue, review } = await getPullReview(ctx, doer, rc, index, id);
   if (review.type !== ReviewType.Pending) throw new Validation('only a pending review can be submitted');
   const body = o.body ?? '';
+  // why: Gitea does not count the pending review's line comments here, so COMMENT needs a body.
   const type = reviewType(o.event, body, issue.posterId === doer.id, false);
   if (type === ReviewType.Pending) throw new Validation('review stay pending');
-  const head = (await refId(repoPath(rc.owner.name, rc.repo.name), headRefOf(pr))) ?? review.commitId;
-  await withTx(ctx, (tx) => submit(tx, rc, doer, pr, issue, review, type, body, head));
+  if ((type === ReviewType.Approve || type === ReviewType.Reject) && (issue.isClosed || pr.hasMerged)) throw new Validation("can't submit review for a closed or merged PR");
+  const head = (await headOf(rc, pr)) || review.commitId;
+  await withTx(ctx, (tx) => submit(tx, rc, doer, pr, issue, review, type, body, head, false));
   return review;
 }
 
-/** Dismiss (with a timeline entry) or undismiss an approval or change request (repository admins). */
-export async function dismissPullReview(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, id: number, dismiss: boolean, message = ''): Promise<ReviewModel> {
+/** Delete a review with its line comments and timeline entries (its reviewer or a site admin); the reviewer's latest remaining verdict becomes official again. */
+export async function deletePullReview(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, id: number): Promise<void> {
+  assertNotArchived(rc);
+  const { pr, issue, review } = await getPullReview(ctx, doer, rc, index, id);
+  if (!doer.isAdmin && doer.id !== review.reviewerId) throw new Forbidden('only the reviewer or a site administrator can delete a review');
+  if (review.type === ReviewType.Request) throw new Validation('a review request is withdrawn through DELETE /pulls/{index}/requested_reviewers');
+  const reviewer = (await usersById(ctx, [review.reviewerId]))(review.reviewerId);
+  const uuids = await withTx(ctx, async (tx) => {
+    const rows = await commentsOfReviews(tx, [review.id], [CommentType.Code, CommentType.Review, CommentType.DismissReview]);
+    const ids = rows.map((c) => c.id);
+    const assets = await listCommentAttachments(tx, ids);
+    await deleteAttachmentRows(tx, assets.map((a) => a.id));
+    await deleteCommentReactions(tx, ids);
+    await deleteCommentRows(tx, ids);
+    const counted = rows.filter((c) => c.type === CommentType.Review).length;
+    if (counted) await addIssueComments(tx, issue.id, -counted);
+    await deleteReviews(tx, [review.id]);
+    const latest = await latestVerdictOrRequest(tx, issue.id, review.reviewerId);
+    if (latest && reviewer && !latest.official && (await isOfficialReviewer(tx, rc, pr, reviewer))) {
+      latest.official = true;
+      await saveReview(tx, latest);
+    }
+    return assets.map((a) => a.uuid);
+  });
+  await removeAttachmentFiles(uuids);
+}
+
+/** Dismiss (with a timeline entry; `priors` also the reviewer's earlier verdicts) or undismiss an approval or change request (repository admins). */
+export async function dismissPullReview(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, id: number, dismiss: boolean, message = '', priors = false): Promise<ReviewModel> {
   const { pr, issue, review } = await getPullReview(ctx, doer, rc, index, id);
   if (!isRepoAdmin(rc)) throw new Forbidden('Must be repo admin');
   if (review.type !== ReviewType.Approve && review.type !== ReviewType.Reject) throw new Forbidden("not need to dismiss this review because it's type is not Approve or change request");
@@ -133,27 +246,49 @@ export async function dismissPullReview(ctx: DbContext, doer: UserModel, rc: Rep
   await withTx(ctx, async (tx) => {
     review.dismissed = dismiss;
     await saveReview(tx, review);
-    if (dismiss) await record(tx, { type: CommentType.DismissReview, issueId: issue.id, posterId: doer.id, content: message, reviewId: review.id });
+    if (!dismiss) return;
+    if (priors) await dismissEarlierVerdicts(tx, issue.id, review.reviewerId, review.id);
+    await record(tx, { type: CommentType.DismissReview, issueId: issue.id, posterId: doer.id, content: message, reviewId: review.id });
   });
   return review;
 }
 
-/** The verdicts that count for a merge: official, not dismissed, the latest of each reviewer. */
-export async function officialVerdicts(ctx: DbContext, issueId: number, ignoreStale: boolean): Promise<{ approvals: number; rejections: number }> {
+/** The line comments of one review, by path and line. */
+export async function listReviewComments(ctx: DbContext, doer: UserModel | null, rc: RepoContext, index: number, id: number): Promise<{ review: ReviewModel; comments: CommentModel[] }> {
+  const { review } = await getPullReview(ctx, doer, rc, index, id);
+  return { review, comments: await commentsOfReviews(ctx, [review.id], [CommentType.Code]) };
+}
+
+/**
+ * What the base branch's rule counts for a merge: official approvals and change requests (the
+ * latest of each reviewer, not dismissed; stale ones left out when `ignoreStale`) and official
+ * review requests still open.
+ */
+export async function officialVerdicts(ctx: DbContext, issueId: number, ignoreStale: boolean): Promise<{ approvals: number; rejections: number; requests: number }> {
   const latest = new Map<number, ReviewModel>();
+  let requests = 0;
   for (const r of await listReviews(ctx, issueId)) {
+    if (r.type === ReviewType.Request && r.official) requests += 1;
     if ((r.type === ReviewType.Approve || r.type === ReviewType.Reject) && r.official && !r.dismissed && !(ignoreStale && r.stale)) latest.set(r.reviewerId, r);
   }
   const all = [...latest.values()];
-  return { approvals: all.filter((r) => r.type === ReviewType.Approve).length, rejections: all.filter((r) => r.type === ReviewType.Reject).length };
+  return { approvals: all.filter((r) => r.type === ReviewType.Approve).length, rejections: all.filter((r) => r.type === ReviewType.Reject).length, requests };
 }
 
 /** A review with what its JSON shows. */
-export interface ReviewView { row: ReviewModel; reviewer: UserModel | null; entryId: number | null }
+export interface ReviewView {
+  row: ReviewModel; reviewer: UserModel | null; team: TeamModel | null; teamUnits: Map<UnitType, AccessMode>; entryId: number | null; comments: number;
+}
 
-/** Views of reviews: their reviewers (null for team requests) and timeline entries, in a few queries. */
+/** Views of reviews: reviewers (or requested teams), timeline entries and line comment counts, in a few queries. */
 export async function reviewViews(ctx: DbContext, rows: ReviewModel[]): Promise<ReviewView[]> {
   const user = await usersById(ctx, rows.map((r) => r.reviewerId));
   const entries = await reviewEntryIds(ctx, rows.map((r) => r.id));
-  return rows.map((row) => ({ row, reviewer: row.reviewerId > 0 ? user(row.reviewerId) : null, entryId: entries.get(row.id) ?? null }));
+  const counts = await codeCommentCounts(ctx, rows.map((r) => r.id));
+  const teams = new Map((await teamsByIds(ctx, rows.map((r) => r.reviewerTeamId).filter((id) => id > 0))).map((t) => [t.id, t]));
+  const units = await teamUnits(ctx, [...teams.values()]);
+  return rows.map((row) => ({
+    row, reviewer: row.reviewerId > 0 ? user(row.reviewerId) : null, team: teams.get(row.reviewerTeamId) ?? null, teamUnits: units.get(row.reviewerTeamId) ?? new Map(),
+    entryId: entries.get(row.id) ?? null, comments: counts.get(row.id) ?? 0,
+  }));
 }

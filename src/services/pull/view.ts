@@ -15,7 +15,9 @@ import type { RepoContext } from '../repo/context';
 import { viewOf, type RepoView } from '../repo/repo.service';
 import type { IssueView } from '../issue/view';
 import { usersById } from '../issue/view';
+import { teamUnits } from '../org/team.service';
 import { headRefOf, repoWithOwner } from './check';
+import { requestedReviewers } from './review-request.service';
 import type { BranchSide as BranchSideOf, PullView as PullViewOf } from '../../models/pull-view';
 
 /** A pull request ready to convert, with repositories as the caller sees them. */
@@ -61,6 +63,8 @@ export async function pullViews(ctx: DbContext, p: Principal, rc: RepoContext, i
     mine.forEach(({ pull }, k) => headTips.set(pull, info[k]?.oid ?? null));
   }
   const merger = await usersById(ctx, rows.map(({ pull }) => pull.mergerId));
+  const requested = await requestedReviewers(ctx, rows.map(({ issue }) => issue.row.id));
+  const units = await teamUnits(ctx, [...requested.values()].flatMap((r) => r.teams));
   const out: PullView[] = [];
   for (const [k, { issue, pull }] of rows.entries()) {
     const baseSha = baseInfo[2 * k]?.oid ?? '';
@@ -74,8 +78,10 @@ export async function pullViews(ctx: DbContext, p: Principal, rc: RepoContext, i
         label: pull.headBranch, ref: tip ? pull.headBranch : headRefOf(pull), sha: list ? pullHead : tip ?? pullHead,
         repoId: h.dir ? pull.headRepoId : -1, repo: h.view,
       };
+    const asked = requested.get(issue.row.id)!;
     const view: PullView = {
       issue, pull, head, list, merger: pull.mergerId ? merger(pull.mergerId) : null,
+      reviewers: asked.users, reviewerTeams: asked.teams.map((team) => ({ team, units: units.get(team.id)!, org: rc.owner })),
       base: { label: pull.baseBranch, ref: pull.baseBranch, sha: baseSha, repoId: rc.repo.id, repo: baseView },
     };
     if (!list && !agit && h.dir && pull.mergeBase && pullHead) view.stats = await shortStat(baseDir, pull.mergeBase, pullHead).catch(() => undefined);

@@ -1,0 +1,170 @@
+/**
+ * Review requests (`/pulls/{index}/requested_reviewers`): asking users and teams to review a pull
+ * request, and withdrawing the request, with Gitea's rules of who may ask whom; and the requested
+ * reviewers a pull request's JSON lists. Every name is checked before anything is written, so a
+ * refused request changes nothing.
+ */
+import { withTx, type DbContext } from '../../db';
+import { Forbidden, HttpError, Validation } from '../../errors';
+import { collaboratorMode, teamGrants } from '../../models/access';
+import { CommentType } from '../../models/comment.model';
+import { findUsersByEmails } from '../../models/email-address.model';
+import { AccessMode, UnitType } from '../../models/perm';
+import { idList } from '../../models/protected-tag.model';
+import type { PullRequestModel } from '../../models/pull-request.model';
+import {
+  clearOfficial, deleteReviews, findTeamRequest, insertReview, latestVerdictOrRequest, saveReview, verdictsAndRequestsOf, ReviewType, type ReviewModel,
+} from '../../models/review.model';
+import { findTeamByName, teamsByIds, type TeamModel } from '../../models/team.model';
+import { hasTeamRepo } from '../../models/team-repo.model';
+import { isBlocked } from '../../models/user-blocking.model';
+import { findUserByName, UserType, type UserModel } from '../../models/user.model';
+import { asUser } from '../auth/principal';
+import { record } from '../issue/history';
+import { usersById } from '../issue/view';
+import { repoPermission } from '../perm/permission';
+import type { RepoContext } from '../repo/context';
+import { teamUnits } from '../org/team.service';
+import { ruleForBranch } from '../refs/branch-protection.service';
+import { pullByIndex, assertPullsReadable } from './pull.service';
+import { isOfficialReviewer } from './review.service';
+
+/** The body of `POST`/`DELETE /pulls/{index}/requested_reviewers`. */
+export interface ReviewRequestOptions { reviewers?: string[]; team_reviewers?: string[] }
+
+/** Gitea's refusal of a review request: 422 naming the doer and the repository. */
+function invalid(reason: string, doer: UserModel, rc: RepoContext): Validation {
+  return new Validation(`${reason} [user_id: ${doer.id}, repo_id: ${rc.repo.id}]`);
+}
+
+/** May the caller change a pull request's review requests (Gitea's CanDoerChangeReviewRequests)? */
+async function canChangeRequests(ctx: DbContext, doer: UserModel, rc: RepoContext, posterId: number): Promise<boolean> {
+  if (rc.repo.isArchived) return false;
+  if (doer.id === posterId || doer.id === rc.repo.ownerId) return true;
+  if ((await collaboratorMode(ctx, rc.repo.id, doer.id)) !== null) return true;
+  if (rc.owner.type !== UserType.Organization) return false;
+  // why: members of the organization's teams that reach this repository's pull requests may ask for reviews.
+  return (await teamGrants(ctx, rc.owner.id, doer.id, rc.repo.id)).some((t) => t.authorize >= AccessMode.Admin || (t.units.get(UnitType.PullRequests) ?? AccessMode.None) >= AccessMode.Read);
+}
+
+/** Users named by login, or by e-mail when the value holds `@`; 404 in Gitea's words for an unknown one. */
+async function usersNamed(ctx: DbContext, names: string[]): Promise<UserModel[]> {
+  const byEmail = await findUsersByEmails(ctx, names.filter((n) => n.includes('@')));
+  const out: UserModel[] = [];
+  for (const n of names) {
+    const u = n.includes('@') ? byEmail.get(n.toLowerCase()) : await findUserByName(ctx, n);
+    if (!u) throw new HttpError(404, `User '${n}' not exist`);
+    if (!out.some((x) => x.id === u.id)) out.push(u);
+  }
+  return out;
+}
+
+/** Is a team an official reviewer of the pull request; else the request is official when its requester is (Gitea's IsOfficialReviewerTeam). */
+async function isOfficialTeamRequest(ctx: DbContext, rc: RepoContext, pr: PullRequestModel, team: TeamModel, doer: UserModel): Promise<boolean> {
+  const rule = await ruleForBranch(ctx, rc.repo.id, pr.baseBranch);
+  if (rule) {
+    const official = rule.enableApprovalsAllowlist ? idList(rule.approvalsAllowlistTeamIds).includes(team.id) : await teamCanWriteCode(ctx, team, rc);
+    if (official) return true;
+  }
+  return isOfficialReviewer(ctx, rc, pr, doer);
+}
+
+/** Does the team have write on the repository's code? */
+async function teamCanWriteCode(ctx: DbContext, team: TeamModel, rc: RepoContext): Promise<boolean> {
+  if (!team.includesAllRepositories && !(await hasTeamRepo(ctx, team.id, rc.repo.id))) return false;
+  if (team.authorize >= AccessMode.Admin) return true;
+  return ((await teamUnits(ctx, [team])).get(team.id)?.get(UnitType.Code) ?? AccessMode.None) >= AccessMode.Write;
+}
+
+/** Ask users and teams for a review, or withdraw the requests; returns the new requests (an add) in Gitea's order. */
+export async function changeReviewRequests(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, o: ReviewRequestOptions, add: boolean): Promise<ReviewModel[]> {
+  assertPullsReadable(rc);
+  const { pr, issue } = await pullByIndex(ctx, rc, index);
+  const names = (Array.isArray(o.reviewers) ? o.reviewers : []).filter((n) => typeof n === 'string' && n !== '');
+  const teamNames = rc.owner.type === UserType.Organization ? (Array.isArray(o.team_reviewers) ? o.team_reviewers : []).filter((n) => typeof n === 'string' && n !== '') : [];
+  const users = await usersNamed(ctx, names);
+  const mayChange = await canChangeRequests(ctx, doer, rc, issue.posterId);
+  const closed = issue.isClosed || pr.hasMerged;
+  const userPlan: { user: UserModel; last: ReviewModel | null }[] = [];
+  for (const user of users) {
+    if (user.type === UserType.Organization) throw invalid("Organization can't be added as reviewer", doer, rc);
+    const last = await latestVerdictOrRequest(ctx, issue.id, user.id);
+    if (add) {
+      const perm = await repoPermission(ctx, asUser(user), rc.repo, rc.owner);
+      if (!perm.can(UnitType.PullRequests, AccessMode.Read)) throw invalid("Reviewer can't read", doer, rc);
+      if (user.id === issue.posterId) throw invalid("poster of pr can't be reviewer", doer, rc);
+      // why: as Gitea, the poster may ask someone who already reviewed to look again, even without the right to choose reviewers.
+      if (!mayChange && !(doer.id === issue.posterId && last && last.type !== ReviewType.Request)) throw invalid("Doer can't choose reviewer", doer, rc);
+      if (await isBlocked(ctx, user.id, doer.id) || (rc.owner.id !== user.id && (await isBlocked(ctx, rc.owner.id, user.id)))) throw new Forbidden('user is blocked');
+      if (last && last.type !== ReviewType.Request && closed) throw new Forbidden('cannot request a re-review on a closed or merged PR');
+    } else if (!mayChange && !(last?.type === ReviewType.Request && user.id === doer.id)) {
+      throw invalid("Doer can't remove reviewer", doer, rc);
+    }
+    userPlan.push({ user, last });
+  }
+  const teams: TeamModel[] = [];
+  for (const name of teamNames) {
+    const team = await findTeamByName(ctx, rc.owner.id, name);
+    if (!team) throw new HttpError(404, `Team '${name}' not exist`);
+    if (add && rc.repo.isPrivate && !team.includesAllRepositories && !(await hasTeamRepo(ctx, team.id, rc.repo.id))) throw invalid("Reviewing team can't read repo", doer, rc);
+    if (!mayChange) throw invalid(add ? "Doer can't choose reviewer" : "Doer can't remove reviewer", doer, rc);
+    if (!teams.some((t) => t.id === team.id)) teams.push(team);
+  }
+  const officialUser = new Map<number, boolean>();
+  for (const { user } of userPlan) officialUser.set(user.id, await isOfficialReviewer(ctx, rc, pr, user));
+  const officialTeam = new Map<number, boolean>();
+  if (add) for (const team of teams) officialTeam.set(team.id, await isOfficialTeamRequest(ctx, rc, pr, team, doer));
+
+  return withTx(ctx, async (tx) => {
+    const made: ReviewModel[] = [];
+    for (const { user, last } of userPlan) {
+      const official = officialUser.get(user.id)!;
+      if (add) {
+        if (last?.type === ReviewType.Request) continue;
+        if (official) await clearOfficial(tx, issue.id, user.id);
+        const review = await insertReview(tx, { type: ReviewType.Request, issueId: issue.id, reviewerId: user.id, official });
+        await record(tx, { type: CommentType.ReviewRequest, issueId: issue.id, posterId: doer.id, assigneeId: user.id, reviewId: review.id });
+        made.push(review);
+      } else if (last?.type === ReviewType.Request) {
+        await deleteReviews(tx, [last.id]);
+        // why: the request had taken the official flag over; the reviewer's latest verdict gets it back.
+        const prior = await latestVerdictOrRequest(tx, issue.id, user.id);
+        if (prior && official && !prior.official) {
+          prior.official = true;
+          await saveReview(tx, prior);
+        }
+        await record(tx, { type: CommentType.ReviewRequest, issueId: issue.id, posterId: doer.id, assigneeId: user.id, removedAssignee: true });
+      }
+    }
+    for (const team of teams) {
+      const open = await findTeamRequest(tx, issue.id, team.id);
+      if (add) {
+        if (open) continue;
+        const review = await insertReview(tx, { type: ReviewType.Request, issueId: issue.id, reviewerTeamId: team.id, official: officialTeam.get(team.id)! });
+        await record(tx, { type: CommentType.ReviewRequest, issueId: issue.id, posterId: doer.id, assigneeTeamId: team.id, reviewId: review.id });
+        made.push(review);
+      } else if (open) {
+        await deleteReviews(tx, [open.id]);
+        await record(tx, { type: CommentType.ReviewRequest, issueId: issue.id, posterId: doer.id, assigneeTeamId: team.id, removedAssignee: true });
+      }
+    }
+    return made;
+  });
+}
+
+/** The requested reviewers of pull requests, by issue id: users (their latest verdict or request, not dismissed) and teams with an open request. */
+export async function requestedReviewers(ctx: DbContext, issueIds: number[]): Promise<Map<number, { users: UserModel[]; teams: TeamModel[] }>> {
+  const rows = await verdictsAndRequestsOf(ctx, issueIds);
+  const latest = new Map<string, ReviewModel>();
+  for (const r of rows) if (r.reviewerTeamId === 0) latest.set(`${r.issueId}:${r.reviewerId}`, r);
+  const user = await usersById(ctx, rows.map((r) => r.reviewerId));
+  const out = new Map<number, { users: UserModel[]; teams: TeamModel[] }>(issueIds.map((id) => [id, { users: [], teams: [] }]));
+  const shown = [...latest.values()].filter((r) => !r.dismissed).sort((a, b) => a.updatedUnix - b.updatedUnix || a.id - b.id);
+  for (const r of shown) {
+    const u = user(r.reviewerId);
+    if (u) out.get(r.issueId)!.users.push(u);
+  }
+  const teams = new Map((await teamsByIds(ctx, rows.map((r) => r.reviewerTeamId).filter((id) => id > 0))).map((t) => [t.id, t]));
+  for (const r of rows) if (teams.has(r.reviewerTeamId)) out.get(r.issueId)!.teams.push(teams.get(r.reviewerTeamId)!);
+  return out;
+}
