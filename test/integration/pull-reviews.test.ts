@@ -236,4 +236,26 @@ describe('pull request reviews', () => {
     expect([blocked.status, blocked.body.message]).to.deep.equal([405, 'Does not have enough approvals']);
     expect((await api('DELETE', '/branch_protections/main', undefined, alice)).status).to.equal(204);
   });
+
+  it('asks for reviews when a pull request is created, and creates nothing when a reviewer is refused', async () => {
+    const { alice, bob } = rw;
+    const work = await rw.g.clone(alice, 'alice', 'proj');
+    await rw.g.ok(['checkout', '-q', '-b', 'asked-at-once'], work);
+    await rw.g.commit(work, 'once.txt', 'once\n');
+    await rw.g.ok(['push', '-q', 'origin', 'asked-at-once'], work);
+    const before = ((await api('GET', '/pulls?state=all&limit=50', undefined, alice)).body as unknown[]).length;
+    const refusals: [Record<string, unknown>, number, string][] = [
+      [{ reviewers: ['nobody'] }, 404, "User 'nobody' not exist"],
+      [{ reviewers: ['alice'] }, 422, "poster of pr can't be reviewer"],
+    ];
+    for (const [extra, status, message] of refusals) {
+      const r = await api('POST', '/pulls', { head: 'asked-at-once', base: 'main', title: 'Asked', ...extra }, alice);
+      expect([r.status, String(r.body.message).split(' [')[0]]).to.deep.equal([status, message]);
+    }
+    expect(((await api('GET', '/pulls?state=all&limit=50', undefined, alice)).body as unknown[]).length).to.equal(before);
+    const made = await api('POST', '/pulls', { head: 'asked-at-once', base: 'main', title: 'Asked', reviewers: ['bob', 'carol'] }, alice);
+    expect(made.status, made.text).to.equal(201);
+    expect((made.body.requested_reviewers as { login: string }[]).map((u) => u.login)).to.deep.equal(['bob', 'carol']);
+    expect(((await api('GET', `/pulls/${made.body.number}/reviews`, undefined, bob)).body as { state: string }[]).map((r) => r.state)).to.deep.equal(['REQUEST_REVIEW', 'REQUEST_REVIEW']);
+  });
 });

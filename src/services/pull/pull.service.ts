@@ -33,6 +33,7 @@ import { isIssueSort } from '../../models/issue-search';
 import { headRefOf, queueCheck, runPullCheck, syncHeadRef } from './check';
 import { pullViews, type PullView } from './view';
 import { addedCommitsEntry } from './branch-moves';
+import { applyReviewRequests, planReviewRequests } from './review-request.service';
 
 /**
  * Gitea's guards of every pull route: 404 for a mirror, an empty repository or pull requests the
@@ -112,6 +113,7 @@ export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, 
   const deadline = writer && o.due_date ? parseApiTime(o.due_date, 'DueDate') : 0;
   await assertNotBlocked(ctx, rc, doer, links.assignees.map((u) => u.id));
   await assertMayPropose(ctx, doer, rc, head);
+  const requests = await planReviewRequests(ctx, doer, rc, { issueId: 0, posterId: doer.id, closed: false, baseBranch: o.base! }, { reviewers: o.reviewers, team_reviewers: o.team_reviewers }, true);
 
   const fields = { repoId: rc.repo.id, posterId: doer.id, name: title, content: o.body ?? '', milestoneId: links.milestone?.id ?? 0, isPull: true, ref: '', deadlineUnix: deadline };
   // why: the base repository's lock orders this with pushes' ref syncs, so refs/pull/<n>/head is written once the number exists and no sync can miss the new pull request.
@@ -127,6 +129,7 @@ export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, 
       });
       // why: the outbox carries the check, so a crash before the inline check below still leaves none stuck in "checking".
       await queueCheck(tx, pr);
+      await applyReviewRequests(tx, issue.id, requests);
       return { row: issue, pull: pr };
     });
     await syncHeadRef(ctx, made.pull, baseDir);

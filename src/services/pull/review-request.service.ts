@@ -60,7 +60,7 @@ async function usersNamed(ctx: DbContext, names: string[]): Promise<UserModel[]>
 }
 
 /** Is a team an official reviewer of the pull request; else the request is official when its requester is (Gitea's IsOfficialReviewerTeam). */
-async function isOfficialTeamRequest(ctx: DbContext, rc: RepoContext, pr: PullRequestModel, team: TeamModel, doer: UserModel): Promise<boolean> {
+async function isOfficialTeamRequest(ctx: DbContext, rc: RepoContext, pr: Pick<PullRequestModel, 'baseBranch'>, team: TeamModel, doer: UserModel): Promise<boolean> {
   const rule = await ruleForBranch(ctx, rc.repo.id, pr.baseBranch);
   if (rule) {
     const official = rule.enableApprovalsAllowlist ? idList(rule.approvalsAllowlistTeamIds).includes(team.id) : await teamCanWriteCode(ctx, team, rc);
@@ -76,80 +76,91 @@ async function teamCanWriteCode(ctx: DbContext, team: TeamModel, rc: RepoContext
   return ((await teamUnits(ctx, [team])).get(team.id)?.get(UnitType.Code) ?? AccessMode.None) >= AccessMode.Write;
 }
 
-/** Ask users and teams for a review, or withdraw the requests; returns the new requests (an add) in Gitea's order. */
-export async function changeReviewRequests(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, o: ReviewRequestOptions, add: boolean): Promise<ReviewModel[]> {
-  assertPullsReadable(rc);
-  const { pr, issue } = await pullByIndex(ctx, rc, index);
+/** The pull request a review request is about (a new one has no issue id yet). */
+interface Target { issueId: number; posterId: number; closed: boolean; baseBranch: string }
+
+/** Checked review requests, ready to write. */
+export interface RequestPlan { add: boolean; doer: UserModel; users: { user: UserModel; last: ReviewModel | null; official: boolean }[]; teams: { team: TeamModel; official: boolean }[] }
+
+/**
+ * Check named users and teams as review requests (or withdrawals) on a pull request, with Gitea's
+ * rules and answers, writing nothing: 404 for an unknown name, 422 for a request the rules refuse,
+ * 403 for a blocked user or a re-review of a closed pull request.
+ */
+export async function planReviewRequests(ctx: DbContext, doer: UserModel, rc: RepoContext, t: Target, o: ReviewRequestOptions, add: boolean): Promise<RequestPlan> {
   const names = (Array.isArray(o.reviewers) ? o.reviewers : []).filter((n) => typeof n === 'string' && n !== '');
   const teamNames = rc.owner.type === UserType.Organization ? (Array.isArray(o.team_reviewers) ? o.team_reviewers : []).filter((n) => typeof n === 'string' && n !== '') : [];
-  const users = await usersNamed(ctx, names);
-  const mayChange = await canChangeRequests(ctx, doer, rc, issue.posterId);
-  const closed = issue.isClosed || pr.hasMerged;
-  const userPlan: { user: UserModel; last: ReviewModel | null }[] = [];
-  for (const user of users) {
+  const mayChange = await canChangeRequests(ctx, doer, rc, t.posterId);
+  const plan: RequestPlan = { add, doer, users: [], teams: [] };
+  for (const user of await usersNamed(ctx, names)) {
     if (user.type === UserType.Organization) throw invalid("Organization can't be added as reviewer", doer, rc);
-    const last = await latestVerdictOrRequest(ctx, issue.id, user.id);
+    const last = t.issueId ? await latestVerdictOrRequest(ctx, t.issueId, user.id) : null;
     if (add) {
       const perm = await repoPermission(ctx, asUser(user), rc.repo, rc.owner);
       if (!perm.can(UnitType.PullRequests, AccessMode.Read)) throw invalid("Reviewer can't read", doer, rc);
-      if (user.id === issue.posterId) throw invalid("poster of pr can't be reviewer", doer, rc);
+      if (user.id === t.posterId) throw invalid("poster of pr can't be reviewer", doer, rc);
       // why: as Gitea, the poster may ask someone who already reviewed to look again, even without the right to choose reviewers.
-      if (!mayChange && !(doer.id === issue.posterId && last && last.type !== ReviewType.Request)) throw invalid("Doer can't choose reviewer", doer, rc);
+      if (!mayChange && !(doer.id === t.posterId && last && last.type !== ReviewType.Request)) throw invalid("Doer can't choose reviewer", doer, rc);
       if (await isBlocked(ctx, user.id, doer.id) || (rc.owner.id !== user.id && (await isBlocked(ctx, rc.owner.id, user.id)))) throw new Forbidden('user is blocked');
-      if (last && last.type !== ReviewType.Request && closed) throw new Forbidden('cannot request a re-review on a closed or merged PR');
+      if (last && last.type !== ReviewType.Request && t.closed) throw new Forbidden('cannot request a re-review on a closed or merged PR');
     } else if (!mayChange && !(last?.type === ReviewType.Request && user.id === doer.id)) {
       throw invalid("Doer can't remove reviewer", doer, rc);
     }
-    userPlan.push({ user, last });
+    plan.users.push({ user, last, official: await isOfficialReviewer(ctx, rc, t, user) });
   }
-  const teams: TeamModel[] = [];
   for (const name of teamNames) {
     const team = await findTeamByName(ctx, rc.owner.id, name);
     if (!team) throw new HttpError(404, `Team '${name}' not exist`);
     if (add && rc.repo.isPrivate && !team.includesAllRepositories && !(await hasTeamRepo(ctx, team.id, rc.repo.id))) throw invalid("Reviewing team can't read repo", doer, rc);
     if (!mayChange) throw invalid(add ? "Doer can't choose reviewer" : "Doer can't remove reviewer", doer, rc);
-    if (!teams.some((t) => t.id === team.id)) teams.push(team);
+    if (!plan.teams.some((x) => x.team.id === team.id)) plan.teams.push({ team, official: add && (await isOfficialTeamRequest(ctx, rc, t, team, doer)) });
   }
-  const officialUser = new Map<number, boolean>();
-  for (const { user } of userPlan) officialUser.set(user.id, await isOfficialReviewer(ctx, rc, pr, user));
-  const officialTeam = new Map<number, boolean>();
-  if (add) for (const team of teams) officialTeam.set(team.id, await isOfficialTeamRequest(ctx, rc, pr, team, doer));
+  return plan;
+}
 
-  return withTx(ctx, async (tx) => {
-    const made: ReviewModel[] = [];
-    for (const { user, last } of userPlan) {
-      const official = officialUser.get(user.id)!;
-      if (add) {
-        if (last?.type === ReviewType.Request) continue;
-        if (official) await clearOfficial(tx, issue.id, user.id);
-        const review = await insertReview(tx, { type: ReviewType.Request, issueId: issue.id, reviewerId: user.id, official });
-        await record(tx, { type: CommentType.ReviewRequest, issueId: issue.id, posterId: doer.id, assigneeId: user.id, reviewId: review.id });
-        made.push(review);
-      } else if (last?.type === ReviewType.Request) {
-        await deleteReviews(tx, [last.id]);
-        // why: the request had taken the official flag over; the reviewer's latest verdict gets it back.
-        const prior = await latestVerdictOrRequest(tx, issue.id, user.id);
-        if (prior && official && !prior.official) {
-          prior.official = true;
-          await saveReview(tx, prior);
-        }
-        await record(tx, { type: CommentType.ReviewRequest, issueId: issue.id, posterId: doer.id, assigneeId: user.id, removedAssignee: true });
+/** Write checked review requests (in the caller's transaction); returns the new request rows. */
+export async function applyReviewRequests(tx: DbContext, issueId: number, plan: RequestPlan): Promise<ReviewModel[]> {
+  const made: ReviewModel[] = [];
+  const posterId = plan.doer.id;
+  for (const { user, last, official } of plan.users) {
+    if (plan.add) {
+      if (last?.type === ReviewType.Request) continue;
+      if (official) await clearOfficial(tx, issueId, user.id);
+      const review = await insertReview(tx, { type: ReviewType.Request, issueId, reviewerId: user.id, official });
+      await record(tx, { type: CommentType.ReviewRequest, issueId, posterId, assigneeId: user.id, reviewId: review.id });
+      made.push(review);
+    } else if (last?.type === ReviewType.Request) {
+      await deleteReviews(tx, [last.id]);
+      // why: the request had taken the official flag over; the reviewer's latest verdict gets it back.
+      const prior = await latestVerdictOrRequest(tx, issueId, user.id);
+      if (prior && official && !prior.official) {
+        prior.official = true;
+        await saveReview(tx, prior);
       }
+      await record(tx, { type: CommentType.ReviewRequest, issueId, posterId, assigneeId: user.id, removedAssignee: true });
     }
-    for (const team of teams) {
-      const open = await findTeamRequest(tx, issue.id, team.id);
-      if (add) {
-        if (open) continue;
-        const review = await insertReview(tx, { type: ReviewType.Request, issueId: issue.id, reviewerTeamId: team.id, official: officialTeam.get(team.id)! });
-        await record(tx, { type: CommentType.ReviewRequest, issueId: issue.id, posterId: doer.id, assigneeTeamId: team.id, reviewId: review.id });
-        made.push(review);
-      } else if (open) {
-        await deleteReviews(tx, [open.id]);
-        await record(tx, { type: CommentType.ReviewRequest, issueId: issue.id, posterId: doer.id, assigneeTeamId: team.id, removedAssignee: true });
-      }
+  }
+  for (const { team, official } of plan.teams) {
+    const open = await findTeamRequest(tx, issueId, team.id);
+    if (plan.add) {
+      if (open) continue;
+      const review = await insertReview(tx, { type: ReviewType.Request, issueId, reviewerTeamId: team.id, official });
+      await record(tx, { type: CommentType.ReviewRequest, issueId, posterId, assigneeTeamId: team.id, reviewId: review.id });
+      made.push(review);
+    } else if (open) {
+      await deleteReviews(tx, [open.id]);
+      await record(tx, { type: CommentType.ReviewRequest, issueId, posterId, assigneeTeamId: team.id, removedAssignee: true });
     }
-    return made;
-  });
+  }
+  return made;
+}
+
+/** Ask users and teams for a review, or withdraw the requests; returns the new requests (an add) in Gitea's order. */
+export async function changeReviewRequests(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, o: ReviewRequestOptions, add: boolean): Promise<ReviewModel[]> {
+  assertPullsReadable(rc);
+  const { pr, issue } = await pullByIndex(ctx, rc, index);
+  const plan = await planReviewRequests(ctx, doer, rc, { issueId: issue.id, posterId: issue.posterId, closed: issue.isClosed || pr.hasMerged, baseBranch: pr.baseBranch }, o, add);
+  return withTx(ctx, (tx) => applyReviewRequests(tx, issue.id, plan));
 }
 
 /** The requested reviewers of pull requests, by issue id: users (their latest verdict or request, not dismissed) and teams with an open request. */

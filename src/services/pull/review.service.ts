@@ -63,7 +63,7 @@ function reviewType(event: string | undefined, body: string, posterIsDoer: boole
 }
 
 /** Is `user` an official reviewer of the pull request (Gitea's IsOfficialReviewer)? */
-export async function isOfficialReviewer(ctx: DbContext, rc: RepoContext, pr: PullRequestModel, user: UserModel): Promise<boolean> {
+export async function isOfficialReviewer(ctx: DbContext, rc: RepoContext, pr: Pick<PullRequestModel, 'baseBranch'>, user: UserModel): Promise<boolean> {
   const rule = await ruleForBranch(ctx, rc.repo.id, pr.baseBranch);
   if (!rule || !rule.enableApprovalsAllowlist) {
     return (await repoPermission(ctx, asUser(user), rc.repo, rc.owner)).can(UnitType.Code, AccessMode.Write);
