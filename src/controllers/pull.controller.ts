@@ -4,7 +4,7 @@
  * cannot read.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { ChangedFile, CreatePullRequestOption, EditPullRequestOption, MergePullRequestOption, MergeUpstreamRequest, MergeUpstreamResponse, PullRequest } from '../api/pull';
 import type { Commit } from '../api/commit';
 import { NotFound, type ApiErrorBody } from '../errors';
@@ -20,6 +20,7 @@ import { pullCommits, pullFiles } from '../services/pull/diff.service';
 import { repoAssignment } from '../services/repo/context';
 import { createPull, getPull, getPullByBaseHead, listPinnedPulls, listPulls, pullOfMergedCommit } from '../services/pull/pull.service';
 import { isPullMerged, mergePull } from '../services/pull/merge.service';
+import { cancelScheduledMerge } from '../services/pull/auto-merge.service';
 import { editPull } from '../services/pull/pull-edit.service';
 import { updatePull } from '../services/pull/update.service';
 import { mergeUpstream } from '../services/pull/upstream.service';
@@ -124,10 +125,14 @@ export class PullController extends Controller {
     this.setStatus(204);
   }
 
-  /** Merge a pull request with one of the styles the repository allows, or record a merge made outside (`manually-merged`). */
+  /**
+   * Merge a pull request with one of the styles the repository allows, record a merge made outside
+   * (`manually-merged`), or schedule the merge for when its checks succeed (`merge_when_checks_succeed`, 201).
+   */
   @Post('{index}/merge')
   @Security('signed', ['repository'])
   @SuccessResponse(200, 'merged')
+  @Response<void>(201, 'scheduled')
   @Response<ApiErrorBody>(404, 'not found or closed')
   @Response<ApiErrorBody>(405, 'not allowed or not ready')
   @Response<ApiErrorBody>(409, 'conflict, or the head or base moved')
@@ -137,8 +142,20 @@ export class PullController extends Controller {
   public async repoMergePullRequest(@Path() owner: string, @Path() repo: string, @Path() index: number, @Body() body: MergePullRequestOption, @Request() req: ExRequest): Promise<void> {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
-    await mergePull(ctx, doerOf(req), req.principal, rc, index, body);
-    this.setStatus(200);
+    this.setStatus((await mergePull(ctx, doerOf(req), req.principal, rc, index, body)) === 'scheduled' ? 201 : 200);
+  }
+
+  /** Cancel the scheduled merge of a pull request (its scheduler or a repository admin). */
+  @Delete('{index}/merge')
+  @Security('signed', ['repository'])
+  @SuccessResponse(204, 'cancelled')
+  @Response<ApiErrorBody>(403, 'neither the scheduler nor a repository admin')
+  @Response<ApiErrorBody>(404, 'not found, or nothing scheduled')
+  public async repoCancelScheduledAutoMerge(@Path() owner: string, @Path() repo: string, @Path() index: number, @Request() req: ExRequest): Promise<void> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    await cancelScheduledMerge(ctx, doerOf(req), rc, index);
+    this.setStatus(204);
   }
 
   /** Bring the head up to date with the base: `style=rebase` rebases it, anything else merges the base into it. */

@@ -12,6 +12,7 @@ import { PUSH_TOPIC, type PushJob } from './hook.service';
 import { refreshCommitGraph, syncRepoRefs } from './sync.service';
 import { PULL_BRANCHES_TOPIC, processBranchesMoved } from '../pull/branch-moves';
 import { PULL_CHECK_TOPIC, runPullCheck } from '../pull/check';
+import { AUTO_MERGE_TOPIC, processAutoMerge } from '../pull/auto-merge.service';
 
 /** Process one recorded push (idempotent: a replay finds nothing left to record). */
 export async function processPush(payload: unknown): Promise<void> {
@@ -66,6 +67,7 @@ export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine:
   // why: a push job takes seconds at most; a crashed worker's lease is taken over after a minute.
   const handlers = {
     [PUSH_TOPIC]: processPush, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p: unknown) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
+    [AUTO_MERGE_TOPIC]: processAutoMerge,
   };
   // why: a pull request check mostly waits on git children; four at a time keep both cores busy.
   const worker: OutboxWorker = startOutboxWorker(handlers, { leaseMs: 60_000, pollMs: 1000, batch: 16, concurrency: 4 });

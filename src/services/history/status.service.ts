@@ -13,6 +13,8 @@ import {
 } from '../../models/commit-status.model';
 import type { RepoContext } from '../repo/context';
 import { assertCodeReadable, resolveCommitId } from './commit.service';
+import { notifyEnqueued } from '../../queue/outbox';
+import { queueAutoMergesOfHead } from '../pull/auto-merge.service';
 
 /** A status report (Gitea's CreateStatusOption). */
 export interface StatusReport { state: string; target_url?: string; description?: string; context?: string }
@@ -44,7 +46,13 @@ export async function createCommitStatus(ctx: DbContext, rc: RepoContext, doer: 
   // why: two reports for one commit can pick the same next index; the unique index refuses one, which retries.
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      return await withTx(ctx, (tx) => insertCommitStatus(tx, row));
+      const made = await withTx(ctx, async (tx) => {
+        const inserted = await insertCommitStatus(tx, row);
+        await queueAutoMergesOfHead(tx, rc.repo.id, commit);
+        return inserted;
+      });
+      notifyEnqueued();
+      return made;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
     }

@@ -16,6 +16,7 @@ import { findPullById, savePull, PullStatus, type PullRequestModel } from '../..
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { enqueue } from '../../queue/outbox';
+import { queueAutoMerges } from './auto-merge.service';
 
 /** The outbox topic of one pull request's mergeability check; payload `{ pullId }`. */
 export const PULL_CHECK_TOPIC = 'pull.check';
@@ -106,6 +107,9 @@ export async function runPullCheck(ctx: DbContext, pullId: number): Promise<void
   if (base2 !== base || head2 !== head) return;
   await withTx(ctx, async (tx) => {
     const row = await findPullById(tx, pullId);
-    if (row && !row.hasMerged) await storeOutcome(tx, row, outcome);
+    if (!row || row.hasMerged) return;
+    await storeOutcome(tx, row, outcome);
+    // why: a scheduled merge may have waited for this answer.
+    if (outcome.status === PullStatus.Mergeable) await queueAutoMerges(tx, [row.id]);
   });
 }

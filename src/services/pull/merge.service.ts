@@ -48,6 +48,8 @@ import { headRefOf, queueCheck, repoWithOwner, syncHeadRef } from './check';
 import { mergedTip, squashAuthorOf, type GitMergeStyle } from './merge-styles';
 import { assertPullsReadable, pullByIndex } from './pull.service';
 import { officialVerdicts } from './review.service';
+import { scheduleMerge } from './auto-merge.service';
+import { deleteAutoMerge } from '../../models/auto-merge.model';
 
 /** The repository setting that allows each style. */
 const STYLE_SETTING: Record<MergePullRequestOption['Do'], keyof PullRequestsConfig> = {
@@ -63,10 +65,14 @@ export async function isPullMerged(ctx: DbContext, rc: RepoContext, index: numbe
   return (await pullByIndex(ctx, rc, index)).pr.hasMerged;
 }
 
-/** The state the rule's required status checks add up to for `sha` (Gitea's MergeRequiredContextsCommitStatus). */
-async function requiredChecksState(ctx: DbContext, repoId: number, sha: string, rule: ProtectedBranchModel): Promise<string> {
+/**
+ * The state the status checks of `sha` add up to (Gitea's MergeRequiredContextsCommitStatus): the
+ * worst state of the statuses matching the contexts (JSON list of globs; a glob nothing matches is
+ * pending), or of all statuses when there are no contexts; "" when there are no statuses at all.
+ */
+export async function statusChecksState(ctx: DbContext, repoId: number, sha: string, contextsJson: string): Promise<string> {
   const latest = await latestCommitStatuses(ctx, repoId, sha);
-  const contexts = JSON.parse(rule.statusCheckContexts) as string[];
+  const contexts = JSON.parse(contextsJson) as string[];
   if (contexts.length === 0) return latest.length ? combinedState(latest) : '';
   const matched: CommitStatusState[] = [];
   for (const pattern of contexts) {
@@ -81,7 +87,7 @@ async function requiredChecksState(ctx: DbContext, repoId: number, sha: string, 
 
 /** Why the rule says the pull request is not ready (Gitea's CheckPullBranchProtections), or null. */
 async function notReady(ctx: DbContext, rc: RepoContext, pr: PullRequestModel, head: string, rule: ProtectedBranchModel): Promise<string | null> {
-  if (rule.enableStatusCheck && (await requiredChecksState(ctx, rc.repo.id, head, rule)) !== 'success') return 'Not all required status checks successful';
+  if (rule.enableStatusCheck && (await statusChecksState(ctx, rc.repo.id, head, rule.statusCheckContexts)) !== 'success') return 'Not all required status checks successful';
   const verdicts = await officialVerdicts(ctx, pr.issueId, rule.ignoreStaleApprovals);
   if (verdicts.approvals < rule.requiredApprovals) return 'Does not have enough approvals';
   if (rule.blockOnRejectedReviews && verdicts.rejections > 0) return 'There are requested changes';
@@ -113,13 +119,18 @@ async function markMerged(ctx: DbContext, doer: UserModel, pr: PullRequestModel,
     const row = (await findPullById(tx, pr.id))!;
     Object.assign(row, { hasMerged: true, mergedCommitId: commit, mergerId: doer.id, mergedUnix: at, ...(status !== undefined ? { status } : {}) });
     await savePull(tx, row);
+    await deleteAutoMerge(tx, row.id);
     const issue = (await lockIssue(tx, row.issueId))!;
     await changeState(tx, issue, doer, true, CommentType.MergePull);
   });
 }
 
-/** Merge a pull request (200), or mark it merged by hand (`manually-merged`). */
-export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, rc: RepoContext, index: number, o: MergePullRequestOption): Promise<void> {
+/**
+ * Merge a pull request ('merged', 200), mark it merged by hand (`manually-merged`), or schedule
+ * the merge for when its checks succeed ('scheduled', 201; the rule's other requirements are
+ * waited for then, as Gitea).
+ */
+export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, rc: RepoContext, index: number, o: MergePullRequestOption): Promise<'merged' | 'scheduled'> {
   assertPullsReadable(rc);
   assertNotArchived(rc);
   if (!o || !Object.hasOwn(STYLE_SETTING, o.Do)) throw new Validation(`[Do]: must be one of ${Object.keys(STYLE_SETTING).join(', ')}`);
@@ -129,16 +140,20 @@ export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, r
   const rule = await ruleForBranch(ctx, rc.repo.id, pr.baseBranch);
   const writesCode = rc.perm.can(UnitType.Code, AccessMode.Write);
   if (!(rule ? await isMergeAllowlisted(ctx, rule, { user: doer, writesCode }) : writesCode)) throw notAllowed('User not allowed to merge PR');
-  if (o.merge_when_checks_succeed) throw new Validation('merge_when_checks_succeed: scheduled merges are not built yet');
   const manual = o.Do === 'manually-merged';
+  const scheduling = !!o.merge_when_checks_succeed && !manual;
   const baseDir = repoPath(rc.owner.name, rc.repo.name);
   if (!manual) {
     if (isDraftTitle(issue.name)) throw notAllowed('Work in progress PRs cannot be merged');
     if (pr.status !== PullStatus.Mergeable && pr.status !== PullStatus.Empty) throw notAllowed('Please try again later');
     const head = await refId(baseDir, headRefOf(pr));
     const reason = rule && head ? await notReady(ctx, rc, pr, head, rule) : null;
-    if (reason && !(o.force_merge && isRepoAdmin(rc) && !rule!.blockAdminMergeOverride)) throw notAllowed(reason);
+    if (reason && !scheduling && !(o.force_merge && isRepoAdmin(rc) && !rule!.blockAdminMergeOverride)) throw notAllowed(reason);
     if (rule?.requireSignedCommits && !signsCommits()) throw notAllowed('wont sign: nokey');
+  }
+  if (scheduling) {
+    await scheduleMerge(ctx, doer, issue, pr, o);
+    return 'scheduled';
   }
   if ((await dependenciesEnabled(ctx, rc.repo.id)) && (await openBlockerCount(ctx, issue.id)) > 0) {
     throw new HttpError(412, 'cannot close this issue or pull request because it still has open dependencies');
@@ -146,7 +161,10 @@ export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, r
   const cfgText = await unitConfigOf(ctx, rc.repo.id, UnitType.PullRequests);
   const cfg = cfgText === null ? NEW_REPO_PULLS_CONFIG : parsePullsConfig(cfgText);
   if (!cfg[STYLE_SETTING[o.Do]]) throw notAllowed(`${o.Do} is not allowed an allowed merge style for this repository`);
-  if (manual) return markedByHand(ctx, doer, rc, pr, o.MergeCommitID ?? '');
+  if (manual) {
+    await markedByHand(ctx, doer, rc, pr, o.MergeCommitID ?? '');
+    return 'merged';
+  }
 
   const style = o.Do as GitMergeStyle;
   const title = (o.MergeTitleField ?? '').trim() || (await defaultTitle(ctx, rc, style, issue, pr));
@@ -177,6 +195,7 @@ export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, r
     return head;
   });
   if (o.delete_branch_after_merge && pr.flow === PullFlow.GitHub) await deleteHeadAfterMerge(ctx, doer, p, rc, pr, merged);
+  return 'merged';
 }
 
 /** `manually-merged`: the pull request was merged outside the server, by `commit` on the base branch. */

@@ -37,6 +37,7 @@ import { assertNotArchived, isRepoAdmin } from '../refs/access';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { removeAttachmentFiles } from '../release/attachment-store';
 import { teamUnits } from '../org/team.service';
+import { queueAutoMerges } from './auto-merge.service';
 import { headRefOf } from './check';
 import { assertPullsReadable, pullByIndex } from './pull.service';
 
@@ -124,6 +125,7 @@ async function submit(tx: DbContext, rc: RepoContext, doer: UserModel, pr: PullR
     await dismissEarlierVerdicts(tx, issue.id, doer.id, review.id);
     const teams = rc.owner.type === UserType.Organization ? await teamsOfUserInOrg(tx, rc.owner.id, doer.id) : [];
     await deleteAnsweredRequests(tx, issue.id, doer.id, teams.map((t) => t.id));
+    await queueAutoMerges(tx, [pr.id]);
   }
   await record(tx, { type: CommentType.Review, issueId: issue.id, posterId: doer.id, content: body, reviewId: review.id });
 }
