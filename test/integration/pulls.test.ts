@@ -264,4 +264,22 @@ describe('pull requests', () => {
     const unknown = await api('GET', '/pulls?poster=nobody', undefined, alice);
     expect([unknown.status, unknown.body.message]).to.deep.equal([400, 'user does not exist [uid: 0, name: nobody]']);
   });
+
+  it('closes the pull requests whose head or base branch is deleted, by a push or through the API', async () => {
+    const { alice } = rw;
+    await pushChange('gone-base', 'gone-base.txt', 'base\n');
+    await pushChange('gone-head', 'gone-head.txt', 'head\n', 'gone-base');
+    const onBase = (await api('POST', '/pulls', { head: 'gone-head', base: 'gone-base', title: 'on a base that goes' }, alice)).body.number as number;
+    await pushChange('gone-too', 'gone-too.txt', 'too\n');
+    const ofHead = (await api('POST', '/pulls', { head: 'gone-too', base: 'main', title: 'from a head that goes' }, alice)).body.number as number;
+    const state = async (n: number) => (await api('GET', `/pulls/${n}`, undefined, alice)).body.state as string;
+    expect([await state(onBase), await state(ofHead)]).to.deep.equal(['open', 'open']);
+    await rw.g.ok(['push', '-q', 'origin', '--delete', 'gone-base'], work);
+    await waitFor('the pull request on the deleted base to close', async () => (await state(onBase)) === 'closed');
+    expect((await api('DELETE', '/branches/gone-too', undefined, alice)).status).to.equal(204);
+    await waitFor('the pull request of the deleted head to close', async () => (await state(ofHead)) === 'closed');
+    const closes = (await timeline(ofHead)).filter((e) => e.type === 'close');
+    expect(closes).to.have.length(1);
+    expect((await api('GET', `/pulls/${ofHead}`, undefined, alice)).body.merged).to.equal(false);
+  });
 });

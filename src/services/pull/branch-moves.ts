@@ -15,6 +15,10 @@ import { CommentType } from '../../models/comment.model';
 import { findPullById, openPullsOn, type PullRequestModel } from '../../models/pull-request.model';
 import { liveApprovals, markStale, saveReview } from '../../models/review.model';
 import { enqueue } from '../../queue/outbox';
+import { HttpError } from '../../errors';
+import { lockIssue } from '../../models/issue.model';
+import { findUserById, pseudoUser } from '../../models/user.model';
+import { changeState } from '../issue/state';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { record } from '../issue/history';
 import { queueCheck, repoDirById, syncHeadRef } from './check';
@@ -94,13 +98,38 @@ async function reviewsAfterPush(tx: DbContext, pr: PullRequestModel, head: strin
   }
 }
 
+/**
+ * Close the open pull requests whose head or base branch was deleted (Gitea's CloseBranchPulls),
+ * as the deleter; one an open dependency keeps open stays open.
+ */
+async function closeBranchPulls(ctx: DbContext, repoId: number, deleterId: number, branches: string[]): Promise<void> {
+  const doer = (await findUserById(ctx, deleterId)) ?? pseudoUser(-1);
+  const pulls = [...(await openPullsOn(ctx, 'head', repoId, branches)), ...(await openPullsOn(ctx, 'base', repoId, branches))];
+  for (const pr of pulls) {
+    await withTx(ctx, async (tx) => {
+      const row = await findPullById(tx, pr.id);
+      const issue = row && !row.hasMerged ? await lockIssue(tx, row.issueId) : null;
+      if (!issue || issue.isClosed) return;
+      const gone = row!.headRepoId === repoId && branches.includes(row!.headBranch) ? row!.headBranch : row!.baseBranch;
+      const dir = await repoDirById(tx, repoId);
+      // why: a branch made again since the deletion closes nothing.
+      if (dir && (await refId(dir, `refs/heads/${gone}`))) return;
+      await changeState(tx, issue, doer, true).catch((err: unknown) => {
+        if (!(err instanceof HttpError && err.status === 412)) throw err;
+      });
+    });
+  }
+}
+
 /** The PULL_BRANCHES_TOPIC handler (idempotent: a replay finds the pull refs already moved and only queues checks again). */
 export async function processBranchesMoved(payload: unknown): Promise<void> {
   const ctx = systemCtx;
   const job = payload as BranchesMoved;
   const pushed = job.moves.filter((m) => m.newCommitId !== ZERO_ID).map(branchOf);
+  const deleted = job.moves.filter((m) => m.newCommitId === ZERO_ID).map(branchOf);
   for (const pr of await openPullsOn(ctx, 'head', job.repoId, pushed)) await followHead(ctx, pr, job.pusherId);
-  const onBase = await openPullsOn(ctx, 'base', job.repoId, job.moves.map(branchOf));
+  if (deleted.length) await closeBranchPulls(ctx, job.repoId, job.pusherId, deleted);
+  const onBase = await openPullsOn(ctx, 'base', job.repoId, pushed);
   if (onBase.length === 0) return;
   // why: one transaction for all of them; a base with hundreds of open pull requests is common.
   await withTx(ctx, async (tx) => {

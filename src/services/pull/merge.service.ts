@@ -38,7 +38,7 @@ import { dependenciesEnabled } from '../issue/tracker-settings';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
 import { assertNotArchived, isRepoAdmin } from '../refs/access';
-import { deleteBranch } from '../refs/branch.service';
+import { assertBranchRemovable, deleteBranch } from '../refs/branch.service';
 import { filePatterns, isMergeAllowlisted, matchesAny } from '../refs/branch-guard';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { compileGlob, globMatches } from '../refs/pattern';
@@ -210,7 +210,7 @@ async function markedByHand(ctx: DbContext, doer: UserModel, rc: RepoContext, pr
 /**
  * `delete_branch_after_merge`: delete the head branch unless the merger may not (the default
  * branch, no write, a protected branch) or another open pull request uses it (silently, as
- * Gitea); then retarget the pull requests based on it ([repository.pull-request] RETARGET_CHILDREN_ON_MERGE).
+ * Gitea), after retargeting the pull requests based on it ([repository.pull-request] RETARGET_CHILDREN_ON_MERGE).
  */
 async function deleteHeadAfterMerge(ctx: DbContext, doer: UserModel, p: Principal, rc: RepoContext, pr: PullRequestModel, mergedHead: string): Promise<void> {
   const head = pr.headRepoId === rc.repo.id ? { ...rc, dir: repoPath(rc.owner.name, rc.repo.name) } : await repoWithOwner(ctx, pr.headRepoId);
@@ -221,13 +221,15 @@ async function deleteHeadAfterMerge(ctx: DbContext, doer: UserModel, p: Principa
   if ((await refId(head.dir, `refs/heads/${pr.headBranch}`)) !== mergedHead) return;
   const headRc: RepoContext = { repo, owner, perm: repo.id === rc.repo.id ? rc.perm : await repoPermission(ctx, p, repo, owner) };
   try {
+    await assertBranchRemovable(ctx, headRc, pr.headBranch);
+    // why: before the deletion, whose ref sync closes the pull requests still based on the branch.
+    if (settings().repositoryPullRequest.retargetChildrenOnMerge && repo.id === rc.repo.id) await retargetChildren(ctx, doer, pr);
     await deleteBranch(ctx, doer, headRc, pr.headBranch);
   } catch (err) {
     if (err instanceof HttpError && (err.status === 403 || err.status === 404 || err.status === 423)) return;
     throw err;
   }
   await withTx(ctx, (tx) => record(tx, { type: CommentType.DeleteBranch, issueId: pr.issueId, posterId: doer.id, oldRef: pr.headBranch }));
-  if (settings().repositoryPullRequest.retargetChildrenOnMerge && repo.id === rc.repo.id) await retargetChildren(ctx, doer, pr);
 }
 
 /** Give the open pull requests whose base was the merged head branch the merged pull request's base. */

@@ -109,12 +109,17 @@ export async function createBranch(ctx: DbContext, doer: UserModel, rc: RepoCont
   return getBranch(ctx, rc, doer, name);
 }
 
-/** Delete a branch (never the default branch). */
-export async function deleteBranch(ctx: DbContext, doer: UserModel, rc: RepoContext, name: string): Promise<void> {
+/** Refuse (403, 423) deleting `name` when the caller lacks write, the repository is archived, or it is the default or a protected branch. */
+export async function assertBranchRemovable(ctx: DbContext, rc: RepoContext, name: string): Promise<void> {
   assertWritable(rc);
   assertHasGit(rc);
   if (name === rc.repo.defaultBranch) throw new Forbidden('can not delete default branch');
   await assertBranchDeletable(ctx, rc.repo.id, name);
+}
+
+/** Delete a branch (never the default branch). */
+export async function deleteBranch(ctx: DbContext, doer: UserModel, rc: RepoContext, name: string): Promise<void> {
+  await assertBranchRemovable(ctx, rc, name);
   const dir = gitDirOf(rc);
   await withRepoLock(rc.repo.id, async () => {
     const id = isValidRefName(name) ? await refId(dir, HEADS + name) : null;
