@@ -70,11 +70,14 @@ export async function savePull(ctx: DbContext, row: PullRequestModel): Promise<v
   await row.save({ transaction: ctx.tx });
 }
 
-/** Open pull requests (not merged, issue not closed) of a base repository and branch, or of a head. */
-export async function openPullsOn(ctx: DbContext, side: 'base' | 'head', repoId: number, branches: string[]): Promise<PullRequestModel[]> {
+/** Open pull requests (not merged, issue not closed) of a base repository and branches, or of a head; `extra` narrows further. */
+export async function openPullsOn(
+  ctx: DbContext, side: 'base' | 'head', repoId: number, branches: string[] | 'any', extra: { allowMaintainerEdit?: boolean } = {},
+): Promise<PullRequestModel[]> {
   if (branches.length === 0) return [];
-  const where = side === 'base' ? { baseRepoId: repoId, baseBranch: { [Op.in]: branches } } : { headRepoId: repoId, headBranch: { [Op.in]: branches } };
-  const rows = await PullRequestModel.findAll({ where: { ...where, hasMerged: false }, transaction: ctx.tx });
+  const names = branches === 'any' ? {} : { [side === 'base' ? 'baseBranch' : 'headBranch']: { [Op.in]: branches } };
+  const where = side === 'base' ? { baseRepoId: repoId, ...names } : { headRepoId: repoId, ...names };
+  const rows = await PullRequestModel.findAll({ where: { ...where, ...extra, hasMerged: false }, transaction: ctx.tx });
   if (rows.length === 0) return [];
   const open = await IssueModel.findAll({ attributes: ['id'], where: { id: { [Op.in]: rows.map((r) => r.issueId) }, isClosed: false }, transaction: ctx.tx });
   const ids = new Set(open.map((i) => i.id));

@@ -282,4 +282,29 @@ describe('pull requests', () => {
     expect(closes).to.have.length(1);
     expect((await api('GET', `/pulls/${ofHead}`, undefined, alice)).body.merged).to.equal(false);
   });
+
+  it('lets a writer of the base push to a fork\'s head branch when the pull request allows maintainer edits, and nothing else of the fork', async () => {
+    const { bob, carol, g } = rw;
+    const n = (await api('GET', '/pulls/main/bob:fix', undefined, carol)).body.number as number;
+    const d = await g.clone(carol, 'bob', 'proj');
+    await g.ok(['checkout', '-q', 'fix'], d);
+    const mine = await g.commit(d, 'maintainer.txt', 'by a maintainer\n');
+    const refused = await g.run(['push', '-q', 'origin', 'fix'], d);
+    expect(refused.code).to.not.equal(0);
+    expect(await g.serverRef('bob', 'proj', 'refs/heads/fix')).to.not.equal(mine);
+    const canPush = async (branch: string) => (await rw.w.raw('GET', `/repos/bob/proj/branches/${branch}`, undefined, { token: carol.token })).body.user_can_push as boolean;
+    expect(await canPush('fix')).to.equal(false);
+    expect((await rw.w.raw('PATCH', `/repos/alice/proj/pulls/${n}`, { allow_maintainer_edit: true }, { token: bob.token })).status).to.equal(201);
+    expect([await canPush('fix'), await canPush('main')]).to.deep.equal([true, false]);
+    await g.ok(['push', '-q', 'origin', 'fix'], d);
+    expect(await g.serverRef('bob', 'proj', 'refs/heads/fix')).to.equal(mine);
+    await waitFor('the pull ref to follow', async () => (await g.serverRef('alice', 'proj', `refs/pull/${n}/head`)) === mine);
+    for (const ref of ['fix:refs/heads/elsewhere', 'fix:refs/tags/v-maintainer']) {
+      const other = await g.run(['push', '-q', 'origin', ref], d);
+      expect(other.code, ref).to.not.equal(0);
+      expect(other.stderr, ref).to.include('User permission denied for writing.');
+    }
+    expect(await g.serverRef('bob', 'proj', 'refs/heads/elsewhere')).to.equal(null);
+    expect(await g.serverRef('bob', 'proj', 'refs/tags/v-maintainer')).to.equal(null);
+  });
 });

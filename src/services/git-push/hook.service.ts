@@ -9,12 +9,16 @@ import { Forbidden, NotFound, Validation } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { quarantineEnv } from '../../git/quarantine';
 import { ZERO_ID } from '../../git/refs';
-import { findRepoById } from '../../models/repository.model';
-import { findUserById } from '../../models/user.model';
+import { AccessMode, UnitType } from '../../models/perm';
+import { findRepoById, type RepositoryModel } from '../../models/repository.model';
+import { findUserById, type UserModel } from '../../models/user.model';
 import { enqueue, notifyEnqueued } from '../../queue/outbox';
 import type { RefUpdate } from './sync.service';
 import { assertTagPushAllowed } from '../refs/tag-protection.service';
 import { assertBranchPushAllowed } from '../refs/branch-guard';
+import { asUser } from '../auth/principal';
+import { repoPermission } from '../perm/permission';
+import { maintainerMayPush } from '../refs/maintainer-edit';
 
 /** The outbox topic of a recorded push. */
 export const PUSH_TOPIC = 'repo.push';
@@ -68,11 +72,26 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
       throw new Forbidden(`branch ${repo.defaultBranch} is the default branch and cannot be deleted`);
     }
   }
+  await assertPusherWrites(ctx, repo, owner, r);
   await assertTagPushAllowed(ctx, repo.id, r.pusher_id, r.updates);
   const gitDir = repoPath(owner.name, repo.name);
   await assertBranchPushAllowed(ctx, {
     repo, owner, pusherId: r.pusher_id, deployKeyId: r.deploy_key_id, gitDir, env: quarantineEnv(gitDir, r.git_env), updates: r.updates,
   });
+}
+
+/**
+ * A pusher without write on the code got in as a maintainer of a pull request's base (git-access):
+ * every ref they change must be the head branch of such a pull request.
+ */
+async function assertPusherWrites(ctx: DbContext, repo: RepositoryModel, owner: UserModel, r: HookRequest): Promise<void> {
+  if (r.deploy_key_id > 0) return;
+  const pusher = await findUserById(ctx, r.pusher_id);
+  if (pusher && (await repoPermission(ctx, asUser(pusher), repo, owner)).can(UnitType.Code, AccessMode.Write)) return;
+  for (const u of r.updates) {
+    const branch = u.ref.startsWith('refs/heads/') ? u.ref.slice('refs/heads/'.length) : null;
+    if (!pusher || !branch || !(await maintainerMayPush(ctx, pusher, repo.id, branch))) throw new Forbidden('User permission denied for writing.');
+  }
 }
 
 /** Record a completed push in the outbox; the processing happens in a worker. */

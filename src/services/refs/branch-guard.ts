@@ -22,6 +22,7 @@ import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
 import { orderedRules, ruleForBranch, ruleMatches } from './branch-protection.service';
 import { compileGlob, globMatches, type Glob } from './pattern';
+import { maintainerBranches } from './maintainer-edit';
 
 /** A user acting on a branch, and whether they may write the code at all (the rules' fallback). */
 export interface Actor { user: UserModel; writesCode: boolean }
@@ -88,10 +89,12 @@ export async function protectionStates(ctx: DbContext, rc: RepoContext, viewer: 
   const writesCode = rc.perm.can(UnitType.Code, AccessMode.Write);
   const admin = rc.perm.mode >= AccessMode.Admin;
   const out = new Map<string, BranchProtectionState>();
+  // why: as Gitea, a maintainer of a pull request's base may push to its head branch here.
+  const maintained = viewer && !writesCode ? await maintainerBranches(ctx, viewer, rc.repo.id, branches) : new Set<string>();
   for (const name of branches) {
     const rule = rules.find((r) => ruleMatches(r.ruleName, name)) ?? null;
     if (!rule) {
-      out.set(name, { rule, canPush: writesCode, canMerge: writesCode, ruleName: '' });
+      out.set(name, { rule, canPush: writesCode || maintained.has(name), canMerge: writesCode, ruleName: '' });
       continue;
     }
     const a = viewer ? { user: viewer, writesCode } : null;

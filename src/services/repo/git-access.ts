@@ -11,6 +11,7 @@ import type { Principal } from '../auth/principal';
 import { repoAssignment, type RepoContext } from './context';
 import type { GitService } from './git-serve';
 import { prepareWikiForGit } from '../wiki/wiki-repo';
+import { maintainerMayPush } from '../refs/maintainer-edit';
 
 export type { GitService } from './git-serve';
 
@@ -43,7 +44,9 @@ export async function authorizeGitService(ctx: DbContext, p: Principal, ownerNam
     throw notFound;
   }
   if (service === 'receive-pack') {
-    if (!rc.perm.can(unit, AccessMode.Write)) throw new Forbidden('User permission denied');
+    // why: a maintainer of a pull request's base may push to its head branch here; pre-receive holds them to that branch.
+    const maintainer = !wiki && !!p.user && !rc.perm.can(unit, AccessMode.Write) && (await maintainerMayPush(ctx, p.user, rc.repo.id, 'any'));
+    if (!rc.perm.can(unit, AccessMode.Write) && !maintainer) throw new Forbidden('User permission denied');
     if (rc.repo.isArchived) throw new Forbidden('repo is archived');
   }
   if (wiki) await prepareWikiForGit(rc, () => (anonymous ? askCredentials() : notFound));
