@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 /** The hooks every repository gets. */
-export const HOOK_NAMES = ['pre-receive', 'post-receive'] as const;
+export const HOOK_NAMES = ['pre-receive', 'post-receive', 'proc-receive'] as const;
 
 function script(name: string): string {
   return [

@@ -1,17 +1,18 @@
 /**
  * The internal API, authorized by the instance's internal token: what the server-owned hooks call
- * over loopback (`/api/internal/hook/pre-receive` and `/post-receive`; refusals carry the message
- * git prints to the pusher), and `/api/internal/cache/table-written` ({"table": name}) for one who
- * changed a table behind the server's back (SQL by hand, test fixtures): every process drops what
- * it cached from that table, as after its own writes.
+ * over loopback (`/api/internal/hook/pre-receive`, `/post-receive` and `/proc-receive`; refusals
+ * carry the message git prints to the pusher), and `/api/internal/cache/table-written`
+ * ({"table": name}) for one who changed a table behind the server's back (SQL by hand, test
+ * fixtures): every process drops what it cached from that table, as after its own writes.
  */
 import crypto from 'node:crypto';
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
 import { settings } from '../config';
-import { tableWritten } from '../db';
+import { systemCtx, tableWritten } from '../db';
 import { publishAndWait, subscribe } from '../queue/bus';
 import { Unauthorized, Validation } from '../errors';
 import { preReceive, postReceive, type HookRequest } from '../services/git-push/hook.service';
+import { procReceive, type ProcReceiveRequest } from '../services/pull/agit.service';
 
 const TABLE_WRITTEN = 'table-written';
 subscribe(TABLE_WRITTEN, (table) => tableWritten(String(table)));
@@ -38,6 +39,9 @@ export function internalRouter(): Router {
   r.use('/api/internal', requireInternalToken, express.json({ limit: '64mb' }));
   r.post('/api/internal/hook/pre-receive', hook(preReceive));
   r.post('/api/internal/hook/post-receive', hook(postReceive));
+  r.post('/api/internal/hook/proc-receive', (req: Request, res: Response, next: NextFunction) => {
+    procReceive(req.body as ProcReceiveRequest, systemCtx).then((answer) => res.json(answer), next);
+  });
   r.post('/api/internal/cache/table-written', (req: Request, res: Response, next: NextFunction) => {
     const table = (req.body as { table?: unknown })?.table;
     if (typeof table !== 'string' || !/^\w+$/.test(table)) return next(new Validation('table: the name of a table'));

@@ -72,7 +72,7 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
       throw new Forbidden(`branch ${repo.defaultBranch} is the default branch and cannot be deleted`);
     }
   }
-  await assertPusherWrites(ctx, repo, owner, r);
+  await assertPusherMay(ctx, repo, owner, r);
   await assertTagPushAllowed(ctx, repo.id, r.pusher_id, r.updates);
   const gitDir = repoPath(owner.name, repo.name);
   await assertBranchPushAllowed(ctx, {
@@ -81,14 +81,22 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
 }
 
 /**
- * A pusher without write on the code got in as a maintainer of a pull request's base (git-access):
- * every ref they change must be the head branch of such a pull request.
+ * Hold each ref of the push to what the pusher may change (git access let in readers of pull
+ * requests and maintainers of a pull request's base): refs/for/* (the AGit flow) needs read on
+ * pull requests and a repository with commits; anything else write on the code, or a branch the
+ * pusher maintains as the head of a pull request.
  */
-async function assertPusherWrites(ctx: DbContext, repo: RepositoryModel, owner: UserModel, r: HookRequest): Promise<void> {
-  if (r.deploy_key_id > 0) return;
-  const pusher = await findUserById(ctx, r.pusher_id);
-  if (pusher && (await repoPermission(ctx, asUser(pusher), repo, owner)).can(UnitType.Code, AccessMode.Write)) return;
+async function assertPusherMay(ctx: DbContext, repo: RepositoryModel, owner: UserModel, r: HookRequest): Promise<void> {
+  const pusher = r.deploy_key_id > 0 ? null : await findUserById(ctx, r.pusher_id);
+  // why: a deploy key's write was decided by git access, and it opens no pull requests.
+  const perm = pusher ? await repoPermission(ctx, asUser(pusher), repo, owner) : null;
   for (const u of r.updates) {
+    if (u.ref.startsWith('refs/for/')) {
+      if (!perm?.can(UnitType.PullRequests, AccessMode.Read)) throw new Forbidden('User permission denied for creating pull-request.');
+      if (repo.isEmpty) throw new Forbidden("Can't create pull request for an empty repository.");
+      continue;
+    }
+    if (r.deploy_key_id > 0 || perm?.can(UnitType.Code, AccessMode.Write)) continue;
     const branch = u.ref.startsWith('refs/heads/') ? u.ref.slice('refs/heads/'.length) : null;
     if (!pusher || !branch || !(await maintainerMayPush(ctx, pusher, repo.id, branch))) throw new Forbidden('User permission denied for writing.');
   }

@@ -63,24 +63,36 @@ export async function addedCommitsEntry(dir: string, head: string, not: string[]
   return JSON.stringify({ is_force_push: false, commit_ids: ids });
 }
 
-/** Follow a head that moved: the pull ref, the timeline's push entry, a new check. */
+/**
+ * What a pull request's head moving from `before` to `after` (its pull ref already moved) brings:
+ * the timeline's push entry, stale reviews (and dismissed approvals where the rule says so) when
+ * the changes differ, a new check.
+ */
+export async function recordHeadMove(ctx: DbContext, pr: PullRequestModel, dir: string, before: string, after: string, pusherId: number): Promise<void> {
+  const entry = await pushEntry(dir, pr, before, after);
+  const baseTip = await refId(dir, `refs/heads/${pr.baseBranch}`);
+  // why: as Gitea, reviews go stale (and approvals are dismissed where the rule says so) only when the push changed what the pull request brings.
+  const changed = !baseTip || !(await sameChanges(dir, baseTip, before, after));
+  const rule = changed ? await ruleForBranch(ctx, pr.baseRepoId, pr.baseBranch) : null;
+  await withTx(ctx, async (tx) => {
+    const row = await findPullById(tx, pr.id);
+    if (!row || row.hasMerged) return;
+    await record(tx, { type: CommentType.PullPush, issueId: row.issueId, posterId: pusherId, content: entry });
+    if (changed) await reviewsAfterPush(tx, row, after, pusherId, !!rule?.dismissStaleApprovals);
+    await queueCheck(tx, row);
+  });
+}
+
+/** Follow a head branch that moved: the pull ref, then what the move brings (or only a new check when the ref already followed). */
 async function followHead(ctx: DbContext, pr: PullRequestModel, pusherId: number): Promise<void> {
   const dir = await repoDirById(ctx, pr.baseRepoId);
   if (!dir) return;
   await withRepoLock(pr.baseRepoId, async () => {
     const { before, after } = await syncHeadRef(ctx, pr, dir);
-    const moved = !!after && !!before && after !== before;
-    const entry = moved ? await pushEntry(dir, pr, before, after) : null;
-    const baseTip = moved ? await refId(dir, `refs/heads/${pr.baseBranch}`) : null;
-    // why: as Gitea, reviews go stale (and approvals are dismissed where the rule says so) only when the push changed what the pull request brings.
-    const changed = moved && (!baseTip || !(await sameChanges(dir, baseTip, before, after)));
-    const rule = changed ? await ruleForBranch(ctx, pr.baseRepoId, pr.baseBranch) : null;
+    if (after && before && after !== before) return recordHeadMove(ctx, pr, dir, before, after, pusherId);
     await withTx(ctx, async (tx) => {
       const row = await findPullById(tx, pr.id);
-      if (!row || row.hasMerged) return;
-      if (entry) await record(tx, { type: CommentType.PullPush, issueId: row.issueId, posterId: pusherId, content: entry });
-      if (changed) await reviewsAfterPush(tx, row, after!, pusherId, !!rule?.dismissStaleApprovals);
-      await queueCheck(tx, row);
+      if (row && !row.hasMerged) await queueCheck(tx, row);
     });
   });
 }

@@ -12,6 +12,8 @@ import { repoAssignment, type RepoContext } from './context';
 import type { GitService } from './git-serve';
 import { prepareWikiForGit } from '../wiki/wiki-repo';
 import { maintainerMayPush } from '../refs/maintainer-edit';
+import { hasScope, ScopeLevel } from '../auth/scope';
+import { scopeCategoryOf } from '../perm/permission';
 
 export type { GitService } from './git-serve';
 
@@ -44,9 +46,13 @@ export async function authorizeGitService(ctx: DbContext, p: Principal, ownerNam
     throw notFound;
   }
   if (service === 'receive-pack') {
-    // why: a maintainer of a pull request's base may push to its head branch here; pre-receive holds them to that branch.
-    const maintainer = !wiki && !!p.user && !rc.perm.can(unit, AccessMode.Write) && (await maintainerMayPush(ctx, p.user, rc.repo.id, 'any'));
-    if (!rc.perm.can(unit, AccessMode.Write) && !maintainer) throw new Forbidden('User permission denied');
+    // why: as Gitea, a reader of pull requests may push refs/for/<branch> (AGit) and a maintainer of a pull request's base its head branch here; pre-receive holds them to those refs.
+    const writes = rc.perm.can(unit, AccessMode.Write);
+    // why: a token whose scopes do not write the repository pushes nothing, whatever its owner may do.
+    const scoped = !!p.scopes && !hasScope(p.scopes, scopeCategoryOf(unit), ScopeLevel.Write);
+    const proposes = !writes && !wiki && !scoped && !!p.user
+      && (rc.perm.can(UnitType.PullRequests, AccessMode.Read) || (await maintainerMayPush(ctx, p.user, rc.repo.id, 'any')));
+    if (!writes && !proposes) throw new Forbidden('User permission denied');
     if (rc.repo.isArchived) throw new Forbidden('repo is archived');
   }
   if (wiki) await prepareWikiForGit(rc, () => (anonymous ? askCredentials() : notFound));

@@ -67,5 +67,7 @@ export function spawnGitService(rc: RepoContext, p: Principal, service: GitServi
   // why: git itself refuses a pack beyond [repository] MAX_PUSH_SIZE while receiving it, before it is stored.
   const maxPush = settings().repository.maxPushSize;
   const config = service === 'receive-pack' && maxPush > 0 ? ['-c', `receive.maxInputSize=${maxPush * 1024 * 1024}`] : [];
+  // why: the AGit flow. Pushes to refs/for/* go to the proc-receive hook, which opens or updates a pull request instead of a ref; push options carry its topic, title and description.
+  if (service === 'receive-pack' && !opts.wiki) config.push('-c', 'receive.procReceiveRefs=refs/for', '-c', 'receive.advertisePushOptions=true');
   return spawnGit([...config, service, ...(opts.flags ?? []), dir], { cwd: dir, signal: opts.signal, gitProtocol: opts.gitProtocol, env, timeoutMs: 24 * 3600_000 });
 }
