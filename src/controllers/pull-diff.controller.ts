@@ -14,7 +14,7 @@ import { pullDiff } from '../services/pull/diff.service';
 @Route('repos/{owner}/{repo}/pulls')
 @Tags('repository')
 export class PullDiffController extends Controller {
-  /** The pull request as a diff or as a patch (format-patch), streamed from git. */
+  /** The pull request as a diff or as a patch (format-patch), streamed from git or sent as kept. */
   @Get('{index}.{diffType}')
   @Security('public', ['repository'])
   @Produces('text/plain')
@@ -25,10 +25,9 @@ export class PullDiffController extends Controller {
     if (diffType !== 'diff' && diffType !== 'patch') throw new NotFound();
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
-    const child = await pullDiff(ctx, rc, index, diffType, !!binary);
-    child.stderr.resume();
+    const body = await pullDiff(ctx, rc, index, diffType, !!binary);
     this.setHeader('Content-Type', 'text/plain; charset=utf-8');
     this.setHeader('X-Content-Type-Options', 'nosniff');
-    return child.stdout;
+    return body;
   }
 }

@@ -8,7 +8,9 @@ import { NotFound, Validation } from '../../errors';
 import { diffWithStats, type FileChange } from '../../git/history';
 import { repoPath } from '../../git/paths';
 import { refId } from '../../git/ref-info';
-import { spawnGit, type GitChild } from '../../git/run';
+import { Readable, Transform } from 'node:stream';
+import { WeightedLru } from '../../git/lru';
+import { spawnGit } from '../../git/run';
 import { findIssueByIndex } from '../../models/issue.model';
 import { pullsOfIssues, type PullRequestModel } from '../../models/pull-request.model';
 import type { RepoContext } from '../repo/context';
@@ -54,12 +56,50 @@ export async function pullFiles(ctx: DbContext, rc: RepoContext, index: number, 
   return { files, head: r.head };
 }
 
-/** `.diff` (`binary` adds binary patches) or `.patch` of the pull request, streamed from git. */
-export async function pullDiff(ctx: DbContext, rc: RepoContext, index: number, kind: 'diff' | 'patch', binary: boolean): Promise<GitChild> {
+/** The most bytes of `.diff` and `.patch` answers a process keeps, and the largest one it keeps. */
+const KEPT_DIFF_BYTES = 64 * 1024 * 1024;
+const LARGEST_KEPT_DIFF = 8 * 1024 * 1024;
+
+// why: a diff of two commits never changes, and CI systems and review tools fetch the same one again
+// and again; kept answers are sent from memory, weighed by their size.
+const keptDiffs = new WeightedLru<Buffer>(KEPT_DIFF_BYTES, (b) => b.length + 100);
+
+/** `.diff` (`binary` adds binary patches) or `.patch` of the pull request: a kept answer, or streamed from git and kept when small enough. */
+export async function pullDiff(ctx: DbContext, rc: RepoContext, index: number, kind: 'diff' | 'patch', binary: boolean): Promise<Readable> {
   const r = await rangeOf(ctx, rc, index);
   const base = r.pr.mergeBase || r.from;
+  const key = `${r.dir}\0${kind}\0${binary}\0${base}\0${r.head}`;
+  const kept = keptDiffs.get(key);
+  if (kept) return Readable.from([kept]);
   const args = kind === 'patch'
     ? ['format-patch', '--binary', '--no-signature', '--stdout', `${base}..${r.head}`]
     : ['diff', '-p', ...(binary ? ['--binary', '--histogram'] : []), base, r.head];
-  return spawnGit(args, { gitDir: r.dir, stdin: false });
+  const child = spawnGit(args, { gitDir: r.dir, stdin: false });
+  child.stderr.resume();
+  let parts: Buffer[] | null = [];
+  let size = 0;
+  let flushed = false;
+  let exit: number | null | undefined;
+  // why: kept only once git exited cleanly and every byte went through, whichever comes last.
+  const keep = () => {
+    if (flushed && exit === 0 && parts) keptDiffs.set(key, Buffer.concat(parts));
+  };
+  const tee = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (parts && size <= LARGEST_KEPT_DIFF) parts.push(chunk);
+      else parts = null;
+      done(null, chunk);
+    },
+    flush(done) {
+      flushed = true;
+      keep();
+      done();
+    },
+  });
+  child.once('exit', (code) => {
+    exit = code;
+    keep();
+  });
+  return child.stdout.pipe(tee);
 }
