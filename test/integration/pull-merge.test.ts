@@ -158,6 +158,7 @@ describe('merging pull requests', () => {
     expect(await mainTip()).to.equal(pr.head);
     const late = await propose(rw.carol, { 'ff2.txt': 'ff2\n' });
     await advanceMain('main-ff.txt');
+    await mergeableAgain(late.number);
     const before = await mainTip();
     const r = await merge(late.number, { Do: 'fast-forward-only' });
     expect(r.status).to.equal(409);
