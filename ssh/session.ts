@@ -82,7 +82,7 @@ async function run(channel: ServerChannel, identity: SshIdentity, raw: string, g
   if (cmd.kind === 'lfs-authenticate' && !settings().server.lfsStartServer) throw new CommandRefused('LFS Server is not enabled');
   const principal = await sshPrincipal(systemCtx, identity, cmd.owner, cmd.repo);
   const wiki = cmd.kind === 'git' && cmd.wiki === true;
-  const rc = await authorizeGitService(systemCtx, principal, cmd.owner, cmd.repo, serviceOf(cmd), wiki);
+  const rc = await authorizeGitService(systemCtx, principal, cmd.owner, cmd.repo, serviceOf(cmd), wiki, cmd.kind === 'lfs-authenticate');
   if (cmd.kind === 'lfs-authenticate') {
     const { token, expiresAt } = signLfsToken({
       repoId: rc.repo.id, userId: principal.user?.id ?? 0, deployKeyId: principal.deployKey?.id ?? 0, op: cmd.operation,

@@ -87,7 +87,7 @@ describe('forks', () => {
       expect(ok(await g(['--git-dir', d, 'config', 'core.fsyncMethod'])).stdout.trim()).to.equal('fsync');
       expect((await g(['--git-dir', d, 'config', '--get-regexp', '^remote\\.'])).stdout).to.equal('');
       expect(ok(await g(['--git-dir', d, 'symbolic-ref', 'HEAD'])).stdout.trim()).to.equal('refs/heads/main');
-      expect(fs.readdirSync(path.join(d, 'hooks')).sort()).to.deep.equal(['post-receive', 'pre-receive']);
+      expect(fs.readdirSync(path.join(d, 'hooks')).sort()).to.deep.equal(['post-receive', 'pre-receive', 'proc-receive']);
     });
 
     it('the fork is independent: a push to it leaves the parent alone', async () => {

@@ -100,7 +100,7 @@ describe('generate from a template', () => {
     expect(fs.readlinkSync(path.join(c, 'link'))).to.equal('main.go');
     const d = serverRepoDir(w.server, 'bob', 'My_New-Repo');
     ok(await g(['--git-dir', d, 'fsck', '--strict']));
-    expect(fs.readdirSync(path.join(d, 'hooks')).sort()).to.deep.equal(['post-receive', 'pre-receive']);
+    expect(fs.readdirSync(path.join(d, 'hooks')).sort()).to.deep.equal(['post-receive', 'pre-receive', 'proc-receive']);
     // only the template's current tree was copied: none of its history
     const tplCommits = ok(await g(['--git-dir', serverRepoDir(w.server, 'alice', 'tpl'), 'rev-list', 'main'])).stdout.trim().split('\n');
     for (const id of tplCommits) expect((await g(['--git-dir', d, 'cat-file', '-e', id])).code).to.not.equal(0);

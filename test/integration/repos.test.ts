@@ -53,7 +53,7 @@ describe('repositories', () => {
       expect(git(['--git-dir', dir, 'config', 'core.fsync']).trim()).to.equal('objects,derived-metadata,reference');
       expect(git(['--git-dir', dir, 'config', 'core.fsyncMethod']).trim()).to.equal('fsync');
       expect(git(['--git-dir', dir, 'symbolic-ref', 'HEAD']).trim()).to.equal('refs/heads/main');
-      expect(fs.readdirSync(path.join(dir, 'hooks')).sort()).to.deep.equal(['post-receive', 'pre-receive']);
+      expect(fs.readdirSync(path.join(dir, 'hooks')).sort()).to.deep.equal(['post-receive', 'pre-receive', 'proc-receive']);
       expect(fs.readFileSync(path.join(dir, 'hooks', 'pre-receive'), 'utf8')).to.contain('exec "$FORGE_HOOK_NODE" "$FORGE_HOOK_SCRIPT" pre-receive');
       expect(await numRepos('alice')).to.equal(1);
       expect(await count(w.server, 'SELECT COUNT(*) AS n FROM repo_unit WHERE repo_id = $1', [r.id])).to.equal(8);

@@ -109,7 +109,7 @@ describe('wiki', () => {
       expect(ok(await g(['--git-dir', gd, 'symbolic-ref', 'HEAD'])).stdout.trim()).to.equal('refs/heads/main');
       expect(ok(await g(['--git-dir', gd, 'rev-parse', 'refs/heads/main'])).stdout.trim()).to.equal(c.sha);
       expect(ok(await g(['--git-dir', gd, 'config', 'receive.fsckObjects'])).stdout.trim()).to.equal('true');
-      expect(fs.readdirSync(path.join(gd, 'hooks')).sort()).to.deep.equal(['post-receive', 'pre-receive']);
+      expect(fs.readdirSync(path.join(gd, 'hooks')).sort()).to.deep.equal(['post-receive', 'pre-receive', 'proc-receive']);
       expect(fs.readFileSync(path.join(gd, 'hooks', 'pre-receive'), 'utf8')).to.contain('FORGE_HOOK_SCRIPT');
       expect(await wikiFiles('docs')).to.deep.equal(['Home.md']);
       expect((await sql(w.server, "SELECT default_wiki_branch FROM repository WHERE lower_name = 'docs'"))[0].default_wiki_branch).to.equal('main');

@@ -24,9 +24,10 @@ const askCredentials = () => new Unauthorized('Unauthorized', GIT_AUTH_HEADERS);
 
 /**
  * Resolve owner/repo and check the caller may run `service` on the repository, or with `wiki` on its
- * wiki (created here on first access by a caller who may write it); throws 401/403/404.
+ * wiki (created here on first access by a caller who may write it); throws 401/403/404. With
+ * `lfsUpload`, a receive-pack check is for LFS objects, which only writers store.
  */
-export async function authorizeGitService(ctx: DbContext, p: Principal, ownerName: string, repoName: string, service: GitService, wiki = false): Promise<RepoContext> {
+export async function authorizeGitService(ctx: DbContext, p: Principal, ownerName: string, repoName: string, service: GitService, wiki = false, lfsUpload = false): Promise<RepoContext> {
   const anonymous = !p.user && !p.deployKey;
   // why: pushes always need an identity; asking first reveals nothing about the repository.
   if (anonymous && service === 'receive-pack') throw askCredentials();
@@ -50,7 +51,7 @@ export async function authorizeGitService(ctx: DbContext, p: Principal, ownerNam
     const writes = rc.perm.can(unit, AccessMode.Write);
     // why: a token whose scopes do not write the repository pushes nothing, whatever its owner may do.
     const scoped = !!p.scopes && !hasScope(p.scopes, scopeCategoryOf(unit), ScopeLevel.Write);
-    const proposes = !writes && !wiki && !scoped && !!p.user
+    const proposes = !writes && !wiki && !lfsUpload && !scoped && !!p.user
       && (rc.perm.can(UnitType.PullRequests, AccessMode.Read) || (await maintainerMayPush(ctx, p.user, rc.repo.id, 'any')));
     if (!writes && !proposes) throw new Forbidden('User permission denied');
     if (rc.repo.isArchived) throw new Forbidden('repo is archived');
