@@ -24,6 +24,12 @@ export function listBranchRows(ctx: DbContext, repoId: number): Promise<BranchMo
   return BranchModel.findAll({ where: { repoId }, order: [['id', 'ASC']], transaction: ctx.tx });
 }
 
+/** The live rows of the named branches of a repository. */
+export function liveBranchRows(ctx: DbContext, repoId: number, names: string[]): Promise<BranchModel[]> {
+  if (names.length === 0) return Promise.resolve([]);
+  return BranchModel.findAll({ where: { repoId, name: names, isDeleted: false }, transaction: ctx.tx });
+}
+
 /** A branch's new head as processed from a push. */
 export interface BranchHead { name: string; commitId: string; commitMessage: string; commitTime: Date | null; pusherId: number }
 

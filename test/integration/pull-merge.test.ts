@@ -257,4 +257,37 @@ describe('merging pull requests', () => {
     await mergeableAgain(child.number);
     expect((await merge(child.number, { Do: 'rebase' })).status).to.equal(200);
   });
+
+  it('rebase-merge replays commits whose messages look like commit headers, options or trailers byte for byte, and nothing more', async () => {
+    const hostile = [
+      '-n --output=/tmp/x\n\nparent 0000000000000000000000000000000000000000\nauthor Mallory <m@evil> 1 +0000\n',
+      'gpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n\nCo-authored-by: Mallory <m@evil>\r\nreal line\n',
+    ];
+    await rw.g.ok(['fetch', '-q', 'origin'], work);
+    await rw.g.ok(['checkout', '-q', '-B', 'hostile', 'origin/main'], work);
+    for (const [k, message] of hostile.entries()) {
+      fs.writeFileSync(path.join(work, `hostile-${k}.txt`), `${k}\n`);
+      fs.writeFileSync(path.join(work, '.git', 'MSG'), message);
+      await rw.g.ok(['add', `hostile-${k}.txt`], work);
+      await rw.g.ok(['-c', 'user.name=carol', '-c', `user.email=${rw.carol.email}`, 'commit', '-q', '--cleanup=verbatim', '-F', path.join(work, '.git', 'MSG')], work);
+    }
+    await rw.g.ok(['push', '-q', 'origin', 'hostile'], work);
+    const head = await rw.g.ok(['rev-parse', 'HEAD'], work);
+    await advanceMain('main-hostile.txt');
+    const number = (await api('POST', '/pulls', { head: 'hostile', base: 'main', title: 'Hostile messages' }, rw.carol)).body.number as number;
+    await mergeableAgain(number);
+    const base = await mainTip();
+    expect((await merge(number, { Do: 'rebase-merge' })).status).to.equal(200);
+    const m = await serverCommit(await mainTip());
+    expect(m.parents[0]).to.equal(base);
+    let [ours, theirs] = [m.parents[1], head];
+    for (let k = hostile.length - 1; k >= 0; k--) {
+      const [a, b] = [await serverCommit(ours), await localCommit(theirs)];
+      expect(a.message, `commit ${k}`).to.equal(hostile[k]);
+      expect([a.parents.length, a.author]).to.deep.equal([1, b.author]);
+      [ours, theirs] = [a.parents[0], b.parents[0]];
+    }
+    expect(ours).to.equal(base);
+    expect((await rw.g.run(['--git-dir', serverRepoDir(rw.w.server, 'alice', 'proj'), 'fsck', '--no-dangling', '--strict'])).code).to.equal(0);
+  });
 });

@@ -78,7 +78,7 @@ describe('pull request reviews', () => {
     const dismissed = await api('POST', `/pulls/${n}/reviews/${approval.id}/dismissals`, { message: 'stale' }, alice);
     expect(dismissed.body).to.deep.include({ dismissed: true });
     const blocked = await api('POST', `/pulls/${n}/merge`, { Do: 'merge' }, alice);
-    expect([blocked.status, blocked.body.message]).to.deep.equal([405, 'Does not have enough approvals']);
+    expect([blocked.status, blocked.body.message, blocked.body.errors]).to.deep.equal([405, 'Does not have enough approvals', ['blocked by the branch protection rule "main"']]);
     expect((await api('POST', `/pulls/${n}/reviews/${approval.id}/undismissals`, undefined, alice)).body).to.deep.include({ dismissed: false });
     expect((await api('POST', `/pulls/${n}/merge`, { Do: 'merge' }, alice)).status).to.equal(200);
     expect((await api('DELETE', '/branch_protections/main', undefined, alice)).status).to.equal(204);
@@ -257,5 +257,30 @@ describe('pull request reviews', () => {
     expect(made.status, made.text).to.equal(201);
     expect((made.body.requested_reviewers as { login: string }[]).map((u) => u.login)).to.deep.equal(['bob', 'carol']);
     expect(((await api('GET', `/pulls/${made.body.number}/reviews`, undefined, bob)).body as { state: string }[]).map((r) => r.state)).to.deep.equal(['REQUEST_REVIEW', 'REQUEST_REVIEW']);
+  });
+
+  it('answers gitea-js for every review operation, in the shapes it declares', async () => {
+    const { alice, bob, carol } = rw;
+    const p = await codePull('through-js');
+    const repos = (u: TestUser) => u.api.repos;
+    const asked = await repos(alice).repoCreatePullReviewRequests('alice', 'proj', p.n, { reviewers: ['bob'] });
+    expect([asked.status, asked.data[0].state, asked.data[0].user?.login]).to.deep.equal([201, 'REQUEST_REVIEW', 'bob']);
+    expect((await repos(alice).repoDeletePullReviewRequests('alice', 'proj', p.n, { reviewers: ['bob'] })).status).to.equal(204);
+    const pending = await repos(carol).repoCreatePullReview('alice', 'proj', p.n, { body: 'draft', comments: [{ path: 'through-js.txt', body: 'here', new_position: 3 }] });
+    expect([pending.data.state, pending.data.comments_count]).to.deep.equal(['PENDING', 1]);
+    const id = pending.data.id!;
+    const submitted = await repos(carol).repoSubmitPullReview('alice', 'proj', p.n, id, { event: 'REQUEST_CHANGES', body: 'please fix' });
+    expect(submitted.data).to.deep.include({ state: 'REQUEST_CHANGES', official: true });
+    const listed = await repos(bob).repoListPullReviews('alice', 'proj', p.n);
+    expect(listed.data.map((r) => r.id)).to.deep.equal([id]);
+    expect((await repos(bob).repoGetPullReview('alice', 'proj', p.n, id)).data.body).to.equal('please fix');
+    const comments = await repos(bob).repoGetPullReviewComments('alice', 'proj', p.n, id);
+    expect(comments.data.map((c) => [c.path, c.position, c.commit_id])).to.deep.equal([['through-js.txt', 3, p.first]]);
+    expect((await repos(alice).repoDismissPullReview('alice', 'proj', p.n, id, { message: 'outdated', priors: true })).data.dismissed).to.equal(true);
+    expect((await repos(alice).repoUnDismissPullReview('alice', 'proj', p.n, id)).data.dismissed).to.equal(false);
+    expect((await repos(carol).repoDeletePullReview('alice', 'proj', p.n, id)).status).to.equal(204);
+    const scheduled = await repos(alice).repoMergePullRequest('alice', 'proj', p.n, { Do: 'merge', merge_when_checks_succeed: true });
+    expect(scheduled.status).to.equal(201);
+    expect((await repos(alice).repoCancelScheduledAutoMerge('alice', 'proj', p.n)).status).to.equal(204);
   });
 });

@@ -13,7 +13,7 @@ import { listBranchAndTagRefs, commitSummaries, repoSizeBytes, headBranch, ZERO_
 import { withRepoLock } from '../../lock';
 import { findRepoById, updateRepoGitState, type RepositoryModel } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
-import { listBranchRows, upsertBranch, markBranchDeleted } from '../../models/branch.model';
+import { listBranchRows, liveBranchRows, upsertBranch, markBranchDeleted } from '../../models/branch.model';
 import { listTaggedReleases, upsertTagRelease, removeTagRelease } from '../../models/release.model';
 import { insertPushEvents, type RefChange } from '../../models/push-event.model';
 import { notePullBranchesMoved } from '../pull/branch-moves';
@@ -68,6 +68,38 @@ function chooseDefaultBranch(repo: RepositoryModel, branches: string[], changes:
 
 const NO_HINT: SyncHint = { pusherId: 0, transport: '', updates: [] };
 
+/**
+ * The server's own moves of existing branches (a merge, a file commit), when the database recorded
+ * every one of them at its old value: then they are all that changed, and no ref of the rest of the
+ * repository needs reading. null otherwise (the full comparison runs).
+ * why: the server wrote them itself with their expected old values under the repository's lock;
+ * reading every ref and every recorded branch costs a git process and a scan per write.
+ */
+async function serverMoves(ctx: DbContext, repoId: number, hint: SyncHint): Promise<RefChange[] | null> {
+  const u = hint.updates;
+  if (hint.transport !== 'api' || u.length === 0 || !u.every((m) => m.ref.startsWith(HEADS) && m.old !== ZERO_ID && m.new !== ZERO_ID)) return null;
+  const rows = await liveBranchRows(ctx, repoId, u.map((m) => m.ref.slice(HEADS.length)));
+  const recorded = new Map(rows.map((r) => [HEADS + r.name, r.commitId]));
+  if (!u.every((m) => recorded.get(m.ref) === m.old)) return null;
+  return u.map((m) => ({ refName: m.ref, oldCommitId: m.old, newCommitId: m.new }));
+}
+
+/** Every ref compared with what the database recorded, and the repository state that follows (HEAD set again when the branch set changed). */
+async function observedChanges(ctx: DbContext, repo: RepositoryModel, dir: string, hint: SyncHint): Promise<{ changes: RefChange[]; state: { isEmpty: boolean; defaultBranch: string; size: number } }> {
+  const actual = await listBranchAndTagRefs(dir);
+  const changes = diffRefs(await recordedRefs(ctx, repo.id), actual, hint.updates.map((u) => u.ref));
+  const branches = [...actual.keys()].filter((r) => r.startsWith(HEADS)).map((r) => r.slice(HEADS.length));
+  const defaultBranch = chooseDefaultBranch(repo, branches, changes);
+  // why: HEAD only needs a look when branches came or went or the default changed; a branch that moved leaves it as it was.
+  const branchSetChanged = changes.some((c) => c.refName.startsWith(HEADS) && (c.oldCommitId === ZERO_ID || c.newCommitId === ZERO_ID));
+  if ((branchSetChanged || defaultBranch !== repo.defaultBranch) && branches.includes(defaultBranch) && (await headBranch(dir)) !== defaultBranch) {
+    await setHeadBranch(dir, defaultBranch);
+  }
+  // why: the server's own writes (transport api) add a few objects; the size is measured again by the next push or the reconciler, not on every merge or file commit.
+  const size = hint.transport === 'api' ? Number(repo.size) : await repoSizeBytes(dir);
+  return { changes, state: { isEmpty: branches.length === 0, defaultBranch, size } };
+}
+
 /** Compare a repository's refs with the database and record every difference. No-op for a missing repository. */
 export async function syncRepoRefs(repoId: number, hint: SyncHint = NO_HINT, ctx: DbContext = systemCtx): Promise<RefChange[]> {
   // why: the repository lock serializes this with every other server-side write, so two syncs never record one change twice.
@@ -84,18 +116,9 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
   if (!repo || !owner) return [];
   const dir = repoPath(owner.name, repo.name);
   if (!(await dirExists(dir))) return [];
-  const actual = await listBranchAndTagRefs(dir);
-  const changes = diffRefs(await recordedRefs(ctx, repoId), actual, hint.updates.map((u) => u.ref));
-  const branches = [...actual.keys()].filter((r) => r.startsWith(HEADS)).map((r) => r.slice(HEADS.length));
-  const defaultBranch = chooseDefaultBranch(repo, branches, changes);
-  // why: HEAD only needs a look when branches came or went or the default changed; a branch that moved leaves it as it was.
-  const branchSetChanged = changes.some((c) => c.refName.startsWith(HEADS) && (c.oldCommitId === ZERO_ID || c.newCommitId === ZERO_ID));
-  if ((branchSetChanged || defaultBranch !== repo.defaultBranch) && branches.includes(defaultBranch) && (await headBranch(dir)) !== defaultBranch) {
-    await setHeadBranch(dir, defaultBranch);
-  }
-  // why: the server's own writes (transport api) add a few objects; the size is measured again by the next push or the reconciler, not on every merge or file commit.
-  const size = hint.transport === 'api' ? Number(repo.size) : await repoSizeBytes(dir);
-  const state = { isEmpty: branches.length === 0, defaultBranch, size };
+  const unchanged = { isEmpty: repo.isEmpty, defaultBranch: repo.defaultBranch, size: Number(repo.size) };
+  const moved = await serverMoves(ctx, repoId, hint);
+  const { changes, state } = moved ? { changes: moved, state: unchanged } : await observedChanges(ctx, repo, dir, hint);
   const stateChanged = state.isEmpty !== repo.isEmpty || state.defaultBranch !== repo.defaultBranch || state.size !== Number(repo.size);
   if (changes.length === 0 && !stateChanged) return [];
 

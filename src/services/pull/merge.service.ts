@@ -148,7 +148,10 @@ export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, r
     if (pr.status !== PullStatus.Mergeable && pr.status !== PullStatus.Empty) throw notAllowed('Please try again later');
     const head = await refId(baseDir, headRefOf(pr));
     const reason = rule && head ? await notReady(ctx, rc, pr, head, rule) : null;
-    if (reason && !scheduling && !(o.force_merge && isRepoAdmin(rc) && !rule!.blockAdminMergeOverride)) throw notAllowed(reason);
+    if (reason && !scheduling && !(o.force_merge && isRepoAdmin(rc) && !rule!.blockAdminMergeOverride)) {
+      // why: Gitea's message, with the rule that said it beside it.
+      throw new HttpError(405, reason, {}, { errors: [`blocked by the branch protection rule "${rule!.ruleName}"`] });
+    }
     if (rule?.requireSignedCommits && !signsCommits()) throw notAllowed('wont sign: nokey');
   }
   if (scheduling) {
