@@ -6,7 +6,7 @@
 import { withTx, type DbContext } from '../../db';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import {
-  CommentType, deleteCommentRows, findCommentById, listIssueComments, listRepoComments, saveComment, type CommentModel, type TimeWindow,
+  CommentType, COUNTED_TYPES, deleteCommentRows, findCommentById, listIssueComments, listRepoComments, saveComment, type CommentModel, type TimeWindow,
 } from '../../models/comment.model';
 import { addIssueComments, findIssueById, findIssuesByIds, lockIssue, touchIssue, type IssueModel } from '../../models/issue.model';
 import { indexCommentText, unindexText } from '../../models/issue-search';
@@ -114,14 +114,27 @@ export async function deleteComment(ctx: DbContext, doer: UserModel, rc: RepoCon
     await lockIssue(tx, issue.id);
     const fresh = await findCommentById(tx, row.id);
     if (!fresh) return [];
-    const assets = await listCommentAttachments(tx, [fresh.id]);
-    await deleteAttachmentRows(tx, assets.map((a) => a.id));
-    await deleteCommentReactions(tx, [fresh.id]);
-    await unindexText(tx, 'comment_fts', [fresh.id]);
-    await deleteCommentRows(tx, [fresh.id]);
-    await addIssueComments(tx, issue.id, -1);
+    const uuids = await deleteCommentsWithLinks(tx, [fresh]);
     await touchIssue(tx, issue.id);
-    return assets.map((a) => a.uuid);
+    return uuids;
   });
   await removeAttachmentFiles(uuids);
+}
+
+/**
+ * Delete comments with their attachments, reactions and search entries, taking the counted ones
+ * off their issues' comment counts (in the caller's transaction); returns the attachments' uuids,
+ * whose files the caller removes once the transaction committed.
+ */
+export async function deleteCommentsWithLinks(tx: DbContext, rows: CommentModel[]): Promise<string[]> {
+  const ids = rows.map((c) => c.id);
+  const assets = await listCommentAttachments(tx, ids);
+  await deleteAttachmentRows(tx, assets.map((a) => a.id));
+  await deleteCommentReactions(tx, ids);
+  await unindexText(tx, 'comment_fts', ids);
+  await deleteCommentRows(tx, ids);
+  const counted = new Map<number, number>();
+  for (const c of rows) if (COUNTED_TYPES.includes(c.type)) counted.set(c.issueId, (counted.get(c.issueId) ?? 0) + 1);
+  for (const [issueId, n] of counted) await addIssueComments(tx, issueId, -n);
+  return assets.map((a) => a.uuid);
 }

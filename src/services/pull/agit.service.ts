@@ -6,7 +6,7 @@
  * service, which answers per ref with the pull request ref it moved or the reason it refused, in
  * Gitea's words. The head lives only in `refs/pull/<n>/head` of the repository.
  */
-import { withTx, type DbContext } from '../../db';
+import type { DbContext } from '../../db';
 import { HttpError } from '../../errors';
 import { readCommits } from '../../git/history';
 import { isAncestor } from '../../git/merge';
@@ -15,18 +15,17 @@ import { refId } from '../../git/ref-info';
 import { updateRefs, validRefFormat } from '../../git/ref-write';
 import { ZERO_ID } from '../../git/refs';
 import { withRepoLock } from '../../lock';
-import { CommentType } from '../../models/comment.model';
-import { findOpenPullFor, insertPull, PullFlow, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
+import { findOpenPullFor, PullFlow, type PullRequestModel } from '../../models/pull-request.model';
 import { findRepoById } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { notifyEnqueued } from '../../queue/outbox';
 import { asUser } from '../auth/principal';
 import { assertNotBlocked } from '../issue/access';
-import { record } from '../issue/history';
-import { insertIssueWithLinks, issueTitle } from '../issue/issue.service';
+import { issueTitle } from '../issue/issue.service';
 import { repoAssignment, type RepoContext } from '../repo/context';
-import { addedCommitsEntry, recordHeadMove } from './branch-moves';
-import { headRefOf, queueCheck, runPullCheck } from './check';
+import { recordHeadMove } from './branch-moves';
+import { headRefOf } from './check';
+import { openPullRequest } from './pull.service';
 
 const FOR = 'refs/for/';
 
@@ -65,27 +64,15 @@ async function openAgitPull(ctx: DbContext, rc: RepoContext, pusher: UserModel, 
   const blank = message.indexOf('\n\n');
   const description = opts.get('description') || (blank >= 0 ? message.slice(blank + 2).trim() : '') || title;
   const fields = { repoId: rc.repo.id, posterId: pusher.id, name: title, content: description, milestoneId: 0, isPull: true, ref: '', deadlineUnix: 0 };
-  const pr = await withRepoLock(rc.repo.id, async () => {
-    const made = await withTx(ctx, async (tx) => {
+  const { pull } = await openPullRequest(ctx, rc, pusher, {
+    fields, links: { milestone: null, labels: [], assignees: [] }, pull: { flow: PullFlow.AGit, headRepoId: rc.repo.id, headBranch, baseBranch: target },
+    duplicate: async (tx) => {
       const again = await findOpenPullFor(tx, { repoId: rc.repo.id, branch: headBranch }, { repoId: rc.repo.id, branch: target }, PullFlow.AGit);
-      if (again) throw new HttpError(409, 'a pull request for this topic was opened meanwhile');
-      const issue = await insertIssueWithLinks(tx, rc, pusher, fields, { milestone: null, labels: [], assignees: [] });
-      const row = await insertPull(tx, {
-        issueId: issue.id, index: issue.index, flow: PullFlow.AGit, status: PullStatus.Checking, headRepoId: rc.repo.id, baseRepoId: rc.repo.id,
-        headBranch, baseBranch: target, mergeBase: '',
-      });
-      await queueCheck(tx, row);
-      return row;
-    });
-    await updateRefs(dir, [headRefOf(made), commit]);
-    return made;
+      return again ? new HttpError(409, 'a pull request for this topic was opened meanwhile') : null;
+    },
+    writeHead: (pr) => updateRefs(dir, [headRefOf(pr), commit]),
   });
-  notifyEnqueued();
-  await runPullCheck(ctx, pr.id);
-  const base = await refId(dir, `refs/heads/${target}`);
-  const entry = await addedCommitsEntry(dir, commit, base ? [base] : []);
-  await withTx(ctx, (tx) => record(tx, { type: CommentType.PullPush, issueId: pr.issueId, posterId: pusher.id, content: entry }));
-  return pr;
+  return pull;
 }
 
 /** One refs/for update: open or move a pull request, or the reason not to. */

@@ -25,10 +25,10 @@ import type { RepoContext } from '../repo/context';
 import { assertNotArchived } from '../refs/access';
 import { assertNotBlocked, canReadIssues, canWriteIssues } from '../issue/access';
 import { parseApiTime, record } from '../issue/history';
-import { insertIssueWithLinks, issueTitle, newIssueLinks, newIssueParts, pageOfIssues, type RepoIssueQuery } from '../issue/issue.service';
+import { insertIssueWithLinks, issueTitle, newIssueLinks, newIssueParts, pageOfIssues, type NewIssueLinks, type RepoIssueQuery } from '../issue/issue.service';
 import { issueViews, type IssueView } from '../issue/view';
 import { listPinned } from '../issue/pin.service';
-import { findIssueById, findIssueByIndex, type IssueModel } from '../../models/issue.model';
+import { findIssueById, findIssueByIndex, type IssueModel, type NewIssue } from '../../models/issue.model';
 import { isIssueSort } from '../../models/issue-search';
 import { headRefOf, queueCheck, runPullCheck, syncHeadRef } from './check';
 import { pullViews, type PullView } from './view';
@@ -116,33 +116,68 @@ export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, 
   const requests = await planReviewRequests(ctx, doer, rc, { issueId: 0, posterId: doer.id, closed: false, baseBranch: o.base! }, { reviewers: o.reviewers, team_reviewers: o.team_reviewers }, true);
 
   const fields = { repoId: rc.repo.id, posterId: doer.id, name: title, content: o.body ?? '', milestoneId: links.milestone?.id ?? 0, isPull: true, ref: '', deadlineUnix: deadline };
-  // why: the base repository's lock orders this with pushes' ref syncs, so refs/pull/<n>/head is written once the number exists and no sync can miss the new pull request.
-  const { row, pull } = await withRepoLock(rc.repo.id, async () => {
-    const made = await withTx(ctx, async (tx) => {
-      // why: the duplicate check again, under the lock, so two racing creators do not both get one.
+  const { issue: row } = await openPullRequest(ctx, rc, doer, {
+    fields, links, pull: { flow: PullFlow.GitHub, headRepoId: head.repo.id, headBranch, baseBranch: o.base! },
+    duplicate: async (tx) => {
       const again = await findOpenPullFor(tx, { repoId: head.repo.id, branch: headBranch }, target);
-      if (again) throw pullExists(again);
-      const issue = await insertIssueWithLinks(tx, rc, doer, fields, links);
-      const pr = await insertPull(tx, {
-        issueId: issue.id, index: issue.index, flow: PullFlow.GitHub, status: PullStatus.Checking, headRepoId: head.repo.id, baseRepoId: rc.repo.id,
-        headBranch, baseBranch: o.base!, mergeBase: '',
-      });
-      // why: the outbox carries the check, so a crash before the inline check below still leaves none stuck in "checking".
-      await queueCheck(tx, pr);
-      await applyReviewRequests(tx, issue.id, requests);
-      return { row: issue, pull: pr };
-    });
-    await syncHeadRef(ctx, made.pull, baseDir);
-    return made;
+      return again ? pullExists(again) : null;
+    },
+    inTx: (tx, issue) => applyReviewRequests(tx, issue.id, requests),
+    writeHead: async (pr) => { await syncHeadRef(ctx, pr, baseDir); },
+    tips: { head: headTip, base: baseTip },
   });
-  notifyEnqueued();
-  // why: the check answers with the refs as they are now (a push may have moved them since they were read).
-  await runPullCheck(ctx, pull.id);
-  const entry = await addedCommitsEntry(baseDir, (await refId(baseDir, headRefOf(pull))) ?? headTip, [(await refId(baseDir, `refs/heads/${pull.baseBranch}`)) ?? baseTip]);
-  await withTx(ctx, (tx) => record(tx, { type: CommentType.PullPush, issueId: row.id, posterId: doer.id, content: entry }));
   const milestone = links.milestone ? (await issueViews(ctx, [row]))[0].parts.milestone : null;
   const issue: IssueView = { row, repo: { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name }, parts: newIssueParts(rc, doer, { ...links, milestone }) };
   return (await pullViews(ctx, p, rc, [issue], false))[0];
+}
+
+/** A pull request to open: its issue's fields and links, its row, and what else its creation does. */
+export interface PullRequestOpening {
+  fields: Omit<NewIssue, 'index'>; links: NewIssueLinks;
+  pull: { flow: PullFlow; headRepoId: number; headBranch: string; baseBranch: string };
+  /** Under the lock, in the transaction: the error to throw when the same pull request was opened meanwhile. */
+  duplicate: (tx: DbContext) => Promise<Error | null>;
+  /** More to write in the creating transaction. */
+  inTx?: (tx: DbContext, issue: IssueModel) => Promise<unknown>;
+  /** Write `refs/pull/<n>/head` (under the base repository's lock). */
+  writeHead: (pr: PullRequestModel) => Promise<void>;
+  /** The tips to list the creation's commits with when a ref is gone by then. */
+  tips?: { head: string; base: string };
+}
+
+/**
+ * Open a pull request (the branch flow and AGit both): under the base repository's lock, its issue
+ * and row (checking, a check queued) in one transaction, then its head ref; then a first check and
+ * the timeline's push entry listing its commits.
+ * why: the lock orders this with pushes' ref syncs, so refs/pull/<n>/head is written once the
+ * number exists and no sync can miss the new pull request; the outbox carries the check, so a crash
+ * before the inline one still leaves none stuck in "checking".
+ */
+export async function openPullRequest(ctx: DbContext, rc: RepoContext, doer: UserModel, o: PullRequestOpening): Promise<{ issue: IssueModel; pull: PullRequestModel }> {
+  const dir = repoPath(rc.owner.name, rc.repo.name);
+  const made = await withRepoLock(rc.repo.id, async () => {
+    const opened = await withTx(ctx, async (tx) => {
+      const dup = await o.duplicate(tx);
+      if (dup) throw dup;
+      const issue = await insertIssueWithLinks(tx, rc, doer, o.fields, o.links);
+      const pull = await insertPull(tx, { ...o.pull, issueId: issue.id, index: issue.index, status: PullStatus.Checking, baseRepoId: rc.repo.id, mergeBase: '' });
+      await queueCheck(tx, pull);
+      await o.inTx?.(tx, issue);
+      return { issue, pull };
+    });
+    await o.writeHead(opened.pull);
+    return opened;
+  });
+  notifyEnqueued();
+  // why: the check answers with the refs as they are now (a push may have moved them since they were read).
+  await runPullCheck(ctx, made.pull.id);
+  const head = (await refId(dir, headRefOf(made.pull))) ?? o.tips?.head;
+  const base = (await refId(dir, `refs/heads/${made.pull.baseBranch}`)) ?? o.tips?.base;
+  if (head) {
+    const entry = await addedCommitsEntry(dir, head, base ? [base] : []);
+    await withTx(ctx, (tx) => record(tx, { type: CommentType.PullPush, issueId: made.issue.id, posterId: doer.id, content: entry }));
+  }
+  return made;
 }
 
 /** The pull request numbered `index`, with its issue; 404 in Gitea's words otherwise. */

@@ -13,7 +13,7 @@ import { AccessMode, UnitType } from '../../models/perm';
 import { idList } from '../../models/protected-tag.model';
 import type { PullRequestModel } from '../../models/pull-request.model';
 import {
-  clearOfficial, deleteReviews, findTeamRequest, insertReview, latestVerdictOrRequest, saveReview, verdictsAndRequestsOf, ReviewType, type ReviewModel,
+  clearOfficial, deleteReviews, findTeamRequest, insertReview, latestVerdictOrRequest, verdictsAndRequestsOf, ReviewType, type ReviewModel,
 } from '../../models/review.model';
 import { findTeamByName, teamsByIds, type TeamModel } from '../../models/team.model';
 import { hasTeamRepo } from '../../models/team-repo.model';
@@ -27,7 +27,7 @@ import type { RepoContext } from '../repo/context';
 import { teamUnits } from '../org/team.service';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { pullByIndex, assertPullsReadable } from './pull.service';
-import { isOfficialReviewer } from './review.service';
+import { isOfficialReviewer, restoreOfficial } from './review.service';
 
 /** The body of `POST`/`DELETE /pulls/{index}/requested_reviewers`. */
 export interface ReviewRequestOptions { reviewers?: string[]; team_reviewers?: string[] }
@@ -132,11 +132,7 @@ export async function applyReviewRequests(tx: DbContext, issueId: number, plan: 
     } else if (last?.type === ReviewType.Request) {
       await deleteReviews(tx, [last.id]);
       // why: the request had taken the official flag over; the reviewer's latest verdict gets it back.
-      const prior = await latestVerdictOrRequest(tx, issueId, user.id);
-      if (prior && official && !prior.official) {
-        prior.official = true;
-        await saveReview(tx, prior);
-      }
+      await restoreOfficial(tx, issueId, user.id, official);
       await record(tx, { type: CommentType.ReviewRequest, issueId, posterId, assigneeId: user.id, removedAssignee: true });
     }
   }

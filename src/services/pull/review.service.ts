@@ -13,12 +13,10 @@ import { cutDiffAroundLine, fileDiff, lineBlame } from '../../git/line-context';
 import { objectInfo } from '../../git/objects';
 import { repoPath } from '../../git/paths';
 import { refId } from '../../git/ref-info';
-import { deleteAttachmentRows, listCommentAttachments } from '../../models/attachment.model';
-import { codeCommentCounts, commentsOfReviews, CommentType, deleteCommentRows, insertComment, reviewEntryIds, type CommentModel } from '../../models/comment.model';
-import { addIssueComments, type IssueModel } from '../../models/issue.model';
+import { codeCommentCounts, commentsOfReviews, CommentType, insertComment, reviewEntryIds, type CommentModel } from '../../models/comment.model';
+import type { IssueModel } from '../../models/issue.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import { idList } from '../../models/protected-tag.model';
-import { deleteCommentReactions } from '../../models/reaction.model';
 import { teamsByIds, teamsOfUserInOrg, type TeamModel } from '../../models/team.model';
 import { isTeamMember } from '../../models/team-user.model';
 import type { PullRequestModel } from '../../models/pull-request.model';
@@ -29,6 +27,7 @@ import {
 import { UserType, type UserModel } from '../../models/user.model';
 import { asUser } from '../auth/principal';
 import { assertNotBlocked } from '../issue/access';
+import { deleteCommentsWithLinks } from '../issue/comment.service';
 import { record } from '../issue/history';
 import { usersById } from '../issue/view';
 import { repoPermission } from '../perm/permission';
@@ -72,6 +71,19 @@ export async function isOfficialReviewer(ctx: DbContext, rc: RepoContext, pr: Pi
   if (idList(rule.approvalsAllowlistUserIds).includes(user.id)) return true;
   for (const teamId of idList(rule.approvalsAllowlistTeamIds)) if (await isTeamMember(ctx, teamId, user.id)) return true;
   return false;
+}
+
+/**
+ * After a reviewer's review or request was removed: their latest remaining verdict or request takes
+ * the official flag back when they are an official reviewer (Gitea's restoreLatestOfficialReview).
+ */
+export async function restoreOfficial(tx: DbContext, issueId: number, reviewerId: number, official: boolean): Promise<void> {
+  if (!official) return;
+  const latest = await latestVerdictOrRequest(tx, issueId, reviewerId);
+  if (latest && !latest.official) {
+    latest.official = true;
+    await saveReview(tx, latest);
+  }
 }
 
 /** May the caller see the review: any submitted one, a pending one only its reviewer or a site admin. */
@@ -138,6 +150,8 @@ async function placeComments(rc: RepoContext, pr: PullRequestModel, commit: stri
   const dir = repoPath(rc.owner.name, rc.repo.name);
   const base = pr.mergeBase || (await mergeBase(dir, `refs/heads/${pr.baseBranch}`, commit)) || '';
   const out: PlacedComment[] = [];
+  // why: one git diff per file, however many of its lines are commented.
+  const diffs = new Map<string, string>();
   for (const [k, c] of comments.entries()) {
     const path = typeof c?.path === 'string' ? c.path.replace(/^\/+/, '') : '';
     const body = typeof c?.body === 'string' ? c.body : '';
@@ -147,7 +161,8 @@ async function placeComments(rc: RepoContext, pr: PullRequestModel, commit: stri
     if (!body.trim()) throw new Validation(`[Comments[${k}].Body]: Required`);
     const old = Number.isSafeInteger(oldLine) && oldLine > 0;
     if (!old && !(Number.isSafeInteger(newLine) && newLine > 0)) throw new Validation(`comment ${k} needs a line: new_position or old_position above 0`);
-    const diff = base ? await fileDiff(dir, base, commit, path) : '';
+    if (!diffs.has(path)) diffs.set(path, base ? await fileDiff(dir, base, commit, path) : '');
+    const diff = diffs.get(path)!;
     if (!diff) throw new Validation(`the pull request does not change ${path}`);
     const line = old ? oldLine : newLine;
     // why: as Gitea, a comment on the new side names the commit that last changed its line; the old side's line is the merge base's.
@@ -219,22 +234,12 @@ export async function deletePullReview(ctx: DbContext, doer: UserModel, rc: Repo
   if (!doer.isAdmin && doer.id !== review.reviewerId) throw new Forbidden('only the reviewer or a site administrator can delete a review');
   if (review.type === ReviewType.Request) throw new Validation('a review request is withdrawn through DELETE /pulls/{index}/requested_reviewers');
   const reviewer = (await usersById(ctx, [review.reviewerId]))(review.reviewerId);
+  const official = !!reviewer && (await isOfficialReviewer(ctx, rc, pr, reviewer));
   const uuids = await withTx(ctx, async (tx) => {
-    const rows = await commentsOfReviews(tx, [review.id], [CommentType.Code, CommentType.Review, CommentType.DismissReview]);
-    const ids = rows.map((c) => c.id);
-    const assets = await listCommentAttachments(tx, ids);
-    await deleteAttachmentRows(tx, assets.map((a) => a.id));
-    await deleteCommentReactions(tx, ids);
-    await deleteCommentRows(tx, ids);
-    const counted = rows.filter((c) => c.type === CommentType.Review).length;
-    if (counted) await addIssueComments(tx, issue.id, -counted);
+    const uuidsOf = await deleteCommentsWithLinks(tx, await commentsOfReviews(tx, [review.id], [CommentType.Code, CommentType.Review, CommentType.DismissReview]));
     await deleteReviews(tx, [review.id]);
-    const latest = await latestVerdictOrRequest(tx, issue.id, review.reviewerId);
-    if (latest && reviewer && !latest.official && (await isOfficialReviewer(tx, rc, pr, reviewer))) {
-      latest.official = true;
-      await saveReview(tx, latest);
-    }
-    return assets.map((a) => a.uuid);
+    await restoreOfficial(tx, issue.id, review.reviewerId, official);
+    return uuidsOf;
   });
   await removeAttachmentFiles(uuids);
 }
