@@ -1,0 +1,117 @@
+/**
+ * Gitea's webhook table: a hook of a repository (repo_id), of a user or organization (owner_id),
+ * or of the instance (neither: a system hook, or a default hook copied into new repositories).
+ * `events` holds Gitea's HookEvent JSON (push_only, send_everything, choose_events, the chosen
+ * events and the branch filter). Times are Unix seconds.
+ */
+import { Op } from 'sequelize';
+import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import type { DbContext } from '../db';
+import { nowUnix } from './issue.model';
+
+/** Gitea's HookContentType. */
+export enum HookContentType { Json = 1, Form = 2 }
+
+/** Gitea's HookStatus (the last delivery's outcome). */
+export enum HookStatus { None = 0, Succeed = 1, Fail = 2 }
+
+@Table({ tableName: 'webhook', underscored: true, timestamps: false })
+export class WebhookModel extends Model {
+  @Column({ type: DataType.INTEGER, primaryKey: true, autoIncrement: true }) declare id: number;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare repoId: number;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare ownerId: number;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isSystemWebhook: boolean;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare url: string;
+  @Column({ type: DataType.STRING(8), allowNull: false, defaultValue: 'POST' }) declare httpMethod: string;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare contentType: HookContentType;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare secret: string;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare events: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isActive: boolean;
+  @Column({ type: DataType.STRING(16), allowNull: false, defaultValue: 'gitea' }) declare type: string;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare meta: string;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare lastStatus: HookStatus;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare headerAuthorizationEncrypted: string;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare updatedUnix: number;
+}
+
+/** Where a hook belongs. */
+export type HookScope = { repoId: number } | { ownerId: number } | { system: boolean };
+
+function scopeWhere(s: HookScope): Record<string, unknown> {
+  if ('repoId' in s) return { repoId: s.repoId };
+  if ('ownerId' in s) return { ownerId: s.ownerId, repoId: 0 };
+  // why: instance hooks have neither a repository nor an owner; the flag tells system hooks from default ones.
+  return { repoId: 0, ownerId: 0, isSystemWebhook: s.system };
+}
+
+/** The fields of a new hook. */
+export type NewWebhook = Omit<WebhookModel, 'id' | 'createdUnix' | 'updatedUnix' | 'lastStatus'>;
+
+/** Insert a hook. */
+export function insertWebhook(ctx: DbContext, h: Partial<NewWebhook>): Promise<WebhookModel> {
+  const now = nowUnix();
+  return WebhookModel.create({ ...h, createdUnix: now, updatedUnix: now }, { transaction: ctx.tx });
+}
+
+/** The hooks of one scope, oldest first, one page. */
+export function listWebhooks(ctx: DbContext, s: HookScope, limit: number, offset: number): Promise<{ rows: WebhookModel[]; count: number }> {
+  return WebhookModel.findAndCountAll({ where: scopeWhere(s), order: [['id', 'ASC']], limit, offset, transaction: ctx.tx });
+}
+
+/** The instance's hooks, system and default ones both, oldest first, one page. */
+export function listInstanceWebhooks(ctx: DbContext, limit: number, offset: number): Promise<{ rows: WebhookModel[]; count: number }> {
+  return WebhookModel.findAndCountAll({ where: { repoId: 0, ownerId: 0 }, order: [['id', 'ASC']], limit, offset, transaction: ctx.tx });
+}
+
+/** A hook of a scope by id (instance scope: either kind), or null. */
+export function findWebhook(ctx: DbContext, s: HookScope | 'instance', id: number): Promise<WebhookModel | null> {
+  if (!Number.isSafeInteger(id)) return Promise.resolve(null);
+  const where = s === 'instance' ? { id, repoId: 0, ownerId: 0 } : { id, ...scopeWhere(s) };
+  return WebhookModel.findOne({ where, transaction: ctx.tx });
+}
+
+/** The active hooks an event of repository `repoId` (owned by `ownerId`) goes to: its own, its owner's and the system's. */
+export function hooksForEvent(ctx: DbContext, repoId: number, ownerId: number): Promise<WebhookModel[]> {
+  return WebhookModel.findAll({
+    where: { isActive: true, [Op.or]: [{ repoId }, { ownerId, repoId: 0 }, { repoId: 0, ownerId: 0, isSystemWebhook: true }] },
+    order: [['id', 'ASC']], transaction: ctx.tx,
+  });
+}
+
+/** Save a changed hook. */
+export async function saveWebhook(ctx: DbContext, h: WebhookModel): Promise<void> {
+  h.updatedUnix = nowUnix();
+  await h.save({ transaction: ctx.tx });
+}
+
+/** Delete a hook and its deliveries. */
+export async function deleteWebhook(ctx: DbContext, id: number): Promise<void> {
+  await HookTaskModel.destroy({ where: { hookId: id }, transaction: ctx.tx });
+  await WebhookModel.destroy({ where: { id }, transaction: ctx.tx });
+}
+
+/** Lifecycle of a delivery. */
+export enum HookTaskStatus { Pending = 'pending', Delivered = 'delivered', Failed = 'failed' }
+
+@Table({ tableName: 'hook_task', underscored: true, timestamps: false })
+export class HookTaskModel extends Model {
+  @Column({ type: DataType.BIGINT, primaryKey: true, autoIncrement: true }) declare id: number;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare hookId: number;
+  @Column({ type: DataType.STRING(36), allowNull: false }) declare uuid: string;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare payloadContent: string;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 2 }) declare payloadVersion: number;
+  @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: '' }) declare eventType: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isDelivered: boolean;
+  /** When it was last tried, Unix nanoseconds (Gitea's `delivered`). */
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare delivered: number;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare requestContent: string;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare responseContent: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isSucceed: boolean;
+  @Column({ type: DataType.STRING(16), allowNull: false, defaultValue: 'pending' }) declare status: HookTaskStatus;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare attempts: number;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare nextAttemptMs: number;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare leaseUntil: number;
+  @Column({ type: DataType.STRING(128), allowNull: false, defaultValue: '' }) declare leasedBy: string;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
+}
