@@ -72,6 +72,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     LOGIN_MAX_FAILURES: { kind: 'int', def: '10', min: 1, max: 100000 },
     LOGIN_FAILURE_WINDOW: { kind: 'int', def: '300', min: 1, max: 86400 },
     DISABLE_QUERY_AUTH_TOKEN: { kind: 'bool', def: 'false' },
+    DISABLE_WEBHOOKS: { kind: 'bool', def: 'false' },
   },
   service: {
     DISABLE_REGISTRATION: { kind: 'bool', def: 'false' },
@@ -138,6 +139,15 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     RETARGET_CHILDREN_ON_MERGE: { kind: 'bool', def: 'true' },
   },
   picture: { AVATAR_UPLOAD_PATH: { kind: 'string', def: '' } },
+  webhook: {
+    ALLOWED_HOST_LIST: { kind: 'string', def: 'external' },
+    DELIVER_TIMEOUT: { kind: 'int', def: '5', min: 1, max: 3600 },
+    SKIP_TLS_VERIFY: { kind: 'bool', def: 'false' },
+    PROXY_URL: { kind: 'string', def: '' },
+    PROXY_HOSTS: { kind: 'list', def: '' },
+    MAX_ATTEMPTS: { kind: 'int', def: '8', min: 1, max: 100 },
+    PAGING_NUM: { kind: 'int', def: '10', min: 1, max: 1000 },
+  },
   user: { ENABLE_SSH_KEYS: { kind: 'bool', def: 'true' }, ENABLE_GPG_KEYS: { kind: 'bool', def: 'true' } },
   log: { LEVEL: { kind: 'string', def: 'info', oneOf: ['trace', 'debug', 'info', 'warn', 'error', 'none'] } },
 };
@@ -239,6 +249,8 @@ export interface Settings {
     minPasswordLength: number; loginMaxFailures: number; loginFailureWindow: number;
     /** Gitea's key: ignore `token`/`access_token` in the query string. */
     disableQueryAuthToken: boolean;
+    /** No webhooks: their routes answer 403 (admin hooks excepted, as Gitea) and no event is delivered. */
+    disableWebhooks: boolean;
   };
   service: {
     disableRegistration: boolean; emailDomainAllowlist: string[]; emailDomainBlocklist: string[];
@@ -283,6 +295,15 @@ export interface Settings {
   repositoryPullRequest: { workInProgressPrefixes: string[]; retargetChildrenOnMerge: boolean };
   /** [picture]: where uploaded avatars are kept (default APP_DATA_PATH/avatars). */
   picture: { avatarUploadPath: string };
+  /**
+   * [webhook]: the hosts hooks may call (Gitea's hostmatcher list), the seconds a delivery may take,
+   * TLS verification, the proxy and the hosts that use it, the attempts before a delivery is given
+   * up, and the history page size.
+   */
+  webhook: {
+    allowedHostList: string; deliverTimeout: number; skipTlsVerify: boolean; proxyUrl: string; proxyHosts: string[];
+    maxAttempts: number; pagingNum: number;
+  };
   log: { level: string };
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
@@ -341,6 +362,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     repositoryIssue: out['repository.issue'],
     repositoryPullRequest: out['repository.pull-request'],
     picture: out.picture,
+    webhook: out.webhook,
     log: out.log,
     warnings,
   } as unknown as Settings;

@@ -1,0 +1,224 @@
+/** Webhooks of a repository (`/repos/{owner}/{repo}/hooks`), an organization, the signed-in user and the instance (`/admin/hooks`). */
+import type { Request as ExRequest } from 'express';
+import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import type { CreateHookOption, EditHookOption, Hook } from '../api/webhook';
+import type { ApiErrorBody } from '../errors';
+import { ctxOf, doerOf } from '../middleware/context';
+import { listOptions, setPaging } from '../middleware/paging';
+import { toHook } from '../convert/webhook';
+import { repoAssignment } from '../services/repo/context';
+import {
+  createHook, editHook, getHook, hookView, listHooks, orgHookPlace, removeHook, repoHookPlace, type HookPlace,
+} from '../services/webhook/hook.service';
+
+/** The five operations every place shares. */
+async function list(req: ExRequest, place: HookPlace, page?: number, limit?: number, kind?: string): Promise<Hook[]> {
+  const opts = listOptions(page, limit);
+  const { rows, count } = await listHooks(ctxOf(req), place, opts, kind);
+  setPaging(req, opts, count);
+  return rows.map((h) => toHook(hookView(h)));
+}
+
+@Route('repos/{owner}/{repo}/hooks')
+@Tags('repository')
+export class RepoHookController extends Controller {
+  /** The repository's hooks (its admins). */
+  @Get()
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(403, 'not a repository admin, or webhooks are disabled')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoListHooks(@Path() owner: string, @Path() repo: string, @Request() req: ExRequest, @Query() page?: number, @Query() limit?: number): Promise<Hook[]> {
+    return list(req, repoHookPlace(await repoAssignment(ctxOf(req), req.principal, owner, repo)), page, limit);
+  }
+
+  /** Add a hook. */
+  @Post()
+  @Security('signed', ['repository'])
+  @SuccessResponse(201, 'created')
+  @Response<ApiErrorBody>(403, 'not a repository admin, or webhooks are disabled')
+  @Response<ApiErrorBody>(422, 'invalid type, config, events or url')
+  public async repoCreateHook(@Path() owner: string, @Path() repo: string, @Body() body: CreateHookOption, @Request() req: ExRequest): Promise<Hook> {
+    const ctx = ctxOf(req);
+    const place = repoHookPlace(await repoAssignment(ctx, req.principal, owner, repo));
+    this.setStatus(201);
+    return toHook(hookView(await createHook(ctx, place, body)));
+  }
+
+  /** One hook. */
+  @Get('{id}')
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoGetHook(@Path() owner: string, @Path() repo: string, @Path() id: number, @Request() req: ExRequest): Promise<Hook> {
+    const ctx = ctxOf(req);
+    return toHook(hookView(await getHook(ctx, repoHookPlace(await repoAssignment(ctx, req.principal, owner, repo)), id)));
+  }
+
+  /** Change a hook. */
+  @Patch('{id}')
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  @Response<ApiErrorBody>(422, 'invalid config, events or url')
+  public async repoEditHook(@Path() owner: string, @Path() repo: string, @Path() id: number, @Body() body: EditHookOption, @Request() req: ExRequest): Promise<Hook> {
+    const ctx = ctxOf(req);
+    return toHook(hookView(await editHook(ctx, repoHookPlace(await repoAssignment(ctx, req.principal, owner, repo)), id, body)));
+  }
+
+  /** Delete a hook and its deliveries. */
+  @Delete('{id}')
+  @Security('signed', ['repository'])
+  @SuccessResponse(204, 'deleted')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoDeleteHook(@Path() owner: string, @Path() repo: string, @Path() id: number, @Request() req: ExRequest): Promise<void> {
+    const ctx = ctxOf(req);
+    await removeHook(ctx, repoHookPlace(await repoAssignment(ctx, req.principal, owner, repo)), id);
+    this.setStatus(204);
+  }
+}
+
+@Route('orgs/{org}/hooks')
+@Tags('organization')
+export class OrgHookController extends Controller {
+  /** The organization's hooks (its owners). */
+  @Get()
+  @Security('signed', ['organization'])
+  @Response<ApiErrorBody>(403, 'not an owner')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async orgListHooks(@Path() org: string, @Request() req: ExRequest, @Query() page?: number, @Query() limit?: number): Promise<Hook[]> {
+    return list(req, await orgHookPlace(ctxOf(req), req.principal, org), page, limit);
+  }
+
+  /** Add a hook. */
+  @Post()
+  @Security('signed', ['organization'])
+  @SuccessResponse(201, 'created')
+  @Response<ApiErrorBody>(422, 'invalid type, config, events or url')
+  public async orgCreateHook(@Path() org: string, @Body() body: CreateHookOption, @Request() req: ExRequest): Promise<Hook> {
+    const ctx = ctxOf(req);
+    const place = await orgHookPlace(ctx, req.principal, org);
+    this.setStatus(201);
+    return toHook(hookView(await createHook(ctx, place, body)));
+  }
+
+  /** One hook. */
+  @Get('{id}')
+  @Security('signed', ['organization'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async orgGetHook(@Path() org: string, @Path() id: number, @Request() req: ExRequest): Promise<Hook> {
+    const ctx = ctxOf(req);
+    return toHook(hookView(await getHook(ctx, await orgHookPlace(ctx, req.principal, org), id)));
+  }
+
+  /** Change a hook. */
+  @Patch('{id}')
+  @Security('signed', ['organization'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async orgEditHook(@Path() org: string, @Path() id: number, @Body() body: EditHookOption, @Request() req: ExRequest): Promise<Hook> {
+    const ctx = ctxOf(req);
+    return toHook(hookView(await editHook(ctx, await orgHookPlace(ctx, req.principal, org), id, body)));
+  }
+
+  /** Delete a hook. */
+  @Delete('{id}')
+  @Security('signed', ['organization'])
+  @SuccessResponse(204, 'deleted')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async orgDeleteHook(@Path() org: string, @Path() id: number, @Request() req: ExRequest): Promise<void> {
+    const ctx = ctxOf(req);
+    await removeHook(ctx, await orgHookPlace(ctx, req.principal, org), id);
+    this.setStatus(204);
+  }
+}
+
+@Route('user/hooks')
+@Tags('user')
+export class UserHookController extends Controller {
+  /** The signed-in user's hooks. */
+  @Get()
+  @Security('signed', ['user'])
+  public async userListHooks(@Request() req: ExRequest, @Query() page?: number, @Query() limit?: number): Promise<Hook[]> {
+    return list(req, { ownerId: doerOf(req).id }, page, limit);
+  }
+
+  /** Add a hook. */
+  @Post()
+  @Security('signed', ['user'])
+  @SuccessResponse(201, 'created')
+  @Response<ApiErrorBody>(422, 'invalid type, config, events or url')
+  public async userCreateHook(@Body() body: CreateHookOption, @Request() req: ExRequest): Promise<Hook> {
+    this.setStatus(201);
+    return toHook(hookView(await createHook(ctxOf(req), { ownerId: doerOf(req).id }, body)));
+  }
+
+  /** One hook. */
+  @Get('{id}')
+  @Security('signed', ['user'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async userGetHook(@Path() id: number, @Request() req: ExRequest): Promise<Hook> {
+    return toHook(hookView(await getHook(ctxOf(req), { ownerId: doerOf(req).id }, id)));
+  }
+
+  /** Change a hook. */
+  @Patch('{id}')
+  @Security('signed', ['user'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async userEditHook(@Path() id: number, @Body() body: EditHookOption, @Request() req: ExRequest): Promise<Hook> {
+    return toHook(hookView(await editHook(ctxOf(req), { ownerId: doerOf(req).id }, id, body)));
+  }
+
+  /** Delete a hook. */
+  @Delete('{id}')
+  @Security('signed', ['user'])
+  @SuccessResponse(204, 'deleted')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async userDeleteHook(@Path() id: number, @Request() req: ExRequest): Promise<void> {
+    await removeHook(ctxOf(req), { ownerId: doerOf(req).id }, id);
+    this.setStatus(204);
+  }
+}
+
+@Route('admin/hooks')
+@Tags('admin')
+export class AdminHookController extends Controller {
+  /** The instance's hooks: `type` system (the default), default (copied into new repositories) or all. */
+  @Get()
+  @Security('admin', ['admin'])
+  public async adminListHooks(@Request() req: ExRequest, @Query() page?: number, @Query() limit?: number, @Query() type?: string): Promise<Hook[]> {
+    return list(req, 'instance', page, limit, type);
+  }
+
+  /** Add a hook: a default hook unless `config.is_system_webhook` is true. */
+  @Post()
+  @Security('admin', ['admin'])
+  @SuccessResponse(201, 'created')
+  @Response<ApiErrorBody>(422, 'invalid type, config, events or url')
+  public async adminCreateHook(@Body() body: CreateHookOption, @Request() req: ExRequest): Promise<Hook> {
+    this.setStatus(201);
+    return toHook(hookView(await createHook(ctxOf(req), 'instance', body)));
+  }
+
+  /** One hook. */
+  @Get('{id}')
+  @Security('admin', ['admin'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async adminGetHook(@Path() id: number, @Request() req: ExRequest): Promise<Hook> {
+    return toHook(hookView(await getHook(ctxOf(req), 'instance', id)));
+  }
+
+  /** Change a hook. */
+  @Patch('{id}')
+  @Security('admin', ['admin'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async adminEditHook(@Path() id: number, @Body() body: EditHookOption, @Request() req: ExRequest): Promise<Hook> {
+    return toHook(hookView(await editHook(ctxOf(req), 'instance', id, body)));
+  }
+
+  /** Delete a hook. */
+  @Delete('{id}')
+  @Security('admin', ['admin'])
+  @SuccessResponse(204, 'deleted')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async adminDeleteHook(@Path() id: number, @Request() req: ExRequest): Promise<void> {
+    await removeHook(ctxOf(req), 'instance', id);
+    this.setStatus(204);
+  }
+}
