@@ -1,0 +1,103 @@
+/**
+ * Sending one delivery: the address actually dialed is checked against the host allow list (a
+ * name is resolved once, checked, and that very address is dialed, so DNS rebinding cannot slip
+ * in), redirects are followed only to allowed addresses (at most 10), the whole exchange is bounded
+ * by `[webhook] DELIVER_TIMEOUT`, and at most 64 KB of the response body is kept.
+ */
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { hostAllowed, type HostMatchList } from './host-matcher';
+
+/** The most response body kept, in bytes. */
+export const KEPT_RESPONSE_BYTES = 64 * 1024;
+const MAX_REDIRECTS = 10;
+
+/** What came back. */
+export interface DeliveryResponse { status: number; headers: Record<string, string>; body: string }
+
+/** How to send. */
+export interface SendOptions { hosts: HostMatchList; timeoutMs: number; skipTlsVerify: boolean }
+
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+
+/** A delivery refused before or while connecting; its message is what the history shows. */
+export class DeliveryError extends Error {}
+
+const deny = (host: string, ip: string) => new DeliveryError(`webhook can only call allowed HTTP servers (check your webhook.ALLOWED_HOST_LIST setting), deny '${host}(${ip})'`);
+
+/** A lookup that resolves a name once and answers only an allowed address (the one then dialed). */
+function checkedLookup(hosts: HostMatchList, hostname: string): net.LookupFunction {
+  return (name, options, callback) => {
+    dns.lookup(name, { all: true, verbatim: true }, (err, addresses) => {
+      if (err) return (callback as (e: Error | null, a: string, f: number) => void)(err, '', 0);
+      const list = addresses as dns.LookupAddress[];
+      const ok = list.find((a) => hostAllowed(hosts, hostname, a.address));
+      if (!ok) return (callback as (e: Error | null, a: string, f: number) => void)(deny(hostname, list[0]?.address ?? ''), '', 0);
+      if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, [ok]);
+      (callback as (e: null, a: string, f: number) => void)(null, ok.address, ok.family);
+    });
+  };
+}
+
+function once(url: URL, method: string, headers: Record<string, string>, body: string | null, o: SendOptions, deadline: number): Promise<{ res: http.IncomingMessage; text: string }> {
+  return new Promise((resolve, reject) => {
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (net.isIP(host) && !hostAllowed(o.hosts, host, host)) return reject(deny(host, host));
+    const lib = url.protocol === 'https:' ? https : http;
+    const req = lib.request(url, {
+      method, headers: body === null ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      agent: url.protocol === 'https:' ? httpsAgent : httpAgent, lookup: checkedLookup(o.hosts, host),
+      rejectUnauthorized: !o.skipTlsVerify,
+    }, (res) => {
+      const parts: Buffer[] = [];
+      let kept = 0;
+      res.on('data', (d: Buffer) => {
+        if (kept < KEPT_RESPONSE_BYTES) parts.push(d.subarray(0, KEPT_RESPONSE_BYTES - kept));
+        kept += d.length;
+      });
+      res.once('end', () => {
+        clearTimeout(timer);
+        resolve({ res, text: Buffer.concat(parts).toString('utf8') });
+      });
+      res.once('error', reject);
+    });
+    // why: the whole exchange is bounded, not each pause of it (a receiver that trickles its answer is cut off too).
+    const timer = setTimeout(() => req.destroy(new DeliveryError('timeout: the receiver did not answer in time')), Math.max(1, deadline - Date.now()));
+    req.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.end(body ?? undefined);
+  });
+}
+
+/** Send a request; resolves with the final response (after allowed redirects), rejects with what went wrong. */
+export async function send(r: { method: string; url: string; headers: Record<string, string>; body: string }, o: SendOptions): Promise<DeliveryResponse> {
+  const deadline = Date.now() + o.timeoutMs;
+  let url = new URL(r.url);
+  let method = r.method;
+  let body: string | null = r.body;
+  let headers = r.headers;
+  for (let hop = 0; ; hop++) {
+    const { res, text } = await once(url, method, headers, body, o, deadline);
+    const status = res.statusCode ?? 0;
+    const location = res.headers.location;
+    if (![301, 302, 303, 307, 308].includes(status) || !location || hop >= MAX_REDIRECTS) {
+      const headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v ?? '')]));
+      return { status, headers, body: text };
+    }
+    const next = new URL(location, url);
+    // why: as Go's client, credentials are not carried to another host.
+    if (next.host !== url.host) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'authorization'));
+    url = next;
+    // why: as browsers and Go's client, a 303 (and a 301/302 after a POST) continues as a GET without a body.
+    if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
+      method = 'GET';
+      body = null;
+      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'content-type'));
+    }
+  }
+}
