@@ -1,6 +1,6 @@
 /**
  * Webhooks (Gitea's `webhook`) and their deliveries (Gitea's `hook_task`, plus what a durable,
- * leased, retried delivery needs: status, attempts, the next attempt's time and the lease).
+ * retried delivery needs: status, attempts, the next attempt's time; the hook carries the lease).
  */
 import { DataTypes } from 'sequelize';
 import type { MigrationParams } from './types';
@@ -27,6 +27,11 @@ export async function up({ context: qi }: MigrationParams): Promise<void> {
     meta: text,
     last_status: int,
     header_authorization_encrypted: text,
+    // why: a hook's deliveries go out one at a time, in event order, from the one worker that leases the hook.
+    delivery_leased_by: { type: DataTypes.STRING(128), allowNull: false, defaultValue: '' },
+    delivery_lease_until: bigint,
+    // why: after a failed delivery the hook waits until its retry is due (later deliveries wait behind it).
+    next_delivery_ms: bigint,
     created_unix: bigint,
     updated_unix: bigint,
   });
@@ -50,15 +55,13 @@ export async function up({ context: qi }: MigrationParams): Promise<void> {
     status: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'pending' },
     attempts: int,
     next_attempt_ms: bigint,
-    lease_until: bigint,
-    leased_by: { type: DataTypes.STRING(128), allowNull: false, defaultValue: '' },
     created_unix: bigint,
   });
   await qi.addIndex('hook_task', ['uuid'], { unique: true, name: 'UQE_hook_task_uuid' });
   // why: a hook's deliveries go out in event order (the oldest waiting one first), and its history is listed newest first.
   await qi.addIndex('hook_task', ['hook_id', 'status', 'id'], { name: 'IDX_hook_task_hook_status' });
-  // why: workers look for deliveries that are due.
-  await qi.addIndex('hook_task', ['status', 'next_attempt_ms'], { name: 'IDX_hook_task_due' });
+  // why: pruning goes by age.
+  await qi.addIndex('hook_task', ['created_unix'], { name: 'IDX_hook_task_created_unix' });
 }
 
 /** Drop them. */

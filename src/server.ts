@@ -15,6 +15,7 @@ import { closeDatabase, openDatabase } from './db';
 import { closeRedis, waitForRedis } from './lock/redis';
 import { relayInPrimary, startBus } from './queue/bus';
 import { startPushProcessing, type PushProcessing } from './services/git-push/push.worker';
+import { startHookDelivery, type HookDelivery } from './services/webhook/delivery.worker';
 import type { SshServerHandle } from '../ssh/server';
 
 async function runPrimary(workers: number): Promise<void> {
@@ -90,6 +91,7 @@ async function runWorker(): Promise<void> {
   let server: DrainableServer | null = null;
   let internal: http.Server | null = null;
   let pushes: PushProcessing | null = null;
+  let hooks: HookDelivery | null = null;
   let ssh: SshServerHandle | null = null;
   let stopping = false;
   const stop = () => {
@@ -104,7 +106,7 @@ async function runWorker(): Promise<void> {
     // The hooks of a push still in flight reach this worker's private internal listener, which
     // stays open until the end.
     void Promise.all([ssh?.stop(), server!.drain()])
-      .then(() => pushes?.stop())
+      .then(() => Promise.all([pushes?.stop(), hooks?.stop()]))
       .then(() => Promise.all([closeDatabase(), closeRedis()]))
       .finally(() => {
         internal?.close();
@@ -149,6 +151,7 @@ async function runWorker(): Promise<void> {
   if (stopping) process.exit(0);
   server = drainableSrv;
   pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
+  hooks = startHookDelivery();
   const addr = srv.address() as AddressInfo;
   process.send?.({ forgeReady: true, http: hostPort(addr.address, addr.port), ssh: ssh ? hostPort(s.server.sshListenHost, ssh.port) : null });
 }

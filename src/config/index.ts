@@ -139,6 +139,12 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     RETARGET_CHILDREN_ON_MERGE: { kind: 'bool', def: 'true' },
   },
   picture: { AVATAR_UPLOAD_PATH: { kind: 'string', def: '' } },
+  'cron.cleanup_hook_task_table': {
+    ENABLED: { kind: 'bool', def: 'true' },
+    CLEANUP_TYPE: { kind: 'string', def: 'OlderThan' },
+    OLDER_THAN: { kind: 'duration', def: '168h', min: 0, max: 10 * 365 * 86400 },
+    NUMBER_TO_KEEP: { kind: 'int', def: '10', min: 0, max: 1e9 },
+  },
   webhook: {
     ALLOWED_HOST_LIST: { kind: 'string', def: 'external' },
     DELIVER_TIMEOUT: { kind: 'int', def: '5', min: 1, max: 3600 },
@@ -146,6 +152,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     PROXY_URL: { kind: 'string', def: '' },
     PROXY_HOSTS: { kind: 'list', def: '' },
     MAX_ATTEMPTS: { kind: 'int', def: '8', min: 1, max: 100 },
+    RETRY_FIRST_DELAY: { kind: 'int', def: '10', min: 1, max: 86400 },
     PAGING_NUM: { kind: 'int', def: '10', min: 1, max: 1000 },
   },
   user: { ENABLE_SSH_KEYS: { kind: 'bool', def: 'true' }, ENABLE_GPG_KEYS: { kind: 'bool', def: 'true' } },
@@ -298,12 +305,18 @@ export interface Settings {
   /**
    * [webhook]: the hosts hooks may call (Gitea's hostmatcher list), the seconds a delivery may take,
    * TLS verification, the proxy and the hosts that use it, the attempts before a delivery is given
-   * up, and the history page size.
+   * up, the seconds before its first retry (each later wait 4.4 times the one before: 8 attempts
+   * span about a day), and the history page size.
    */
   webhook: {
     allowedHostList: string; deliverTimeout: number; skipTlsVerify: boolean; proxyUrl: string; proxyHosts: string[];
-    maxAttempts: number; pagingNum: number;
+    maxAttempts: number; retryFirstDelay: number; pagingNum: number;
   };
+  /**
+   * [cron.cleanup_hook_task_table]: pruning finished deliveries, hourly, by age (`OlderThan`: older
+   * than OLDER_THAN seconds) or by count (`PerWebhook`: the newest NUMBER_TO_KEEP of each hook).
+   */
+  hookTaskCleanup: { enabled: boolean; cleanupType: string; olderThan: number; numberToKeep: number };
   log: { level: string };
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
@@ -363,6 +376,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     repositoryPullRequest: out['repository.pull-request'],
     picture: out.picture,
     webhook: out.webhook,
+    hookTaskCleanup: out['cron.cleanup_hook_task_table'],
     log: out.log,
     warnings,
   } as unknown as Settings;

@@ -1,15 +1,16 @@
 /** Webhooks of a repository (`/repos/{owner}/{repo}/hooks`), an organization, the signed-in user and the instance (`/admin/hooks`). */
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import type { CreateHookOption, EditHookOption, Hook } from '../api/webhook';
+import type { CreateHookOption, EditHookOption, Hook, HookDelivery } from '../api/webhook';
 import type { ApiErrorBody } from '../errors';
 import { ctxOf, doerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
-import { toHook } from '../convert/webhook';
+import { toHook, toHookDelivery } from '../convert/webhook';
 import { repoAssignment } from '../services/repo/context';
 import {
-  createHook, editHook, getHook, hookView, listHooks, orgHookPlace, removeHook, repoHookPlace, type HookPlace,
+  createHook, editHook, getHook, hookView, listDeliveries, listHooks, orgHookPlace, removeHook, replayDelivery, repoHookPlace, type HookPlace,
 } from '../services/webhook/hook.service';
+import { testRepoHook } from '../services/webhook/push-events';
 
 /** The five operations every place shares. */
 async function list(req: ExRequest, place: HookPlace, page?: number, limit?: number, kind?: string): Promise<Hook[]> {
@@ -17,6 +18,14 @@ async function list(req: ExRequest, place: HookPlace, page?: number, limit?: num
   const { rows, count } = await listHooks(ctxOf(req), place, opts, kind);
   setPaging(req, opts, count);
   return rows.map((h) => toHook(hookView(h)));
+}
+
+/** A hook's deliveries, newest first, one page (`[webhook] PAGING_NUM` by default). */
+async function deliveries(req: ExRequest, place: HookPlace, id: number, page?: number, limit?: number): Promise<HookDelivery[]> {
+  const opts = listOptions(page, limit);
+  const { rows, count } = await listDeliveries(ctxOf(req), place, id, opts);
+  setPaging(req, opts, count);
+  return rows.map(toHookDelivery);
 }
 
 @Route('repos/{owner}/{repo}/hooks')
@@ -73,6 +82,37 @@ export class RepoHookController extends Controller {
     await removeHook(ctx, repoHookPlace(await repoAssignment(ctx, req.principal, owner, repo)), id);
     this.setStatus(204);
   }
+
+  /** Send the hook a test push of one commit (`ref`'s, else the default branch's tip), as its events and branch filter allow (204). */
+  @Post('{id}/tests')
+  @Security('signed', ['repository'])
+  @SuccessResponse(204, 'queued')
+  @Response<ApiErrorBody>(404, 'not found, an empty repository, or a ref that names no commit')
+  public async repoTestHook(@Path() owner: string, @Path() repo: string, @Path() id: number, @Request() req: ExRequest, @Query() ref?: string): Promise<void> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    const place = repoHookPlace(rc);
+    await testRepoHook(ctx, rc, doerOf(req), await getHook(ctx, place, id), ref);
+    this.setStatus(204);
+  }
+
+  /** The hook's deliveries, newest first, with what was sent and what came back (the forge's own route: Gitea shows them on its web pages). */
+  @Get('{id}/deliveries')
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoListHookDeliveries(@Path() owner: string, @Path() repo: string, @Path() id: number, @Request() req: ExRequest, @Query() page?: number, @Query() limit?: number): Promise<HookDelivery[]> {
+    return deliveries(req, repoHookPlace(await repoAssignment(ctxOf(req), req.principal, owner, repo)), id, page, limit);
+  }
+
+  /** Send a delivery again (Gitea's replay): a new delivery with a new UUID and the same payload, sent with the hook's current settings (201). */
+  @Post('{id}/deliveries/{uuid}/replay')
+  @Security('signed', ['repository'])
+  @SuccessResponse(201, 'queued')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoReplayHookDelivery(@Path() owner: string, @Path() repo: string, @Path() id: number, @Path() uuid: string, @Request() req: ExRequest): Promise<HookDelivery> {
+    this.setStatus(201);
+    return toHookDelivery(await replayDelivery(ctxOf(req), repoHookPlace(await repoAssignment(ctxOf(req), req.principal, owner, repo)), id, uuid));
+  }
 }
 
 @Route('orgs/{org}/hooks')
@@ -127,6 +167,24 @@ export class OrgHookController extends Controller {
     await removeHook(ctx, await orgHookPlace(ctx, req.principal, org), id);
     this.setStatus(204);
   }
+
+  /** The hook's deliveries, newest first, with what was sent and what came back (the forge's own route: Gitea shows them on its web pages). */
+  @Get('{id}/deliveries')
+  @Security('signed', ['organization'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async orgListHookDeliveries(@Path() org: string, @Path() id: number, @Request() req: ExRequest, @Query() page?: number, @Query() limit?: number): Promise<HookDelivery[]> {
+    return deliveries(req, await orgHookPlace(ctxOf(req), req.principal, org), id, page, limit);
+  }
+
+  /** Send a delivery again (Gitea's replay): a new delivery with a new UUID and the same payload, sent with the hook's current settings (201). */
+  @Post('{id}/deliveries/{uuid}/replay')
+  @Security('signed', ['organization'])
+  @SuccessResponse(201, 'queued')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async orgReplayHookDelivery(@Path() org: string, @Path() id: number, @Path() uuid: string, @Request() req: ExRequest): Promise<HookDelivery> {
+    this.setStatus(201);
+    return toHookDelivery(await replayDelivery(ctxOf(req), await orgHookPlace(ctxOf(req), req.principal, org), id, uuid));
+  }
 }
 
 @Route('user/hooks')
@@ -174,6 +232,24 @@ export class UserHookController extends Controller {
     await removeHook(ctxOf(req), { ownerId: doerOf(req).id }, id);
     this.setStatus(204);
   }
+
+  /** The hook's deliveries, newest first, with what was sent and what came back (the forge's own route: Gitea shows them on its web pages). */
+  @Get('{id}/deliveries')
+  @Security('signed', ['user'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async userListHookDeliveries(@Path() id: number, @Request() req: ExRequest, @Query() page?: number, @Query() limit?: number): Promise<HookDelivery[]> {
+    return deliveries(req, { ownerId: doerOf(req).id }, id, page, limit);
+  }
+
+  /** Send a delivery again (Gitea's replay): a new delivery with a new UUID and the same payload, sent with the hook's current settings (201). */
+  @Post('{id}/deliveries/{uuid}/replay')
+  @Security('signed', ['user'])
+  @SuccessResponse(201, 'queued')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async userReplayHookDelivery(@Path() id: number, @Path() uuid: string, @Request() req: ExRequest): Promise<HookDelivery> {
+    this.setStatus(201);
+    return toHookDelivery(await replayDelivery(ctxOf(req), { ownerId: doerOf(req).id }, id, uuid));
+  }
 }
 
 @Route('admin/hooks')
@@ -220,5 +296,23 @@ export class AdminHookController extends Controller {
   public async adminDeleteHook(@Path() id: number, @Request() req: ExRequest): Promise<void> {
     await removeHook(ctxOf(req), 'instance', id);
     this.setStatus(204);
+  }
+
+  /** The hook's deliveries, newest first, with what was sent and what came back (the forge's own route: Gitea shows them on its web pages). */
+  @Get('{id}/deliveries')
+  @Security('admin', ['admin'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async adminListHookDeliveries(@Path() id: number, @Request() req: ExRequest, @Query() page?: number, @Query() limit?: number): Promise<HookDelivery[]> {
+    return deliveries(req, 'instance', id, page, limit);
+  }
+
+  /** Send a delivery again (Gitea's replay): a new delivery with a new UUID and the same payload, sent with the hook's current settings (201). */
+  @Post('{id}/deliveries/{uuid}/replay')
+  @Security('admin', ['admin'])
+  @SuccessResponse(201, 'queued')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async adminReplayHookDelivery(@Path() id: number, @Path() uuid: string, @Request() req: ExRequest): Promise<HookDelivery> {
+    this.setStatus(201);
+    return toHookDelivery(await replayDelivery(ctxOf(req), 'instance', id, uuid));
   }
 }

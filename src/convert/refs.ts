@@ -7,7 +7,7 @@ import { isoTime } from './time';
 export interface SignatureLike { name: string; email: string; date: string }
 
 /** A verified commit as read from git (src/services/refs/ref-ops.ts VerifiedCommit). */
-export interface CommitLike { id: string; author: SignatureLike; committer: SignatureLike; message: string; verification: PayloadCommitVerification }
+export interface CommitLike { id: string; author: SignatureLike; committer: SignatureLike; message: string; verification: PayloadCommitVerification | null }
 
 /** A tag as read from git (src/git/ref-info.ts GitTag). */
 export interface TagLike { name: string; id: string; object: string; tagger: SignatureLike; message: string }

@@ -1,5 +1,6 @@
 /** Webhooks -> Gitea's Hook JSON (the secret is never shown; the Authorization header is, as Gitea shows it). */
-import type { Hook } from '../api/webhook';
+import type { Hook, HookDelivery } from '../api/webhook';
+import type { HookTaskModel } from '../models/hook-task.model';
 import { HookContentType, type WebhookModel } from '../models/webhook.model';
 import { unixTime } from './issue';
 
@@ -19,5 +20,23 @@ export function toHook(v: HookViewLike): Hook {
   return {
     id: h.id, type: h.type, branch_filter: v.branchFilter, config, events: v.events, authorization_header: v.authorizationHeader,
     active: Boolean(h.isActive), updated_at: unixTime(Number(h.updatedUnix)), created_at: unixTime(Number(h.createdUnix)),
+  };
+}
+
+function parsed<T>(text: string): T | null {
+  try {
+    return text ? (JSON.parse(text) as T) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A delivery with its request and response. */
+export function toHookDelivery(t: HookTaskModel): HookDelivery {
+  return {
+    id: Number(t.id), uuid: t.uuid, event: t.eventType, status: t.status, is_succeed: Boolean(t.isSucceed), attempts: t.attempts,
+    delivered_at: new Date(Math.floor(Number(t.delivered) / 1e6)).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    next_attempt_at: t.status === 'pending' ? new Date(Number(t.nextAttemptMs)).toISOString().replace(/\.\d{3}Z$/, 'Z') : null,
+    request: parsed(t.requestContent), response: parsed(t.responseContent),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Gitea's hook_task table: one delivery of one event to one hook, with the request sent and the
- * response kept, and what a durable, leased, retried delivery needs (status, attempts, the next
- * attempt's time in ms, the lease).
+ * response kept, and what a durable, retried delivery needs (status, attempts, the next attempt's
+ * time in ms); the hook row carries the lease of its deliveries.
  */
 import { Op, literal } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
@@ -27,8 +27,6 @@ export class HookTaskModel extends Model {
   @Column({ type: DataType.STRING(16), allowNull: false, defaultValue: 'pending' }) declare status: HookTaskStatus;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare attempts: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare nextAttemptMs: number;
-  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare leaseUntil: number;
-  @Column({ type: DataType.STRING(128), allowNull: false, defaultValue: '' }) declare leasedBy: string;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
 }
 
@@ -44,40 +42,49 @@ export async function insertHookTasks(ctx: DbContext, tasks: NewHookTask[]): Pro
   })), { transaction: ctx.tx });
 }
 
-/**
- * Lease up to `limit` due deliveries to `workerId` for `leaseMs`: of each hook only its oldest
- * waiting delivery, when its next attempt is due and no live lease holds it, so a hook's deliveries
- * go out in event order (a delivery waiting for a retry holds back the later ones of its hook) while
- * hooks go in parallel. The conditional update decides between claimers on any node.
- */
-export async function claimHookTasks(ctx: DbContext, limit: number, leaseMs: number, workerId: string): Promise<HookTaskModel[]> {
-  const now = Date.now();
-  const heads = await HookTaskModel.findAll({
-    attributes: ['id'],
-    where: {
-      status: HookTaskStatus.Pending, nextAttemptMs: { [Op.lte]: now }, leaseUntil: { [Op.lt]: now },
-      id: { [Op.eq]: literal(`(SELECT MIN(t2.id) FROM hook_task t2 WHERE t2.hook_id = "HookTaskModel"."hook_id" AND t2.status = 'pending')`) },
-    },
-    order: [['id', 'ASC']], limit, transaction: ctx.tx,
-  });
-  if (heads.length === 0) return [];
-  const ids = heads.map((h) => Number(h.id));
-  await HookTaskModel.update({ leasedBy: workerId, leaseUntil: now + leaseMs }, {
-    where: { id: { [Op.in]: ids }, status: HookTaskStatus.Pending, leaseUntil: { [Op.lt]: now } }, transaction: ctx.tx,
-  });
-  return HookTaskModel.findAll({ where: { id: { [Op.in]: ids }, leasedBy: workerId, leaseUntil: now + leaseMs }, order: [['id', 'ASC']], transaction: ctx.tx });
+/** A hook's waiting deliveries, oldest first (the next `limit`). */
+export function pendingTasksOf(ctx: DbContext, hookId: number, limit: number): Promise<HookTaskModel[]> {
+  return HookTaskModel.findAll({ where: { hookId, status: HookTaskStatus.Pending }, order: [['id', 'ASC']], limit, transaction: ctx.tx });
 }
 
-/** The outcome of one attempt, with what the history shows. */
-export interface AttemptOutcome { succeeded: boolean; request: string; response: string; final: boolean; retryAtMs: number }
+/** The outcome of one attempt, with what the history shows; `final` ends the task even when it failed. */
+export interface AttemptOutcome { id: number; succeeded: boolean; final: boolean; request: string; response: string; retryAtMs: number }
 
-/** Record an attempt by the lease holder: delivered, failed for good, or back to waiting until `retryAtMs`; false when the lease was lost. */
-export async function recordHookAttempt(ctx: DbContext, id: number, workerId: string, o: AttemptOutcome): Promise<boolean> {
-  const done = o.succeeded || o.final;
-  const [n] = await HookTaskModel.update({
-    attempts: literal('attempts + 1'), requestContent: o.request, responseContent: o.response, isSucceed: o.succeeded, delivered: Date.now() * 1e6,
-    isDelivered: done, status: o.succeeded ? HookTaskStatus.Delivered : o.final ? HookTaskStatus.Failed : HookTaskStatus.Pending,
-    nextAttemptMs: done ? 0 : o.retryAtMs, leaseUntil: 0, leasedBy: '',
-  }, { where: { id, leasedBy: workerId, status: HookTaskStatus.Pending }, transaction: ctx.tx });
-  return n > 0;
+/** Record attempts (one transaction for a run of them): delivered, failed for good, or waiting until `retryAtMs`. */
+export async function recordHookAttempts(ctx: DbContext, outcomes: AttemptOutcome[]): Promise<void> {
+  const nanos = Date.now() * 1e6;
+  for (const o of outcomes) {
+    const done = o.succeeded || o.final;
+    await HookTaskModel.update({
+      attempts: literal('attempts + 1'), requestContent: o.request, responseContent: o.response, isSucceed: o.succeeded, delivered: nanos,
+      isDelivered: done, status: o.succeeded ? HookTaskStatus.Delivered : o.final ? HookTaskStatus.Failed : HookTaskStatus.Pending,
+      nextAttemptMs: done ? 0 : o.retryAtMs,
+    }, { where: { id: o.id, status: HookTaskStatus.Pending }, transaction: ctx.tx });
+  }
+}
+
+/** A hook's deliveries, newest first, one page. */
+export function listHookTasks(ctx: DbContext, hookId: number, limit: number, offset: number): Promise<{ rows: HookTaskModel[]; count: number }> {
+  return HookTaskModel.findAndCountAll({ where: { hookId }, order: [['id', 'DESC']], limit, offset, transaction: ctx.tx });
+}
+
+/** One delivery of a hook by its UUID, or null. */
+export function findHookTask(ctx: DbContext, hookId: number, uuid: string): Promise<HookTaskModel | null> {
+  return HookTaskModel.findOne({ where: { hookId, uuid }, transaction: ctx.tx });
+}
+
+/** Delete finished deliveries last tried before `beforeMs` (Gitea's OlderThan cleanup); returns how many. */
+export function pruneHookTasksOlderThan(ctx: DbContext, beforeMs: number): Promise<number> {
+  return HookTaskModel.destroy({ where: { isDelivered: true, delivered: { [Op.lt]: beforeMs * 1e6 } }, transaction: ctx.tx });
+}
+
+/** Delete the finished deliveries of each hook but its newest `keep` (Gitea's PerWebhook cleanup); returns how many. */
+export async function pruneHookTasksPerHook(ctx: DbContext, keep: number): Promise<number> {
+  const hooks = await HookTaskModel.findAll({ attributes: ['hookId'], where: { isDelivered: true }, group: ['hookId'], transaction: ctx.tx });
+  let n = 0;
+  for (const { hookId } of hooks) {
+    const edge = await HookTaskModel.findOne({ attributes: ['id'], where: { hookId, isDelivered: true }, order: [['id', 'DESC']], offset: keep, transaction: ctx.tx });
+    if (edge) n += await HookTaskModel.destroy({ where: { hookId, isDelivered: true, id: { [Op.lte]: edge.id } }, transaction: ctx.tx });
+  }
+  return n;
 }

@@ -4,7 +4,7 @@
  * `events` holds Gitea's HookEvent JSON (push_only, send_everything, choose_events, the chosen
  * events and the branch filter). Times are Unix seconds.
  */
-import { Op } from 'sequelize';
+import { Op, literal } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
 import { HookTaskModel } from './hook-task.model';
@@ -32,6 +32,9 @@ export class WebhookModel extends Model {
   @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare meta: string;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare lastStatus: HookStatus;
   @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare headerAuthorizationEncrypted: string;
+  @Column({ type: DataType.STRING(128), allowNull: false, defaultValue: '' }) declare deliveryLeasedBy: string;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare deliveryLeaseUntil: number;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare nextDeliveryMs: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare updatedUnix: number;
 }
@@ -47,7 +50,7 @@ function scopeWhere(s: HookScope): Record<string, unknown> {
 }
 
 /** The fields of a new hook. */
-export type NewWebhook = Omit<WebhookModel, 'id' | 'createdUnix' | 'updatedUnix' | 'lastStatus'>;
+export type NewWebhook = Omit<WebhookModel, 'id' | 'createdUnix' | 'updatedUnix' | 'lastStatus' | 'deliveryLeasedBy' | 'deliveryLeaseUntil' | 'nextDeliveryMs'>;
 
 /** Insert a hook. */
 export function insertWebhook(ctx: DbContext, h: Partial<NewWebhook>): Promise<WebhookModel> {
@@ -80,6 +83,15 @@ export function hooksForEvent(ctx: DbContext, repoId: number, ownerId: number): 
   });
 }
 
+/** The active hooks an event of repository `repoId` goes to (its owner found in the same query). */
+export function hooksForRepo(ctx: DbContext, repoId: number): Promise<WebhookModel[]> {
+  const owner = literal(`(SELECT owner_id FROM repository WHERE id = ${Number(repoId)})`);
+  return WebhookModel.findAll({
+    where: { isActive: true, [Op.or]: [{ repoId }, { ownerId: { [Op.eq]: owner }, repoId: 0 }, { repoId: 0, ownerId: 0, isSystemWebhook: true }] },
+    order: [['id', 'ASC']], transaction: ctx.tx,
+  });
+}
+
 /** Save a changed hook. */
 export async function saveWebhook(ctx: DbContext, h: WebhookModel): Promise<void> {
   h.updatedUnix = nowUnix();
@@ -90,4 +102,42 @@ export async function saveWebhook(ctx: DbContext, h: WebhookModel): Promise<void
 export async function deleteWebhook(ctx: DbContext, id: number): Promise<void> {
   await HookTaskModel.destroy({ where: { hookId: id }, transaction: ctx.tx });
   await WebhookModel.destroy({ where: { id }, transaction: ctx.tx });
+}
+
+/**
+ * Lease up to `limit` hooks with deliveries to make to `workerId` until `now + leaseMs`: hooks with
+ * a waiting delivery, not waiting for a retry, and not leased by a live worker. The conditional
+ * update decides between claimers on any node; the leaseholder alone sends the hook's deliveries,
+ * one at a time in event order. Returns the leased hooks.
+ */
+export async function leaseDueHooks(ctx: DbContext, limit: number, leaseMs: number, workerId: string): Promise<WebhookModel[]> {
+  const now = Date.now();
+  const due = await WebhookModel.findAll({
+    attributes: ['id'],
+    where: {
+      deliveryLeaseUntil: { [Op.lt]: now }, nextDeliveryMs: { [Op.lte]: now },
+      id: { [Op.in]: literal(`(SELECT DISTINCT hook_id FROM hook_task WHERE status = 'pending')`) },
+    },
+    order: [['deliveryLeaseUntil', 'ASC']], limit, transaction: ctx.tx,
+  });
+  if (due.length === 0) return [];
+  const ids = due.map((h) => h.id);
+  const until = now + leaseMs;
+  await WebhookModel.update({ deliveryLeasedBy: workerId, deliveryLeaseUntil: until }, {
+    where: { id: { [Op.in]: ids }, deliveryLeaseUntil: { [Op.lt]: now } }, transaction: ctx.tx,
+  });
+  return WebhookModel.findAll({ where: { id: { [Op.in]: ids }, deliveryLeasedBy: workerId, deliveryLeaseUntil: until }, transaction: ctx.tx });
+}
+
+/** Extend a lease still held; false when it was lost (expired and taken by another worker). */
+export async function renewHookLease(ctx: DbContext, id: number, workerId: string, leaseMs: number): Promise<boolean> {
+  const [n] = await WebhookModel.update({ deliveryLeaseUntil: Date.now() + leaseMs }, { where: { id, deliveryLeasedBy: workerId }, transaction: ctx.tx });
+  return n > 0;
+}
+
+/** Give a hook's lease back, with when its next delivery is due (0: now) and the last delivery's outcome. */
+export async function releaseHook(ctx: DbContext, id: number, workerId: string, nextDeliveryMs: number, lastStatus: HookStatus): Promise<void> {
+  await WebhookModel.update({ deliveryLeasedBy: '', deliveryLeaseUntil: 0, nextDeliveryMs, ...(lastStatus ? { lastStatus } : {}) }, {
+    where: { id, deliveryLeasedBy: workerId }, transaction: ctx.tx,
+  });
 }

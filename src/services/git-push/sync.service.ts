@@ -18,6 +18,7 @@ import { listTaggedReleases, upsertTagRelease, removeTagRelease } from '../../mo
 import { insertPushEvents, type RefChange } from '../../models/push-event.model';
 import { notePullBranchesMoved } from '../pull/branch-moves';
 import { notifyEnqueued } from '../../queue/outbox';
+import { planPushEvents, queuePushEvents } from '../webhook/push-events';
 
 /** One `<old> <new> <ref>` update as reported by the hooks. */
 export interface RefUpdate { old: string; new: string; ref: string }
@@ -126,6 +127,12 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
   const summaries = await commitSummaries(dir, newBranchIds);
   const pushed = new Set(hint.updates.map((u) => u.ref));
   const pusherOf = (ref: string) => (pushed.has(ref) ? hint.pusherId : 0);
+  const fromPush = changes.filter((c) => pushed.has(c.refName));
+  const found = changes.filter((c) => !pushed.has(c.refName));
+  const events = hint.events !== false;
+  // why: the git work of hook payloads runs before the transaction; the tasks are written in it, with the changes.
+  const hookEvents = events
+    ? [...await planPushEvents(ctx, repo, owner, hint.pusherId, fromPush, dir), ...await planPushEvents(ctx, repo, owner, 0, found, dir)] : [];
   const now = new Date();
   let queued = false;
   await withTx(ctx, async (tx) => {
@@ -145,11 +152,10 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
         else await upsertTagRelease(tx, repoId, tag, c.newCommitId, pusherId);
       }
     }
-    const fromPush = changes.filter((c) => pushed.has(c.refName));
-    const found = changes.filter((c) => !pushed.has(c.refName));
-    if (hint.events !== false) {
+    if (events) {
       await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
       await insertPushEvents(tx, repoId, 0, '', found);
+      await queuePushEvents(tx, { repoId, ownerId: owner.id }, hookEvents);
       queued = await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
     }
     await updateRepoGitState(tx, repoId, state);

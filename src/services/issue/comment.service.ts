@@ -4,6 +4,7 @@
  * from writers only; a user the repository's owner or the issue's poster blocked cannot comment.
  */
 import { withTx, type DbContext } from '../../db';
+import { emitCommentEvent } from '../webhook/payload';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import {
   CommentType, COUNTED_TYPES, deleteCommentRows, findCommentById, listIssueComments, listRepoComments, saveComment, type CommentModel, type TimeWindow,
@@ -75,6 +76,7 @@ export async function createComment(ctx: DbContext, doer: UserModel, rc: RepoCon
   const row = await withTx(ctx, async (tx) => {
     const c = await record(tx, { type: CommentType.Comment, issueId: issue.id, posterId: doer.id, content: body });
     await recordMentions(tx, rc, issue, doer, body);
+    await emitCommentEvent(tx, doer, issue, c, 'created');
     return c;
   });
   return { row, issue, poster: doer, assets: [] };
@@ -95,11 +97,13 @@ export async function editComment(ctx: DbContext, doer: UserModel, rc: RepoConte
   await assertNotBlocked(ctx, rc, doer, [issue.posterId]);
   if (body !== row.content) {
     await withTx(ctx, async (tx) => {
+      const before = row.content;
       row.content = body;
       row.contentVersion += 1;
       await saveComment(tx, row);
       if (row.type === CommentType.Comment) await indexCommentText(tx, row, body);
       await recordMentions(tx, rc, issue, doer, body);
+      await emitCommentEvent(tx, doer, issue, row, 'edited', { body: { from: before } });
     });
   }
   return (await views(ctx, [row], new Map([[issue.id, issue]])))[0];
@@ -114,6 +118,7 @@ export async function deleteComment(ctx: DbContext, doer: UserModel, rc: RepoCon
     await lockIssue(tx, issue.id);
     const fresh = await findCommentById(tx, row.id);
     if (!fresh) return [];
+    await emitCommentEvent(tx, doer, issue, fresh, 'deleted');
     const uuids = await deleteCommentsWithLinks(tx, [fresh]);
     await touchIssue(tx, issue.id);
     return uuids;

@@ -4,6 +4,7 @@
  * history entry, written in the same transaction as the change.
  */
 import { withTx, type DbContext } from '../../db';
+import { emitIssueEvent } from '../webhook/payload';
 import { Forbidden, HttpError, NotFound, Validation } from '../../errors';
 import type { EditIssueOption } from '../../api/issue';
 import { CommentType } from '../../models/comment.model';
@@ -68,12 +69,15 @@ export async function editIssue(ctx: DbContext, doer: UserModel, rc: RepoContext
       issue.name = issueTitle(o.title, false);
       await saveIssue(tx, issue);
       await record(tx, { type: CommentType.ChangeTitle, issueId: issue.id, posterId: doer.id, oldTitle, newTitle: issue.name });
+      await emitIssueEvent(tx, doer, issue, '', 'edited', { changes: { title: { from: oldTitle } } });
     }
     if (o.body !== undefined && o.body !== null && o.body !== issue.content) {
+      const oldBody = issue.content;
       issue.content = o.body;
       issue.contentVersion += 1;
       await saveIssue(tx, issue);
       await recordMentions(tx, rc, issue, doer, issue.content);
+      await emitIssueEvent(tx, doer, issue, '', 'edited', { changes: { body: { from: oldBody } } });
     }
     if (o.title || o.body !== undefined) await indexIssueText(tx, issue, issueText(issue));
     if (o.ref !== undefined && o.ref !== null) {
@@ -100,6 +104,9 @@ async function replaceAssignees(tx: DbContext, issue: IssueModel, doer: UserMode
   for (const id of removing) await record(tx, { type: CommentType.Assignees, issueId: issue.id, posterId: doer.id, assigneeId: id, removedAssignee: true });
   await addAssignees(tx, issue.id, adding);
   for (const id of adding) await record(tx, { type: CommentType.Assignees, issueId: issue.id, posterId: doer.id, assigneeId: id });
+  // why: as Gitea, one event per assignee that came or went.
+  for (const _ of removing) await emitIssueEvent(tx, doer, issue, 'assign', 'unassigned');
+  for (const _ of adding) await emitIssueEvent(tx, doer, issue, 'assign', 'assigned');
 }
 
 /**

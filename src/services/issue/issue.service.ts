@@ -4,6 +4,7 @@
  * creators on any node get 1, 2, 3... without gaps; the repository's counts move with it.
  */
 import { withTx, type DbContext } from '../../db';
+import { anyHookOf, emitIssueEvent } from '../webhook/payload';
 import { settings } from '../../config';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import type { CreateIssueOption } from '../../api/issue';
@@ -96,10 +97,18 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   // why: a new issue with nothing else to record needs no transaction around it, since insertNextIssue
   // is atomic alone; BEGIN and COMMIT were round trips that held a connection (PostgreSQL) or the
   // single writer (SQLite) between them.
-  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0;
+  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0
+    && !(await anyHookOf(ctx, rc.repo.id));
   const row = plain
     ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields))
-    : await withTx(ctx, (tx) => insertIssueWithLinks(tx, rc, doer, fields, links, !!o.closed));
+    : await withTx(ctx, async (tx) => {
+      const created = await insertIssueWithLinks(tx, rc, doer, fields, links, false);
+      await emitIssueEvent(tx, doer, created, '', 'opened');
+      if (!o.closed) return created;
+      const locked = (await lockIssue(tx, created.id))!;
+      await changeState(tx, locked, doer, true);
+      return locked;
+    });
   const milestone = links.milestone && (await findMilestone(ctx, rc.repo.id, links.milestone.id));
   // why: everything the answer shows is known here; reading the new issue back cost a third of a creation.
   return {

@@ -148,7 +148,7 @@ function withAdded(current: LabelModel[], adding: LabelModel[]): LabelModel[] {
   return [...set.values()];
 }
 
-async function writeLabels(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, next: (current: LabelModel[]) => LabelModel[]): Promise<LabelModel[]> {
+async function writeLabels(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, next: (current: LabelModel[]) => LabelModel[], cleared = false): Promise<LabelModel[]> {
   const issue = await readableIssue(ctx, rc, index);
   assertIssueWriter(rc, issue);
   await withTx(ctx, async (tx) => {
@@ -157,7 +157,7 @@ async function writeLabels(ctx: DbContext, doer: UserModel, rc: RepoContext, ind
     const current = await issueLabels(tx, locked);
     const wanted = new Set(next(current).map((l) => l.id));
     const had = new Set(current.map((l) => l.id));
-    await changeLabels(tx, locked, doer, [...wanted].filter((id) => !had.has(id)), [...had].filter((id) => !wanted.has(id)));
+    await changeLabels(tx, locked, doer, [...wanted].filter((id) => !had.has(id)), [...had].filter((id) => !wanted.has(id)), cleared);
   });
   return issueLabels(ctx, issue);
 }
@@ -187,5 +187,5 @@ export async function removeIssueLabel(ctx: DbContext, doer: UserModel, rc: Repo
 export async function clearIssueLabels(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number): Promise<void> {
   const issue = await readableIssue(ctx, rc, index);
   assertIssueWriter(rc, issue, '');
-  await writeLabels(ctx, doer, rc, index, () => []);
+  await writeLabels(ctx, doer, rc, index, () => [], true);
 }

@@ -1,6 +1,6 @@
 /**
  * What every change of an issue's labels, milestone or state must keep in step: the counts of the
- * repository, its labels and its milestones, and the timeline. All run inside the caller's
+ * repository, its labels and its milestones, the timeline and the hook event. All run inside the caller's
  * transaction, on an issue row it locked (lockIssue).
  * why: counts move by increments in the same transaction as the change, so concurrent writers on
  * any node never lose an update and a rolled-back change moves nothing.
@@ -19,12 +19,16 @@ import { findStopwatch } from '../../models/stopwatch.model';
 import { record } from './history';
 import { finishStopwatch } from './stopwatch';
 import { dependenciesEnabled } from './tracker-settings';
+import { emitIssueEvent } from '../webhook/payload';
 
 /** The open/closed increments an issue contributes to a counter. */
 const weight = (closed: boolean) => ({ open: closed ? 0 : 1, closed: closed ? 1 : 0 });
 
-/** Attach and detach labels of a locked issue, with label counts and one history entry per change. */
-export async function changeLabels(tx: DbContext, issue: IssueModel, doer: UserModel, add: number[], remove: number[]): Promise<void> {
+/**
+ * Attach and detach labels of a locked issue, with label counts, one history entry per change and
+ * one hook event (`label_cleared` when the caller cleared them, else `label_updated`).
+ */
+export async function changeLabels(tx: DbContext, issue: IssueModel, doer: UserModel, add: number[], remove: number[], cleared = false): Promise<void> {
   const current = new Set((await labelIdsOfIssues(tx, [issue.id])).get(issue.id));
   const adding = [...new Set(add)].filter((id) => !current.has(id));
   const removing = [...new Set(remove)].filter((id) => current.has(id));
@@ -39,6 +43,7 @@ export async function changeLabels(tx: DbContext, issue: IssueModel, doer: UserM
     await adjustLabelCounts(tx, [...adding].sort((a, b) => a - b), w.open, w.closed);
     for (const labelId of adding) await record(tx, { type: CommentType.Label, issueId: issue.id, posterId: doer.id, labelId, content: '1' });
   }
+  if (adding.length || removing.length) await emitIssueEvent(tx, doer, issue, 'label', cleared ? 'label_cleared' : 'label_updated');
 }
 
 /** Move a locked issue to another milestone (0: none), with both milestones' counts and a history entry. */
@@ -51,6 +56,7 @@ export async function changeMilestone(tx: DbContext, issue: IssueModel, doer: Us
   issue.milestoneId = milestoneId;
   await saveIssue(tx, issue);
   await record(tx, { type: CommentType.Milestone, issueId: issue.id, posterId: doer.id, oldMilestoneId: old, milestoneId });
+  await emitIssueEvent(tx, doer, issue, 'milestone', milestoneId ? 'milestoned' : 'demilestoned');
 }
 
 /**
@@ -76,4 +82,5 @@ export async function changeState(tx: DbContext, issue: IssueModel, doer: UserMo
   // why: as Gitea, closing an issue stops the closer's stopwatch on it.
   const sw = closed ? await findStopwatch(tx, doer.id, issue.id) : null;
   if (sw) await finishStopwatch(tx, sw);
+  await emitIssueEvent(tx, doer, issue, '', closed ? 'closed' : 'reopened');
 }

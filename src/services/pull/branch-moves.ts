@@ -6,6 +6,7 @@
  * pull request. All of it is carried by the outbox, so a restart loses none of it.
  */
 import { systemCtx, withTx, type DbContext } from '../../db';
+import { emitIssueEvent } from '../webhook/payload';
 import { listCommitIds, sameChanges } from '../../git/history';
 import { dropsCommits } from '../../git/push-range';
 import { refId } from '../../git/ref-info';
@@ -80,6 +81,8 @@ export async function recordHeadMove(ctx: DbContext, pr: PullRequestModel, dir: 
     await record(tx, { type: CommentType.PullPush, issueId: row.issueId, posterId: pusherId, content: entry });
     if (changed) await reviewsAfterPush(tx, row, after, pusherId, !!rule?.dismissStaleApprovals);
     await queueCheck(tx, row);
+    const pusher = (await findUserById(tx, pusherId)) ?? pseudoUser(-1);
+    await emitIssueEvent(tx, pusher, { id: row.issueId, isPull: true, repoId: row.baseRepoId }, 'sync', 'synchronized');
   });
 }
 

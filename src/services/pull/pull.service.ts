@@ -6,6 +6,7 @@
  */
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
+import { emitIssueEvent } from '../webhook/payload';
 import { BadRequest, Conflict, Forbidden, HttpError, NotFound, Validation } from '../../errors';
 import { objectInfo } from '../../git/objects';
 import { repoPath } from '../../git/paths';
@@ -122,7 +123,7 @@ export async function createPull(ctx: DbContext, doer: UserModel, p: Principal, 
       const again = await findOpenPullFor(tx, { repoId: head.repo.id, branch: headBranch }, target);
       return again ? pullExists(again) : null;
     },
-    inTx: (tx, issue) => applyReviewRequests(tx, issue.id, requests),
+    inTx: (tx, issue) => applyReviewRequests(tx, issue, requests),
     writeHead: async (pr) => { await syncHeadRef(ctx, pr, baseDir); },
     tips: { head: headTip, base: baseTip },
   });
@@ -162,6 +163,7 @@ export async function openPullRequest(ctx: DbContext, rc: RepoContext, doer: Use
       const issue = await insertIssueWithLinks(tx, rc, doer, o.fields, o.links);
       const pull = await insertPull(tx, { ...o.pull, issueId: issue.id, index: issue.index, status: PullStatus.Checking, baseRepoId: rc.repo.id, mergeBase: '' });
       await queueCheck(tx, pull);
+      await emitIssueEvent(tx, doer, issue, '', 'opened');
       await o.inTx?.(tx, issue);
       return { issue, pull };
     });

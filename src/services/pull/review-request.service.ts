@@ -5,6 +5,7 @@
  * refused request changes nothing.
  */
 import { withTx, type DbContext } from '../../db';
+import { emitIssueEvent } from '../webhook/payload';
 import { Forbidden, HttpError, Validation } from '../../errors';
 import { collaboratorMode, teamGrants } from '../../models/access';
 import { CommentType } from '../../models/comment.model';
@@ -17,6 +18,8 @@ import {
 } from '../../models/review.model';
 import { findTeamByName, teamsByIds, type TeamModel } from '../../models/team.model';
 import { hasTeamRepo } from '../../models/team-repo.model';
+import { listTeamMembers } from '../../models/team-user.model';
+import type { IssueModel } from '../../models/issue.model';
 import { isBlocked } from '../../models/user-blocking.model';
 import { findUserByName, UserType, type UserModel } from '../../models/user.model';
 import { asUser } from '../auth/principal';
@@ -119,21 +122,33 @@ export async function planReviewRequests(ctx: DbContext, doer: UserModel, rc: Re
 }
 
 /** Write checked review requests (in the caller's transaction); returns the new request rows. */
-export async function applyReviewRequests(tx: DbContext, issueId: number, plan: RequestPlan): Promise<ReviewModel[]> {
+export async function applyReviewRequests(tx: DbContext, issue: Pick<IssueModel, 'id' | 'repoId' | 'posterId'>, plan: RequestPlan): Promise<ReviewModel[]> {
   const made: ReviewModel[] = [];
+  const issueId = issue.id;
   const posterId = plan.doer.id;
+  const pull = { id: issueId, isPull: true, repoId: issue.repoId };
+  // why: as Gitea, one event per reviewer; a team's request goes to each of its members but the pull request's poster.
+  const announce = async (users: UserModel[]) => {
+    for (const u of users) {
+      if (u.id === issue.posterId) continue;
+      await emitIssueEvent(tx, plan.doer, pull, 'review_request', plan.add ? 'review_requested' : 'review_request_removed', { requestedReviewer: u });
+    }
+  };
+  const membersOf = async (teamId: number) => (await listTeamMembers(tx, teamId, 10_000, 0)).rows;
   for (const { user, last, official } of plan.users) {
     if (plan.add) {
       if (last?.type === ReviewType.Request) continue;
       if (official) await clearOfficial(tx, issueId, user.id);
       const review = await insertReview(tx, { type: ReviewType.Request, issueId, reviewerId: user.id, official });
       await record(tx, { type: CommentType.ReviewRequest, issueId, posterId, assigneeId: user.id, reviewId: review.id });
+      await announce([user]);
       made.push(review);
     } else if (last?.type === ReviewType.Request) {
       await deleteReviews(tx, [last.id]);
       // why: the request had taken the official flag over; the reviewer's latest verdict gets it back.
       await restoreOfficial(tx, issueId, user.id, official);
       await record(tx, { type: CommentType.ReviewRequest, issueId, posterId, assigneeId: user.id, removedAssignee: true });
+      await announce([user]);
     }
   }
   for (const { team, official } of plan.teams) {
@@ -142,10 +157,12 @@ export async function applyReviewRequests(tx: DbContext, issueId: number, plan: 
       if (open) continue;
       const review = await insertReview(tx, { type: ReviewType.Request, issueId, reviewerTeamId: team.id, official });
       await record(tx, { type: CommentType.ReviewRequest, issueId, posterId, assigneeTeamId: team.id, reviewId: review.id });
+      await announce(await membersOf(team.id));
       made.push(review);
     } else if (open) {
       await deleteReviews(tx, [open.id]);
       await record(tx, { type: CommentType.ReviewRequest, issueId, posterId, assigneeTeamId: team.id, removedAssignee: true });
+      await announce(await membersOf(team.id));
     }
   }
   return made;
@@ -156,7 +173,7 @@ export async function changeReviewRequests(ctx: DbContext, doer: UserModel, rc: 
   assertPullsReadable(rc);
   const { pr, issue } = await pullByIndex(ctx, rc, index);
   const plan = await planReviewRequests(ctx, doer, rc, { issueId: issue.id, posterId: issue.posterId, closed: issue.isClosed || pr.hasMerged, baseBranch: pr.baseBranch }, o, add);
-  return withTx(ctx, (tx) => applyReviewRequests(tx, issue.id, plan));
+  return withTx(ctx, (tx) => applyReviewRequests(tx, issue, plan));
 }
 
 /** The requested reviewers of pull requests, by issue id: users (their latest verdict or request, not dismissed) and teams with an open request. */

@@ -7,6 +7,7 @@
  * request (and their teams').
  */
 import { withTx, type DbContext } from '../../db';
+import { emitIssueEvent, type IssueEventKind } from '../webhook/payload';
 import { Forbidden, HttpError, Validation } from '../../errors';
 import { sameChanges, mergeBase } from '../../git/history';
 import { cutDiffAroundLine, fileDiff, lineBlame } from '../../git/line-context';
@@ -140,7 +141,14 @@ async function submit(tx: DbContext, rc: RepoContext, doer: UserModel, pr: PullR
     await queueAutoMerges(tx, [pr.id]);
   }
   await record(tx, { type: CommentType.Review, issueId: issue.id, posterId: doer.id, content: body, reviewId: review.id });
+  const kind = REVIEW_EVENT[type];
+  if (kind) await emitIssueEvent(tx, doer, issue, kind, 'reviewed', { requestedReviewer: doer, review: { type: `pull_request_${kind}`, content: body } });
 }
+
+/** The hook event of a submitted review of each type (pending reviews and requests send none). */
+const REVIEW_EVENT: Partial<Record<ReviewType, IssueEventKind>> = {
+  [ReviewType.Approve]: 'review_approved', [ReviewType.Reject]: 'review_rejected', [ReviewType.Comment]: 'review_comment',
+};
 
 /** A line comment checked and placed: its signed line (negative: old side), blamed commit and kept diff lines. */
 interface PlacedComment { path: string; body: string; line: number; commit: string; patch: string }

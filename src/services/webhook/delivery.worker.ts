@@ -1,19 +1,21 @@
 /**
- * Delivering hook tasks, on every worker of every node: lease due deliveries (a hook's oldest
- * waiting one each), send them in parallel, and record each attempt; a failure (network error,
- * timeout, an answer outside 2xx) is tried again after an exponential backoff with jitter until
- * `[webhook] MAX_ATTEMPTS`, then kept as failed. A worker that dies mid-delivery leaves its lease
- * to expire, and another worker sends the task again with the same X-Gitea-Delivery, so a
- * receiver can tell. Woken by new tasks (the outbox's notification), else it polls.
- * WIP (issue 17): not started by the server yet; events do not produce tasks yet.
+ * Delivering hook tasks, on every worker of every node. A worker leases hooks that have waiting
+ * deliveries (one leaseholder per hook across the cluster), sends each leased hook's deliveries
+ * one at a time in event order (hooks in parallel), and records the attempts a run at a time. A
+ * failure (network error, timeout, an answer outside 2xx) is tried again after an exponential
+ * backoff with jitter until `[webhook] MAX_ATTEMPTS`, then kept as failed; the hook's later
+ * deliveries wait behind it, so order holds. A worker that dies mid-run leaves its lease to
+ * expire; another worker then sends the unrecorded deliveries again with the same
+ * X-Gitea-Delivery, so a receiver can tell. Woken by new tasks of its own process, else it polls.
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { settings } from '../../config';
 import { systemCtx } from '../../db';
-import { claimHookTasks, recordHookAttempt, type HookTaskModel } from '../../models/hook-task.model';
+import { pendingTasksOf, recordHookAttempts, type AttemptOutcome, type HookTaskModel } from '../../models/hook-task.model';
 import { findUserById, UserType } from '../../models/user.model';
-import { WebhookModel } from '../../models/webhook.model';
+import { leaseDueHooks, releaseHook, renewHookLease, HookStatus, type WebhookModel } from '../../models/webhook.model';
+import { withTx } from '../../db';
 import { onEnqueued } from '../../queue/outbox';
 import type { HookEventType } from './events';
 import { parseHostList } from './host-matcher';
@@ -21,14 +23,13 @@ import { open } from './secret-box';
 import { buildRequest } from './request';
 import { send } from './client';
 
-/** The first retry's delay, the factor between retries, and the longest delay (about a day over 8 attempts). */
-const FIRST_RETRY_MS = 3 * 60_000;
-const RETRY_FACTOR = 3;
-const LONGEST_RETRY_MS = 12 * 3600_000;
+/** The factor between retries and the longest wait: from 10 s, 8 attempts span about a day (10 s, 44 s, 3 min, 14 min, 1 h, 4.6 h, 20 h). */
+const RETRY_FACTOR = 4.4;
+const LONGEST_RETRY_MS = 24 * 3600_000;
 
-/** The delay before attempt `n + 1` after `n` failed ones, with ±20% jitter so retries of many hooks spread out. */
-export function retryDelayMs(n: number): number {
-  const d = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * RETRY_FACTOR ** Math.max(0, n - 1));
+/** The wait before attempt `n + 1` after `n` failed ones, with ±20% jitter so the retries of many hooks spread out. */
+export function retryDelayMs(n: number, firstMs = settings().webhook.retryFirstDelay * 1000): number {
+  const d = Math.min(LONGEST_RETRY_MS, firstMs * RETRY_FACTOR ** Math.max(0, n - 1));
   return Math.round(d * (0.8 + Math.random() * 0.4));
 }
 
@@ -41,18 +42,12 @@ async function targetOf(h: WebhookModel): Promise<string> {
   return owner ? (owner.type === UserType.Organization ? 'organization' : 'user') : 'default';
 }
 
-/** Send one leased task and record the attempt. */
-async function deliver(task: HookTaskModel, hook: WebhookModel | null, workerId: string): Promise<void> {
+/** Send one task of an active hook; the outcome to record. */
+async function attempt(task: HookTaskModel, hook: WebhookModel, target: string): Promise<AttemptOutcome> {
   const s = settings().webhook;
-  const final = (ok: boolean) => ok || task.attempts + 1 >= s.maxAttempts;
-  if (!hook || !hook.isActive) {
-    // why: as Gitea, a task of a hook that is gone or inactive is done without being sent.
-    await recordHookAttempt(systemCtx, task.id, workerId, { succeeded: false, final: true, request: '', response: JSON.stringify({ status: 0, headers: {}, body: 'the hook is inactive or gone' }), retryAtMs: 0 });
-    return;
-  }
   const req = buildRequest({
     url: hook.url, contentType: hook.contentType, secret: hook.secret, authorization: open(hook.headerAuthorizationEncrypted), uuid: task.uuid,
-    eventType: task.eventType as HookEventType, payload: task.payloadContent, target: await targetOf(hook),
+    eventType: task.eventType as HookEventType, payload: task.payloadContent, target,
   });
   const shown = { ...req.headers, ...(req.headers.Authorization ? { Authorization: '******' } : {}) };
   const request = JSON.stringify({ url: req.url, http_method: req.method, headers: shown, body: req.body });
@@ -63,39 +58,92 @@ async function deliver(task: HookTaskModel, hook: WebhookModel | null, workerId:
     response = { status: 0, headers: {}, body: `Delivery: ${(err as Error).message}` };
   }
   const ok = response.status >= 200 && response.status < 300;
-  await recordHookAttempt(systemCtx, task.id, workerId, {
-    succeeded: ok, final: final(ok), request, response: JSON.stringify(response), retryAtMs: Date.now() + retryDelayMs(task.attempts + 1),
-  });
-  hook.lastStatus = ok ? 1 : 2;
-  await WebhookModel.update({ lastStatus: hook.lastStatus }, { where: { id: hook.id } });
+  return {
+    id: task.id, succeeded: ok, final: ok || task.attempts + 1 >= s.maxAttempts, request, response: JSON.stringify(response),
+    retryAtMs: Date.now() + retryDelayMs(task.attempts + 1),
+  };
+}
+
+/** How many of a hook's deliveries are read at a time, and the longest run before its attempts are recorded. */
+const RUN_TASKS = 64;
+const RUN_MS = 1000;
+
+/**
+ * Send a leased hook's waiting deliveries in order until none is left, one fails (the hook then
+ * waits for its retry), the lease is lost, or the worker stops; then give the lease back.
+ */
+async function drainHook(hook: WebhookModel, workerId: string, leaseMs: number, stopped: () => boolean): Promise<void> {
+  const target = await targetOf(hook);
+  let nextDelivery = 0;
+  let last = HookStatus.None;
+  let lost = false;
+  while (!stopped() && !lost) {
+    const tasks = await pendingTasksOf(systemCtx, hook.id, RUN_TASKS);
+    if (tasks.length === 0) break;
+    const outcomes: AttemptOutcome[] = [];
+    const started = Date.now();
+    for (const t of tasks) {
+      // why: as Gitea, a task of an inactive hook is done without being sent.
+      const o = hook.isActive ? await attempt(t, hook, target)
+        : { id: t.id, succeeded: false, final: true, request: '', response: JSON.stringify({ status: 0, headers: {}, body: 'the hook is inactive' }), retryAtMs: 0 };
+      outcomes.push(o);
+      if (hook.isActive) last = o.succeeded ? HookStatus.Succeed : HookStatus.Fail;
+      if (!o.succeeded && !o.final) {
+        nextDelivery = o.retryAtMs;
+        break;
+      }
+      if (stopped() || Date.now() - started > RUN_MS) break;
+    }
+    await withTx(systemCtx, (tx) => recordHookAttempts(tx, outcomes));
+    if (nextDelivery) break;
+    lost = !(await renewHookLease(systemCtx, hook.id, workerId, leaseMs));
+  }
+  if (!lost) await releaseHook(systemCtx, hook.id, workerId, nextDelivery, last);
 }
 
 /** Running delivery. */
 export interface HookDelivery { stop(): Promise<void> }
 
-/** Start delivering: `batch` tasks leased at a time (each of another hook), for `leaseMs`. */
-export function startHookDelivery(opts: { batch?: number; leaseMs?: number; pollMs?: number } = {}): HookDelivery {
+/** Start delivering: up to `hooks` hooks leased at a time, each for `leaseMs` (renewed while it runs). */
+export function startHookDelivery(opts: { hooks?: number; leaseMs?: number; pollMs?: number } = {}): HookDelivery {
   const workerId = `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
-  const batch = opts.batch ?? 64;
-  const leaseMs = opts.leaseMs ?? 60_000;
+  const most = opts.hooks ?? 32;
+  const leaseMs = opts.leaseMs ?? 30_000;
   let stopped = false;
   let wake: (() => void) | null = null;
-  const unsubscribe = onEnqueued(() => wake?.());
+  let woken = false;
+  const unsubscribe = onEnqueued(() => {
+    woken = true;
+    wake?.();
+  });
+  const running = new Map<number, Promise<void>>();
   const loop = (async () => {
     while (!stopped) {
-      let tasks: HookTaskModel[] = [];
+      woken = false;
       try {
-        tasks = await claimHookTasks(systemCtx, batch, leaseMs, workerId);
-        const hooks = new Map((await WebhookModel.findAll({ where: { id: [...new Set(tasks.map((t) => t.hookId))] } })).map((h) => [h.id, h]));
-        await Promise.all(tasks.map((t) => deliver(t, hooks.get(t.hookId) ?? null, workerId)));
+        const free = most - running.size;
+        const hooks = free > 0 ? await leaseDueHooks(systemCtx, free, leaseMs, workerId) : [];
+        for (const h of hooks) {
+          const run = drainHook(h, workerId, leaseMs, () => stopped)
+            .catch((err: unknown) => console.error(`webhook ${h.id} delivery:`, err))
+            .finally(() => {
+              running.delete(h.id);
+              wake?.();
+            });
+          running.set(h.id, run);
+        }
       } catch (err) {
         console.error(`webhook delivery ${workerId}:`, err);
       }
-      if (tasks.length === 0 && !stopped) {
-        await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, opts.pollMs ?? 1000); });
+      if (!stopped && !woken) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, opts.pollMs ?? 1000);
+        });
         wake = null;
       }
     }
+    await Promise.all(running.values());
   })();
   return {
     stop: async () => {

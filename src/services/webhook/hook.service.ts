@@ -5,6 +5,7 @@
  * checked against `[webhook] ALLOWED_HOST_LIST` when it is saved (it is checked again when a
  * delivery connects), and unknown event names are refused instead of dropped.
  */
+import crypto from 'node:crypto';
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { settings } from '../../config';
@@ -15,6 +16,8 @@ import {
   deleteWebhook, findWebhook, insertWebhook, listInstanceWebhooks, listWebhooks, saveWebhook, HookContentType, type HookScope, type WebhookModel,
 } from '../../models/webhook.model';
 import { AccessMode } from '../../models/perm';
+import { findHookTask, insertHookTasks, listHookTasks, type HookTaskModel } from '../../models/hook-task.model';
+import { notifyEnqueued } from '../../queue/outbox';
 import type { Principal } from '../auth/principal';
 import { assertOrgOwner, resolveOrg } from '../org/guard';
 import type { RepoContext } from '../repo/context';
@@ -183,4 +186,21 @@ export async function orgHookPlace(ctx: DbContext, p: Principal, name: string): 
   const org = await resolveOrg(ctx, p, name);
   await assertOrgOwner(ctx, p, org);
   return { ownerId: org.id };
+}
+
+/** A hook's deliveries, newest first, one page (the history Gitea shows on a hook's page). */
+export async function listDeliveries(ctx: DbContext, place: HookPlace, id: number, page: { limit: number; offset: number }): Promise<{ rows: HookTaskModel[]; count: number }> {
+  const hook = await getHook(ctx, place, id);
+  return listHookTasks(ctx, hook.id, page.limit, page.offset);
+}
+
+/** Send a delivery again, as Gitea's replay: a new task (a new UUID) with the same payload, sent with the hook's current settings. */
+export async function replayDelivery(ctx: DbContext, place: HookPlace, id: number, uuid: string): Promise<HookTaskModel> {
+  const hook = await getHook(ctx, place, id);
+  const task = await findHookTask(ctx, hook.id, uuid);
+  if (!task) throw new NotFound(`hook task does not exist [hook_id: ${hook.id}, uuid: ${uuid}]`);
+  const fresh = crypto.randomUUID();
+  await withTx(ctx, (tx) => insertHookTasks(tx, [{ hookId: hook.id, uuid: fresh, payloadContent: task.payloadContent, eventType: task.eventType }]));
+  notifyEnqueued();
+  return (await findHookTask(ctx, hook.id, fresh))!;
 }
