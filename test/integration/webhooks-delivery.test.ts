@@ -11,8 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo, GitTool, waitFor } from '../helpers/refs';
+import type { Row } from '../helpers/db';
 
-interface Received { headers: http.IncomingHttpHeaders; body: string; json: Record<string, any>; path: string }
+interface Received { headers: http.IncomingHttpHeaders; body: string; json: Row; path: string }
 
 /** A receiver that records what it is sent and answers with the status `answer` chooses. */
 class Receiver {
@@ -24,7 +25,7 @@ class Receiver {
     req.on('end', () => {
       const body = Buffer.concat(parts).toString();
       const text = req.headers['content-type'] === 'application/x-www-form-urlencoded' ? decodeURIComponent(body.replace(/^payload=/, '')) : body;
-      const r: Received = { headers: req.headers, body, json: JSON.parse(text) as Record<string, any>, path: req.url ?? '' };
+      const r: Received = { headers: req.headers, body, json: JSON.parse(text) as Row, path: req.url ?? '' };
       const status = this.answer(r);
       if (status < 300) this.got.push(r);
       res.writeHead(status).end('ok');
@@ -189,7 +190,7 @@ describe('webhooks: deliveries', () => {
     const hook = (await w.raw('GET', '/repos/alice/proj/hooks', undefined, { token: alice.token })).body[0];
     const history = await w.raw('GET', `/repos/alice/proj/hooks/${hook.id}/deliveries?limit=50`, undefined, { token: alice.token });
     expect(history.status).to.equal(200);
-    const task = (history.body as any[]).find((t) => t.uuid === got.headers['x-gitea-delivery']);
+    const task = (history.body as Row[]).find((t) => t.uuid === got.headers['x-gitea-delivery'])!;
     expect(task).to.deep.include({ status: 'delivered', is_succeed: true, attempts: 2, event: 'issues' });
     expect(task.request.headers['X-Gitea-Delivery']).to.equal(task.uuid);
     expect(task.response.status).to.equal(200);
