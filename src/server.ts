@@ -15,7 +15,7 @@ import { closeDatabase, openDatabase } from './db';
 import { closeRedis, waitForRedis } from './lock/redis';
 import { relayInPrimary, startBus } from './queue/bus';
 import { startPushProcessing, type PushProcessing } from './services/git-push/push.worker';
-import { startHookDelivery, type HookDelivery } from './services/webhook/delivery.worker';
+import { releaseLeasesOfDeadWorkers, startHookDelivery, type HookDelivery } from './services/webhook/delivery.worker';
 import type { SshServerHandle } from '../ssh/server';
 
 async function runPrimary(workers: number): Promise<void> {
@@ -27,6 +27,8 @@ async function runPrimary(workers: number): Promise<void> {
   }
   const applied = await bootDatabase(s);
   if (applied.length) console.log(`migrations applied: ${applied.join(', ')}`);
+  // why: without Redis this node is alone on its database; a hook lease it finds belongs to a worker of its own that died.
+  if (!s.redis.connStr) await releaseLeasesOfDeadWorkers();
   await closeDatabase();
   relayInPrimary();
   // why: a larger young generation means fewer scavenges per request burst, which keeps the latency tail short.

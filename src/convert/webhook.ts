@@ -31,12 +31,18 @@ function parsed<T>(text: string): T | null {
   }
 }
 
+/** The request of a delivery: a JSON hook's body is its payload, not kept twice. */
+function requestOf(t: HookTaskModel): HookDelivery['request'] {
+  const r = parsed<NonNullable<HookDelivery['request']>>(t.requestContent);
+  return r ? { ...r, body: r.body ?? t.payloadContent } : null;
+}
+
 /** A delivery with its request and response. */
 export function toHookDelivery(t: HookTaskModel): HookDelivery {
   return {
     id: Number(t.id), uuid: t.uuid, event: t.eventType, status: t.status, is_succeed: Boolean(t.isSucceed), attempts: t.attempts,
     delivered_at: new Date(Math.floor(Number(t.delivered) / 1e6)).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     next_attempt_at: t.status === 'pending' ? new Date(Number(t.nextAttemptMs)).toISOString().replace(/\.\d{3}Z$/, 'Z') : null,
-    request: parsed(t.requestContent), response: parsed(t.responseContent),
+    request: requestOf(t), response: parsed(t.responseContent),
   };
 }

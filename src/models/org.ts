@@ -6,6 +6,7 @@ import { Op, type WhereOptions } from 'sequelize';
 import type { DbContext } from '../db';
 import { UserModel, UserType, Visibility } from './user.model';
 import { OrgUserModel } from './org-user.model';
+import { deleteWebhooksOf } from './webhook.model';
 
 /** The columns a new organization row needs. */
 export interface NewOrgRow {
@@ -74,7 +75,8 @@ export async function orgIdsOfMember(ctx: DbContext, uid: number): Promise<numbe
   return rows.map((r) => r.orgId);
 }
 
-/** Delete an organization's users row. */
+/** Delete an organization's users row and its hooks. */
 export async function deleteOrgRow(ctx: DbContext, orgId: number): Promise<void> {
+  await deleteWebhooksOf(ctx, { ownerId: orgId });
   await UserModel.destroy({ where: { id: orgId, type: UserType.Organization }, transaction: ctx.tx });
 }

@@ -9,6 +9,7 @@ import { TeamRepoModel } from './team-repo.model';
 import { deleteDeployKeysOfRepo } from './deploy-key.model';
 import { deleteTrackerOfRepo } from './issue-links';
 import { UserModel } from './user.model';
+import { deleteWebhooksOf } from './webhook.model';
 import { OrgUserModel } from './org-user.model';
 import type { UnitType } from './perm';
 import { readOnlyRow, TableCache } from './table-cache';
@@ -159,7 +160,7 @@ export async function setRepoUnits(ctx: DbContext, repoId: number, units: UnitTy
   if (add.length) await RepoUnitModel.bulkCreate(add.map((type) => ({ repoId, type })), { transaction: ctx.tx });
 }
 
-/** Delete a repository row with its units, collaborations, team links and deploy keys. */
+/** Delete a repository row with its units, collaborations, team links, deploy keys and hooks. */
 export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<void> {
   // why: stars and topic links carry counters on other rows; lower them before the links go.
   const exec = (sql: string) => db().query(sql, { replacements: { repoId, no: false }, transaction: ctx.tx });
@@ -178,6 +179,7 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   await TeamRepoModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await deleteDeployKeysOfRepo(ctx, repoId);
   await deleteTrackerOfRepo(ctx, repoId);
+  await deleteWebhooksOf(ctx, { repoId });
   await RepositoryModel.destroy({ where: { id: repoId }, transaction: ctx.tx });
 }
 

@@ -9,6 +9,7 @@ import { EmailAddressModel } from './email-address.model';
 import { AccessTokenModel } from './access-token.model';
 import { RepositoryModel, deleteRepoRows } from './repository.model';
 import { OrgUserModel } from './org-user.model';
+import { deleteWebhooksOf } from './webhook.model';
 
 /** Filters of the admin user list (Gitea's SearchUserOptions as /admin/users uses them). */
 export interface AdminUserFilter { loginName?: string; sourceId?: number }
@@ -138,7 +139,7 @@ export async function deleteFollowsOf(ctx: DbContext, uid: number): Promise<void
 
 /**
  * Delete an individual user's row and what only it owns: tokens, email addresses, SSH and GPG
- * keys, blocks either way, badges, organization and team memberships, collaborations.
+ * keys, blocks either way, badges, organization and team memberships, collaborations, hooks.
  * Follows go through deleteFollowsOf first (counters).
  */
 export async function deleteUserRows(ctx: DbContext, uid: number): Promise<void> {
@@ -152,6 +153,7 @@ export async function deleteUserRows(ctx: DbContext, uid: number): Promise<void>
   byColumn.push(['star', 'uid'], ['watch', 'user_id']);
   for (const [table, col] of byColumn) await exec(ctx, `DELETE FROM ${table} WHERE ${col} = :uid`, { uid });
   await exec(ctx, 'DELETE FROM user_blocking WHERE blocker_id = :uid OR blockee_id = :uid', { uid });
+  await deleteWebhooksOf(ctx, { ownerId: uid });
   await UserModel.destroy({ where: { id: uid, type: UserType.Individual }, transaction: ctx.tx });
 }
 

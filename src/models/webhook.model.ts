@@ -9,6 +9,7 @@ import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
 import { HookTaskModel } from './hook-task.model';
 import { nowUnix } from './issue.model';
+import { TableCache, readOnlyRow } from './table-cache';
 
 /** Gitea's HookContentType. */
 export enum HookContentType { Json = 1, Form = 2 }
@@ -75,21 +76,17 @@ export function findWebhook(ctx: DbContext, s: HookScope | 'instance', id: numbe
   return WebhookModel.findOne({ where, transaction: ctx.tx });
 }
 
-/** The active hooks an event of repository `repoId` (owned by `ownerId`) goes to: its own, its owner's and the system's. */
+const eventHooks = new TableCache<WebhookModel[]>('event-hooks', ['webhook']);
+
+/**
+ * The active hooks an event of repository `repoId` (owned by `ownerId`) goes to: its own, its
+ * owner's and the system's (cached until a hook is written).
+ */
 export function hooksForEvent(ctx: DbContext, repoId: number, ownerId: number): Promise<WebhookModel[]> {
-  return WebhookModel.findAll({
+  return eventHooks.get(ctx, `${repoId}:${ownerId}`, async () => (await WebhookModel.findAll({
     where: { isActive: true, [Op.or]: [{ repoId }, { ownerId, repoId: 0 }, { repoId: 0, ownerId: 0, isSystemWebhook: true }] },
     order: [['id', 'ASC']], transaction: ctx.tx,
-  });
-}
-
-/** The active hooks an event of repository `repoId` goes to (its owner found in the same query). */
-export function hooksForRepo(ctx: DbContext, repoId: number): Promise<WebhookModel[]> {
-  const owner = literal(`(SELECT owner_id FROM repository WHERE id = ${Number(repoId)})`);
-  return WebhookModel.findAll({
-    where: { isActive: true, [Op.or]: [{ repoId }, { ownerId: { [Op.eq]: owner }, repoId: 0 }, { repoId: 0, ownerId: 0, isSystemWebhook: true }] },
-    order: [['id', 'ASC']], transaction: ctx.tx,
-  });
+  })).map(readOnlyRow));
 }
 
 /** Save a changed hook. */
@@ -140,4 +137,18 @@ export async function releaseHook(ctx: DbContext, id: number, workerId: string, 
   await WebhookModel.update({ deliveryLeasedBy: '', deliveryLeaseUntil: 0, nextDeliveryMs, ...(lastStatus ? { lastStatus } : {}) }, {
     where: { id, deliveryLeasedBy: workerId }, transaction: ctx.tx,
   });
+}
+
+/** Give back every hook lease (a node alone on its database starting: no worker holding one is alive). */
+export async function releaseAllHookLeases(ctx: DbContext): Promise<void> {
+  await WebhookModel.update({ deliveryLeasedBy: '', deliveryLeaseUntil: 0 }, { where: { deliveryLeaseUntil: { [Op.gt]: 0 } }, transaction: ctx.tx });
+}
+
+/** Delete the hooks of a repository or of an owner (user or organization) with their deliveries. */
+export async function deleteWebhooksOf(ctx: DbContext, s: { repoId: number } | { ownerId: number }): Promise<void> {
+  const where = 'repoId' in s ? { repoId: s.repoId } : { ownerId: s.ownerId, repoId: 0 };
+  const ids = (await WebhookModel.findAll({ attributes: ['id'], where, transaction: ctx.tx })).map((h) => h.id);
+  if (ids.length === 0) return;
+  await HookTaskModel.destroy({ where: { hookId: ids }, transaction: ctx.tx });
+  await WebhookModel.destroy({ where: { id: ids }, transaction: ctx.tx });
 }

@@ -4,7 +4,7 @@
  * creators on any node get 1, 2, 3... without gaps; the repository's counts move with it.
  */
 import { withTx, type DbContext } from '../../db';
-import { anyHookOf, emitIssueEvent } from '../webhook/payload';
+import { emitIssueEvent, hookContext } from '../webhook/payload';
 import { settings } from '../../config';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import type { CreateIssueOption } from '../../api/issue';
@@ -73,6 +73,11 @@ export async function insertIssueWithLinks(
   return locked;
 }
 
+/** The repository of an issue's JSON. */
+function repoRefOf(rc: RepoContext): IssueView['repo'] {
+  return { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name };
+}
+
 /** The parts of a new issue's JSON that its creator already knows. */
 export function newIssueParts(rc: RepoContext, doer: UserModel, links: NewIssueLinks): IssueView['parts'] {
   return {
@@ -97,13 +102,14 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   // why: a new issue with nothing else to record needs no transaction around it, since insertNextIssue
   // is atomic alone; BEGIN and COMMIT were round trips that held a connection (PostgreSQL) or the
   // single writer (SQLite) between them.
-  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0
-    && !(await anyHookOf(ctx, rc.repo.id));
+  const context = await hookContext(ctx, rc.repo.id, doer);
+  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context;
   const row = plain
     ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields))
     : await withTx(ctx, async (tx) => {
       const created = await insertIssueWithLinks(tx, rc, doer, fields, links, false);
-      await emitIssueEvent(tx, doer, created, '', 'opened');
+      const view = { row: created, repo: repoRefOf(rc), parts: newIssueParts(rc, doer, links) };
+      await emitIssueEvent(tx, doer, created, '', 'opened', { view, context });
       if (!o.closed) return created;
       const locked = (await lockIssue(tx, created.id))!;
       await changeState(tx, locked, doer, true);
@@ -111,10 +117,7 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
     });
   const milestone = links.milestone && (await findMilestone(ctx, rc.repo.id, links.milestone.id));
   // why: everything the answer shows is known here; reading the new issue back cost a third of a creation.
-  return {
-    row, repo: { rootUrl: settings().server.rootUrl, repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name },
-    parts: newIssueParts(rc, doer, { ...links, milestone }),
-  };
+  return { row, repo: repoRefOf(rc), parts: newIssueParts(rc, doer, { ...links, milestone }) };
 }
 
 /** One issue (or pull request) by number. */

@@ -80,7 +80,7 @@ export async function viewOf(ctx: DbContext, p: Principal, repo: RepositoryModel
 }
 
 /** Open issues and pull requests from a repository's counters. */
-function openCounts(c: IssueCounts): { issues: number; pulls: number } {
+export function openCounts(c: IssueCounts): { issues: number; pulls: number } {
   return { issues: c.numIssues - c.numClosedIssues, pulls: c.numPulls - c.numClosedPulls };
 }
 

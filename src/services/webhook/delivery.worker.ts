@@ -14,7 +14,7 @@ import { settings } from '../../config';
 import { systemCtx } from '../../db';
 import { pendingTasksOf, recordHookAttempts, type AttemptOutcome, type HookTaskModel } from '../../models/hook-task.model';
 import { findUserById, UserType } from '../../models/user.model';
-import { leaseDueHooks, releaseHook, renewHookLease, HookStatus, type WebhookModel } from '../../models/webhook.model';
+import { leaseDueHooks, releaseAllHookLeases, releaseHook, renewHookLease, HookStatus, type WebhookModel } from '../../models/webhook.model';
 import { withTx } from '../../db';
 import { onEnqueued } from '../../queue/outbox';
 import type { HookEventType } from './events';
@@ -50,7 +50,8 @@ async function attempt(task: HookTaskModel, hook: WebhookModel, target: string):
     eventType: task.eventType as HookEventType, payload: task.payloadContent, target,
   });
   const shown = { ...req.headers, ...(req.headers.Authorization ? { Authorization: '******' } : {}) };
-  const request = JSON.stringify({ url: req.url, http_method: req.method, headers: shown, body: req.body });
+  // why: the body of a JSON hook is the stored payload itself; the history reads it from there instead of keeping it twice.
+  const request = JSON.stringify({ url: req.url, http_method: req.method, headers: shown, ...(req.body === task.payloadContent ? {} : { body: req.body }) });
   let response: { status: number; headers: Record<string, string>; body: string };
   try {
     response = await send(req, { hosts: parseHostList(s.allowedHostList), timeoutMs: s.deliverTimeout * 1000, skipTlsVerify: s.skipTlsVerify });
@@ -67,20 +68,21 @@ async function attempt(task: HookTaskModel, hook: WebhookModel, target: string):
 /** How many of a hook's deliveries are read at a time, and the longest run before its attempts are recorded. */
 const RUN_TASKS = 64;
 const RUN_MS = 1000;
+/** The pause between new tasks and the lease that takes them. */
+const WAKE_DELAY_MS = 5;
 
 /**
  * Send a leased hook's waiting deliveries in order until none is left, one fails (the hook then
- * waits for its retry), the lease is lost, or the worker stops; then give the lease back.
+ * waits for its retry), the lease is lost, or the worker stops. Each run's attempts are recorded in
+ * one transaction, which also gives the lease back after the last run.
  */
 async function drainHook(hook: WebhookModel, workerId: string, leaseMs: number, stopped: () => boolean): Promise<void> {
   const target = await targetOf(hook);
-  let nextDelivery = 0;
   let last = HookStatus.None;
-  let lost = false;
-  while (!stopped() && !lost) {
+  for (;;) {
     const tasks = await pendingTasksOf(systemCtx, hook.id, RUN_TASKS);
-    if (tasks.length === 0) break;
     const outcomes: AttemptOutcome[] = [];
+    let nextDelivery = 0;
     const started = Date.now();
     for (const t of tasks) {
       // why: as Gitea, a task of an inactive hook is done without being sent.
@@ -88,17 +90,27 @@ async function drainHook(hook: WebhookModel, workerId: string, leaseMs: number, 
         : { id: t.id, succeeded: false, final: true, request: '', response: JSON.stringify({ status: 0, headers: {}, body: 'the hook is inactive' }), retryAtMs: 0 };
       outcomes.push(o);
       if (hook.isActive) last = o.succeeded ? HookStatus.Succeed : HookStatus.Fail;
-      if (!o.succeeded && !o.final) {
-        nextDelivery = o.retryAtMs;
-        break;
-      }
-      if (stopped() || Date.now() - started > RUN_MS) break;
+      if (!o.succeeded && !o.final) nextDelivery = o.retryAtMs;
+      if (nextDelivery || stopped() || Date.now() - started > RUN_MS) break;
     }
-    await withTx(systemCtx, (tx) => recordHookAttempts(tx, outcomes));
-    if (nextDelivery) break;
-    lost = !(await renewHookLease(systemCtx, hook.id, workerId, leaseMs));
+    // why: a short read means the queue was empty when it was read; a task queued since then wakes the loop again once the lease is back.
+    const more = !nextDelivery && !stopped() && tasks.length > 0 && (tasks.length === RUN_TASKS || outcomes.length < tasks.length);
+    const kept = await withTx(systemCtx, async (tx) => {
+      await recordHookAttempts(tx, outcomes);
+      if (more) return renewHookLease(tx, hook.id, workerId, leaseMs);
+      await releaseHook(tx, hook.id, workerId, nextDelivery, last);
+      return false;
+    });
+    if (!kept) return;
   }
-  if (!lost) await releaseHook(systemCtx, hook.id, workerId, nextDelivery, last);
+}
+
+/**
+ * At the start of a node alone on its database (embedded mode), give back the leases its dead
+ * workers held, so their deliveries go out at once instead of after the lease runs out.
+ */
+export function releaseLeasesOfDeadWorkers(): Promise<void> {
+  return releaseAllHookLeases(systemCtx);
 }
 
 /** Running delivery. */
@@ -112,9 +124,14 @@ export function startHookDelivery(opts: { hooks?: number; leaseMs?: number; poll
   let stopped = false;
   let wake: (() => void) | null = null;
   let woken = false;
+  // why: a burst of events (a push of many refs, a busy API) wakes the loop once; the short pause lets one lease cover them.
+  let nudge: NodeJS.Timeout | null = null;
   const unsubscribe = onEnqueued(() => {
     woken = true;
-    wake?.();
+    nudge ??= setTimeout(() => {
+      nudge = null;
+      wake?.();
+    }, WAKE_DELAY_MS);
   });
   const running = new Map<number, Promise<void>>();
   const loop = (async () => {

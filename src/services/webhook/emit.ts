@@ -9,14 +9,11 @@ import crypto from 'node:crypto';
 import { settings } from '../../config';
 import type { DbContext } from '../../db';
 import type { HookPayload } from '../../api/webhook';
-import { hooksForEvent, type WebhookModel } from '../../models/webhook.model';
+import type { WebhookModel } from '../../models/webhook.model';
 import { insertHookTasks } from '../../models/hook-task.model';
 import { notifyEnqueued } from '../../queue/outbox';
 import { compileGlob, globMatches } from '../refs/pattern';
 import { parseStoredEvents, wantsEvent, type HookEventType } from './events';
-
-/** Where an event happened: a repository and its owner. */
-export interface HookSource { repoId: number; ownerId: number }
 
 /** What narrows the hooks of an event beyond its type. */
 export interface EventScope {
@@ -46,11 +43,6 @@ export function selectHooks(hooks: WebhookModel[], type: HookEventType, scope: E
   });
 }
 
-/** The hooks of `src` that take an event of `type`. */
-export async function hooksFor(ctx: DbContext, src: HookSource, type: HookEventType, scope: EventScope = {}): Promise<WebhookModel[]> {
-  return selectHooks(await hooksForEvent(ctx, src.repoId, src.ownerId), type, scope);
-}
-
 /** Write one task per hook for a payload, in `tx`; the delivery workers of this process are woken once it commits. */
 export async function queueHookTasks(tx: DbContext, hooks: WebhookModel[], type: HookEventType, payload: HookPayload): Promise<void> {
   // why: as Gitea, with webhooks disabled no task is created (admin hooks included).
@@ -60,11 +52,4 @@ export async function queueHookTasks(tx: DbContext, hooks: WebhookModel[], type:
   await insertHookTasks(tx, hooks.map((h) => ({ hookId: h.id, uuid: crypto.randomUUID(), payloadContent: text, eventType: type })));
   if (tx.tx) tx.tx.afterCommit(() => notifyEnqueued());
   else notifyEnqueued();
-}
-
-/** Emit an event: find its hooks and, only when there are some, build its payload and queue it (in `tx`). */
-export async function emitHookEvent(tx: DbContext, src: HookSource, type: HookEventType, build: () => Promise<HookPayload>, scope: EventScope = {}): Promise<void> {
-  if (settings().security.disableWebhooks) return;
-  const hooks = await hooksFor(tx, src, type, scope);
-  if (hooks.length) await queueHookTasks(tx, hooks, type, await build());
 }

@@ -8,7 +8,7 @@ import { settings } from '../../config';
 import type { DbContext } from '../../db';
 import type { Repository } from '../../api/repo';
 import type { User } from '../../api/user';
-import type { IssuePayload, PullRequestPayload, ChangesPayload, IssueCommentPayload } from '../../api/webhook';
+import type { IssuePayload, PullRequestPayload, ChangesPayload, IssueCommentPayload, HookPayload } from '../../api/webhook';
 import type { PayloadCommit } from '../../api/refs';
 import { toRepositoryView } from '../../convert/repo';
 import { toUser } from '../../convert/user';
@@ -17,7 +17,8 @@ import { toPullRequest } from '../../convert/pull';
 import { toPayloadCommit } from '../../convert/refs';
 import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
-import { hooksForRepo } from '../../models/webhook.model';
+import { hooksForEvent, type WebhookModel } from '../../models/webhook.model';
+import { issueCountsOf } from '../../models/repo-issue-counter.model';
 import { pullsOfIssues } from '../../models/pull-request.model';
 import type { IssueModel } from '../../models/issue.model';
 import type { CommentModel } from '../../models/comment.model';
@@ -25,11 +26,11 @@ import { listCommentAttachments } from '../../models/attachment.model';
 import { findUsersByEmails } from '../../models/email-address.model';
 import type { CommitRecord } from '../../git/history';
 import { asUser, ANONYMOUS } from '../auth/principal';
-import { viewOf } from '../repo/repo.service';
+import { openCounts, viewOf, type RepoView } from '../repo/repo.service';
 import type { RepoContext } from '../repo/context';
-import { issueViewsByIds, namesOf } from '../issue/view';
+import { issueViewsByIds, namesOf, type IssueView } from '../issue/view';
 import { pullViews } from '../pull/view';
-import { queueHookTasks, selectHooks } from './emit';
+import { queueHookTasks, selectHooks, type EventScope } from './emit';
 import { repoPermission } from '../perm/permission';
 import type { HookEventType } from './events';
 
@@ -43,14 +44,14 @@ export function hookUser(u: UserModel | null): User {
 /** Whose permission the payload's repository carries: an owner's (all true), none (all false), or the doer's own. */
 export type PayloadAccess = 'owner' | 'none' | 'doer';
 
-/** The repository of a payload. */
+/** The repository of a payload, read in `ctx` (in the change's transaction, it shows the counts the change moved). */
 export async function hookRepo(ctx: DbContext, repo: RepositoryModel, owner: UserModel, doer: UserModel | null, access: PayloadAccess): Promise<Repository> {
-  const v = await viewOf(ctx, doer ? asUser(doer) : ANONYMOUS, repo, owner);
-  if (access !== 'doer') {
-    const all = access === 'owner';
-    v.permissions = { admin: all, push: all, pull: all };
-  }
-  return toRepositoryView(v, null, rootUrl());
+  return repoPayload(await viewOf(ctx, doer ? asUser(doer) : ANONYMOUS, repo, owner), access);
+}
+
+function repoPayload(v: RepoView, access: PayloadAccess): Repository {
+  const permissions = access === 'doer' ? v.permissions : { admin: access === 'owner', push: access === 'owner', pull: access === 'owner' };
+  return toRepositoryView({ ...v, permissions }, null, rootUrl());
 }
 
 /** Commits as a push payload lists them, with the usernames of their authors and committers found by email. */
@@ -87,61 +88,89 @@ function issueEventType(isPull: boolean, kind: IssueEventKind): HookEventType {
 }
 
 /** Extra fields of an issue or pull request event. */
-export interface IssueEventExtra { changes?: ChangesPayload; commitId?: string; requestedReviewer?: UserModel | null; review?: { type: string; content: string } | null }
+export interface IssueEventExtra {
+  changes?: ChangesPayload; commitId?: string; requestedReviewer?: UserModel | null; review?: { type: string; content: string } | null;
+  /** The issue's view when the caller already has it (a new issue): not read again. */
+  view?: IssueView;
+  /** The hook context prepared before the transaction (null: the repository has no hook). */
+  context?: HookContext | null;
+}
 
-/** The payload of an issue event (a pull request's when the issue is one), read in `ctx` as it stands. */
-export async function issueEventPayload(ctx: DbContext, rc: RepoContext, doer: UserModel, issueId: number, action: string, x: IssueEventExtra = {}): Promise<IssuePayload | PullRequestPayload> {
-  const [view] = await issueViewsByIds(ctx, [issueId], namesOf(rc));
-  const repository = await hookRepo(ctx, rc.repo, rc.owner, doer, 'doer');
+/**
+ * What the events of a repository by one doer share: the hooks that may take them, the repository
+ * with the doer's permission, and the doer's repository context. Prepared before a transaction, it
+ * is read through the caches; read in one, it costs the queries the caches would have saved.
+ * why: a transaction must not wait for a second connection (PostgreSQL's pool can run dry with
+ * every connection held by a transaction waiting for another), so nothing inside one reads outside it.
+ */
+export interface HookContext { hooks: WebhookModel[]; rc: RepoContext; repo: RepoView }
+
+/** The hook context of repository `repoId` for `doer`, read in `ctx`; null when it has no hook. */
+export async function hookContext(ctx: DbContext, repoId: number, doer: UserModel): Promise<HookContext | null> {
+  if (settings().security.disableWebhooks) return null;
+  const repo = await findRepoById(ctx, repoId);
+  const hooks = repo ? await hooksForEvent(ctx, repoId, repo.ownerId) : [];
+  if (!repo || hooks.length === 0) return null;
+  const owner = (await findUserById(ctx, repo.ownerId))!;
+  const perm = await repoPermission(ctx, asUser(doer), repo, owner);
+  return { hooks, rc: { repo, owner, perm }, repo: await viewOf(ctx, asUser(doer), repo, owner, perm) };
+}
+
+/** The payload of an issue event (a pull request's when the issue is one), read in `tx` as the change left it. */
+async function issueEventPayload(tx: DbContext, hc: HookContext, doer: UserModel, issueId: number, action: string, x: IssueEventExtra): Promise<IssuePayload | PullRequestPayload> {
+  const { rc } = hc;
+  const view = x.view ?? (await issueViewsByIds(tx, [issueId], namesOf(rc)))[0];
+  // why: the change may have moved the repository's open counts; they are read again in its transaction.
+  const repository = repoPayload({ ...hc.repo, open: openCounts((await issueCountsOf(tx, [rc.repo.id])).get(rc.repo.id)!) }, 'doer');
   const sender = hookUser(doer);
   if (!view.row.isPull) {
     return { action, number: Number(view.row.index), ...(x.changes ? { changes: x.changes } : {}), issue: toIssueOf(view, null), repository, sender, commit_id: x.commitId ?? '' };
   }
-  const [pull] = await pullViews(ctx, asUser(doer), rc, [view], false);
+  const [pull] = await pullViews(tx, asUser(doer), rc, [view], false);
   return {
     action, number: Number(view.row.index), ...(x.changes ? { changes: x.changes } : {}), pull_request: toPullRequest(pull, null),
     requested_reviewer: x.requestedReviewer ? hookUser(x.requestedReviewer) : null, repository, sender, commit_id: x.commitId ?? '', review: x.review ?? null,
   };
 }
 
-/** Has repository `repoId` any active hook (its own, its owner's or the system's)? */
-export async function anyHookOf(ctx: DbContext, repoId: number): Promise<boolean> {
-  return !settings().security.disableWebhooks && (await hooksForRepo(ctx, repoId)).length > 0;
-}
-
-/** The repository context of an event by `doer` in repository `repoId` (the doer's permission). */
-async function contextOf(ctx: DbContext, repoId: number, doer: UserModel): Promise<RepoContext> {
-  const repo = (await findRepoById(ctx, repoId))!;
-  const owner = (await findUserById(ctx, repo.ownerId))!;
-  return { repo, owner, perm: await repoPermission(ctx, asUser(doer), repo, owner) };
+/**
+ * Emit an event of repository `repoId` in `tx`: when some hook takes it (its type, `scope`), build
+ * the payload once and queue it to each.
+ */
+export async function emitRepoEvent(
+  tx: DbContext, repoId: number, doer: UserModel, type: HookEventType, build: (hc: HookContext) => Promise<HookPayload>, scope: EventScope = {},
+): Promise<void> {
+  const hc = await hookContext(tx, repoId, doer);
+  const hooks = hc ? selectHooks(hc.hooks, type, scope) : [];
+  if (hooks.length) await queueHookTasks(tx, hooks, type, await build(hc!));
 }
 
 /**
- * Emit an issue or pull request event in `tx` (issues/pull_request and their assign, label and
- * milestone variants); a pull request's goes only to hooks whose branch filter takes its base.
+ * Emit an issue or pull request event in `tx` (issues/pull_request and their variants); a pull
+ * request's goes only to hooks whose branch filter takes its base. `x.context`, prepared before the
+ * transaction, saves reading it in it.
  */
 export async function emitIssueEvent(
   tx: DbContext, doer: UserModel, issue: Pick<IssueModel, 'id' | 'isPull' | 'repoId'>, kind: IssueEventKind, action: string, x: IssueEventExtra = {},
 ): Promise<void> {
-  if (settings().security.disableWebhooks) return;
   const type = issueEventType(issue.isPull, kind);
-  const all = await hooksForRepo(tx, issue.repoId);
-  if (selectHooks(all, type).length === 0) return;
+  const hc = x.context !== undefined ? x.context : await hookContext(tx, issue.repoId, doer);
+  if (!hc || selectHooks(hc.hooks, type).length === 0) return;
   const base = issue.isPull ? (await pullsOfIssues(tx, [issue.id])).get(issue.id)?.baseBranch : undefined;
-  const hooks = selectHooks(all, type, base === undefined ? {} : { branch: base });
-  if (hooks.length) await queueHookTasks(tx, hooks, type, await issueEventPayload(tx, await contextOf(tx, issue.repoId, doer), doer, issue.id, action, x));
+  const hooks = selectHooks(hc.hooks, type, base === undefined ? {} : { branch: base });
+  if (hooks.length) await queueHookTasks(tx, hooks, type, await issueEventPayload(tx, hc, doer, issue.id, action, x));
 }
 
 /** Emit a comment event (issue_comment or pull_request_comment) in `tx`. */
 export async function emitCommentEvent(
   tx: DbContext, doer: UserModel, issue: IssueModel, comment: CommentModel, action: IssueCommentPayload['action'], changes?: ChangesPayload,
 ): Promise<void> {
-  if (settings().security.disableWebhooks) return;
   const type = issue.isPull ? 'pull_request_comment' : 'issue_comment';
-  const hooks = selectHooks(await hooksForRepo(tx, issue.repoId), type);
+  const hc = await hookContext(tx, issue.repoId, doer);
+  const hooks = hc ? selectHooks(hc.hooks, type) : [];
   if (hooks.length === 0) return;
-  const rc = await contextOf(tx, issue.repoId, doer);
-  const base = await issueEventPayload(tx, rc, doer, issue.id, action);
+  const { rc } = hc!;
+  const base = await issueEventPayload(tx, hc!, doer, issue.id, action, {});
   const apiIssue = 'issue' in base ? base.issue : toIssueOf((await issueViewsByIds(tx, [issue.id], namesOf(rc)))[0], null);
   const ref = { rootUrl: rootUrl(), repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name };
   const poster = comment.posterId === doer.id ? doer : await findUserById(tx, comment.posterId);
