@@ -36,7 +36,7 @@ const BRANCHES = Number(process.env.BENCH_BRANCHES ?? '50');
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? '8');
 const OUTAGE_SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS ?? '60');
 const SLOW_MS = Number(process.env.BENCH_SLOW_MS ?? '2');
-const WORKERS = Number(process.env.BENCH_WORKERS ?? '2');
+const WORKERS = Number(process.env.BENCH_WORKERS ?? '1');
 const RETRY_FIRST = process.env.BENCH_RETRY_FIRST ?? '5';
 const HOOKS = 3;
 
@@ -176,11 +176,12 @@ class Events {
   }
 }
 
-/** Wait until no delivery is pending; false on timeout. */
+/** Wait until no push is left to process and no delivery is pending; false on timeout. */
 async function drained(server: TestServer, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if ((await count(server, "SELECT COUNT(*) AS n FROM hook_task WHERE status = 'pending'")) === 0) return true;
+    const jobs = await count(server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')");
+    if (jobs === 0 && (await count(server, "SELECT COUNT(*) AS n FROM hook_task WHERE status = 'pending'")) === 0) return true;
     await new Promise((r) => setTimeout(r, 200));
   }
   return false;

@@ -83,7 +83,7 @@ export class ReleaseController extends Controller {
   @Response<ApiErrorBody>(404, 'not found')
   public async repoDeleteReleaseByTag(@Path() owner: string, @Path() repo: string, @Path() tag: string, @Request() req: ExRequest): Promise<void> {
     const ctx = ctxOf(req);
-    await deleteReleaseByTag(ctx, await repoAssignment(ctx, req.principal, owner, repo), tag);
+    await deleteReleaseByTag(ctx, doerOf(req), await repoAssignment(ctx, req.principal, owner, repo), tag);
     this.setStatus(204);
   }
 
@@ -116,7 +116,7 @@ export class ReleaseController extends Controller {
   @Response<ApiErrorBody>(404, 'not found')
   public async repoDeleteRelease(@Path() owner: string, @Path() repo: string, @Path() id: number, @Request() req: ExRequest): Promise<void> {
     const ctx = ctxOf(req);
-    await deleteRelease(ctx, await repoAssignment(ctx, req.principal, owner, repo), id);
+    await deleteRelease(ctx, doerOf(req), await repoAssignment(ctx, req.principal, owner, repo), id);
     this.setStatus(204);
   }
 }

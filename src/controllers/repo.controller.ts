@@ -164,7 +164,7 @@ export class RepoController extends Controller {
   @Response<ApiErrorBody>(404, 'not found')
   public async repoDelete(@Path() owner: string, @Path() repo: string, @Request() req: ExRequest): Promise<void> {
     const ctx = ctxOf(req);
-    await deleteRepo(ctx, await repoAssignment(ctx, req.principal, owner, repo));
+    await deleteRepo(ctx, doerOf(req), await repoAssignment(ctx, req.principal, owner, repo));
     this.setStatus(204);
   }
 }

@@ -113,7 +113,8 @@ export async function leaseDueHooks(ctx: DbContext, limit: number, leaseMs: numb
     attributes: ['id'],
     where: {
       deliveryLeaseUntil: { [Op.lt]: now }, nextDeliveryMs: { [Op.lte]: now },
-      id: { [Op.in]: literal(`(SELECT DISTINCT hook_id FROM hook_task WHERE status = 'pending')`) },
+      // why: by the (hook_id, status, id) index, one probe per hook; a list of the pending tasks' hooks read every task.
+      [Op.and]: [literal(`EXISTS (SELECT 1 FROM hook_task t WHERE t.hook_id = "WebhookModel"."id" AND t.status = 'pending')`)],
     },
     order: [['deliveryLeaseUntil', 'ASC']], limit, transaction: ctx.tx,
   });
@@ -151,4 +152,15 @@ export async function deleteWebhooksOf(ctx: DbContext, s: { repoId: number } | {
   if (ids.length === 0) return;
   await HookTaskModel.destroy({ where: { hookId: ids }, transaction: ctx.tx });
   await WebhookModel.destroy({ where: { id: ids }, transaction: ctx.tx });
+}
+
+/** Copy the instance's default hooks into a new repository (Gitea's CopyDefaultWebhooksToRepo). */
+export async function copyDefaultWebhooks(ctx: DbContext, repoId: number): Promise<void> {
+  const defaults = await WebhookModel.findAll({ where: { repoId: 0, ownerId: 0, isSystemWebhook: false }, transaction: ctx.tx });
+  const now = nowUnix();
+  if (defaults.length === 0) return;
+  await WebhookModel.bulkCreate(defaults.map((h) => {
+    const { id: _id, deliveryLeasedBy: _by, deliveryLeaseUntil: _until, nextDeliveryMs: _next, lastStatus: _last, ...rest } = h.get({ plain: true }) as WebhookModel;
+    return { ...rest, repoId, createdUnix: now, updatedUnix: now };
+  }), { transaction: ctx.tx });
 }

@@ -15,6 +15,7 @@ import type { RepoContext } from '../repo/context';
 import { assertCodeReadable, resolveCommitId } from './commit.service';
 import { notifyEnqueued } from '../../queue/outbox';
 import { queueAutoMergesOfHead } from '../pull/auto-merge.service';
+import { emitStatusEvent } from '../webhook/payload';
 
 /** A status report (Gitea's CreateStatusOption). */
 export interface StatusReport { state: string; target_url?: string; description?: string; context?: string }
@@ -49,6 +50,7 @@ export async function createCommitStatus(ctx: DbContext, rc: RepoContext, doer: 
       const made = await withTx(ctx, async (tx) => {
         const inserted = await insertCommitStatus(tx, row);
         await queueAutoMergesOfHead(tx, rc.repo.id, commit);
+        await emitStatusEvent(tx, rc, doer, inserted);
         return inserted;
       });
       notifyEnqueued();

@@ -7,6 +7,7 @@
  * a push. Deleting a release keeps its tag (the row turns back into a tag-only row).
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
+import { emitReleaseEvent } from '../webhook/payload';
 import { Conflict, NotFound, Validation } from '../../errors';
 import { readTag, refId } from '../../git/ref-info';
 import { withRepoLock } from '../../lock';
@@ -154,7 +155,10 @@ export async function createRelease(ctx: DbContext, doer: UserModel, rc: RepoCon
     const converted = row;
     Object.assign(converted, { title: o.name ?? '', note: o.body ?? '', isDraft: !!o.draft, isPrerelease: !!o.prerelease, isTag: false, publisherId: doer.id });
     stamp(converted, new Date());
-    await withTx(ctx, (tx) => saveRelease(tx, converted));
+    await withTx(ctx, async (tx) => {
+      await saveRelease(tx, converted);
+      if (!converted.isDraft) await emitReleaseEvent(tx, rc, doer, converted, 'published');
+    });
     return converted.id;
   });
   return getRelease(ctx, rc, id);
@@ -197,6 +201,8 @@ export async function editRelease(ctx: DbContext, doer: UserModel, rc: RepoConte
       row.isDraft = draft;
       if (created || (before.isDraft && !draft)) stamp(row, new Date());
       await saveRelease(tx, row);
+      // why: as Gitea, an edit that made the tag (or turned a tag-only release into a release) publishes; a draft's edits send nothing.
+      if (!draft) await emitReleaseEvent(tx, rc, doer, row, created || before.isTag ? 'published' : 'updated');
       // why: the old tag is still in git; as in a push-made tag it keeps a tag-only row, so the next sync finds nothing new.
       if (oldTagStays) {
         await insertRelease(tx, rc.repo.id, {
@@ -211,10 +217,11 @@ export async function editRelease(ctx: DbContext, doer: UserModel, rc: RepoConte
   return getRelease(ctx, rc, id);
 }
 
-async function removeRelease(ctx: DbContext, rc: RepoContext, row: ReleaseModel): Promise<void> {
+async function removeRelease(ctx: DbContext, doer: UserModel, rc: RepoContext, row: ReleaseModel): Promise<void> {
   const uuids = await withRepoLock(rc.repo.id, () => withTx(ctx, async (tx) => {
     const fresh = await findReleaseById(tx, rc.repo.id, row.id);
     if (!fresh || fresh.isTag) throw new NotFound();
+    if (!fresh.isDraft) await emitReleaseEvent(tx, rc, doer, fresh, 'deleted');
     const assets = await listReleaseAttachments(tx, [fresh.id]);
     await deleteAttachmentRows(tx, assets.map((a) => a.id));
     if (fresh.sha1) {
@@ -231,13 +238,13 @@ async function removeRelease(ctx: DbContext, rc: RepoContext, row: ReleaseModel)
 }
 
 /** Delete a release by id (its tag stays). */
-export async function deleteRelease(ctx: DbContext, rc: RepoContext, id: number): Promise<void> {
+export async function deleteRelease(ctx: DbContext, doer: UserModel, rc: RepoContext, id: number): Promise<void> {
   assertReleaseWriter(rc);
-  await removeRelease(ctx, rc, visible(rc, await findReleaseById(ctx, rc.repo.id, id)));
+  await removeRelease(ctx, doer, rc, visible(rc, await findReleaseById(ctx, rc.repo.id, id)));
 }
 
 /** Delete the release of a tag (the tag stays). */
-export async function deleteReleaseByTag(ctx: DbContext, rc: RepoContext, tag: string): Promise<void> {
+export async function deleteReleaseByTag(ctx: DbContext, doer: UserModel, rc: RepoContext, tag: string): Promise<void> {
   assertReleaseWriter(rc);
-  await removeRelease(ctx, rc, visible(rc, await findReleaseByTag(ctx, rc.repo.id, tag)));
+  await removeRelease(ctx, doer, rc, visible(rc, await findReleaseByTag(ctx, rc.repo.id, tag)));
 }

@@ -21,6 +21,7 @@ import { recordInitialRefs } from '../git-push/sync.service';
 import type { RepoContext } from './context';
 import { readableRepoPage, type OwnedRepo } from './visible';
 import { assertCanCreateInOrg, assertRepoLimit, assertRepoName, discardNewRepo, insertOwnedRepo } from './repo-create.service';
+import { emitForkEvent, emitRepositoryEvent } from '../webhook/payload';
 
 /** Units a fork starts with (Gitea's DEFAULT_FORK_REPO_UNITS). */
 export const FORK_UNITS: UnitType[] = [UnitType.Code, UnitType.PullRequests];
@@ -99,6 +100,11 @@ export async function forkRepo(ctx: DbContext, p: Principal, doer: UserModel, rc
   });
   // why: the branch table, size and empty flag of the fork come from its refs, as after a push.
   await recordInitialRefs(fork.id, doer.id, fork.defaultBranch, ctx);
+  await withTx(ctx, async (tx) => {
+    await emitForkEvent(tx, rc.repo, fork, owner, doer);
+    // why: as Gitea, only a fork into an organization is announced as a new repository.
+    if (owner.type === UserType.Organization) await emitRepositoryEvent(tx, fork, owner, doer, 'created');
+  });
   return (await findRepoById(ctx, fork.id)) ?? fork;
 }
 

@@ -20,6 +20,8 @@ import { UnitType } from '../../models/perm';
 import type { CreateRepoOption } from '../../api/repo';
 import { applyLabelTemplate, labelTemplate } from '../issue/label.service';
 import { initialFiles } from './templates';
+import { emitRepositoryEvent } from '../webhook/payload';
+import { copyDefaultWebhooks } from '../../models/webhook.model';
 
 /** Units a new repository starts with. */
 export const DEFAULT_UNITS: UnitType[] = [
@@ -102,6 +104,7 @@ export async function insertOwnedRepo(
     if (rules.check) await rules.check(tx);
     const created = await insertRepoWithUnits(tx, { ...row, ownerId: owner.id, ownerName: owner.name }, units);
     await adjustNumRepos(tx, owner.id, 1);
+    await copyDefaultWebhooks(tx, created.id);
     if (owner.type === UserType.Organization && !doer.isAdmin && (await orgMembership(tx, owner.id, doer.id)) !== 'owner') {
       // why: a member who creates through a team's can_create_org_repo must be able to reach the new repository.
       for (const t of await teamsOfUserInOrg(tx, owner.id, doer.id)) if (t.canCreateOrgRepo) await insertTeamRepo(tx, owner.id, t.id, created.id);
@@ -154,5 +157,7 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
     await discardNewRepo(ctx, repo, dir);
     throw err;
   }
+  // why: the repository exists once its directory does; a creation that failed on disk announces nothing.
+  await withTx(ctx, (tx) => emitRepositoryEvent(tx, repo, owner, doer, 'created'));
   return (await findRepoById(ctx, repo.id)) ?? repo;
 }

@@ -32,6 +32,7 @@ import { assertRepoName } from './repo-create.service';
 import { removeArchives } from '../archive/archive.service';
 import type { RepoContext } from './context';
 import { transferViewOf, type TransferView } from './transfer.service';
+import { emitRepositoryEvent } from '../webhook/payload';
 
 /**
  * A repository ready to convert: owner, enabled units, the caller's permissions, the pull-request
@@ -251,11 +252,13 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
 }
 
 /** Delete a repository (admins of it): rows, stars, watches and topic links with their counters, and the directory. */
-export async function deleteRepo(ctx: DbContext, rc: RepoContext): Promise<void> {
+export async function deleteRepo(ctx: DbContext, doer: UserModel, rc: RepoContext): Promise<void> {
   assertRepoAdmin(rc);
   await withRepoLock(rc.repo.id, async () => {
     const attachments = await attachmentUuidsOfRepos(ctx, [rc.repo.id]);
     await withTx(ctx, async (tx) => {
+      // why: written before the rows go, it reaches the owner's and the system's hooks (the repository's own go with it).
+      await emitRepositoryEvent(tx, rc.repo, rc.owner, doer, 'deleted');
       await deleteRepoRows(tx, rc.repo.id);
       await adjustNumRepos(tx, rc.owner.id, -1);
     });

@@ -139,7 +139,8 @@ export function startHookDelivery(opts: { hooks?: number; leaseMs?: number; poll
       woken = false;
       try {
         const free = most - running.size;
-        const hooks = free > 0 ? await leaseDueHooks(systemCtx, free, leaseMs, workerId) : [];
+        // why: the lease is a write; in a transaction it waits its turn with the process's other SQLite writers instead of sleeping on a busy database.
+        const hooks = free > 0 ? await withTx(systemCtx, (tx) => leaseDueHooks(tx, free, leaseMs, workerId)) : [];
         for (const h of hooks) {
           const run = drainHook(h, workerId, leaseMs, () => stopped)
             .catch((err: unknown) => console.error(`webhook ${h.id} delivery:`, err))

@@ -43,13 +43,21 @@ export function selectHooks(hooks: WebhookModel[], type: HookEventType, scope: E
   });
 }
 
-/** Write one task per hook for a payload, in `tx`; the delivery workers of this process are woken once it commits. */
-export async function queueHookTasks(tx: DbContext, hooks: WebhookModel[], type: HookEventType, payload: HookPayload): Promise<void> {
+/** One event to queue: its payload for each of its hooks. */
+export interface QueuedEvent { hooks: WebhookModel[]; type: HookEventType; payload: HookPayload }
+
+/** Write one task per hook of each event (one insert for them all), in `tx`; this process's delivery workers are woken once it commits. */
+export async function queueHookTasks(tx: DbContext, events: QueuedEvent[]): Promise<void> {
   // why: as Gitea, with webhooks disabled no task is created (admin hooks included).
-  if (hooks.length === 0 || settings().security.disableWebhooks) return;
-  // why: Gitea indents payloads with two spaces; receivers that compare bodies byte for byte see the same layout.
-  const text = JSON.stringify(payload, null, 2);
-  await insertHookTasks(tx, hooks.map((h) => ({ hookId: h.id, uuid: crypto.randomUUID(), payloadContent: text, eventType: type })));
+  if (settings().security.disableWebhooks) return;
+  const tasks = events.flatMap((e) => {
+    if (e.hooks.length === 0) return [];
+    // why: Gitea indents payloads with two spaces; receivers that compare bodies byte for byte see the same layout.
+    const text = JSON.stringify(e.payload, null, 2);
+    return e.hooks.map((h) => ({ hookId: h.id, uuid: crypto.randomUUID(), payloadContent: text, eventType: e.type }));
+  });
+  if (tasks.length === 0) return;
+  await insertHookTasks(tx, tasks);
   if (tx.tx) tx.tx.afterCommit(() => notifyEnqueued());
   else notifyEnqueued();
 }

@@ -5,16 +5,19 @@
  * why: payloads are API objects; this is the one service folder that converts (docs/ARCHITECTURE.md).
  */
 import { settings } from '../../config';
-import type { DbContext } from '../../db';
+import { withTx, type DbContext } from '../../db';
 import type { Repository } from '../../api/repo';
 import type { User } from '../../api/user';
-import type { IssuePayload, PullRequestPayload, ChangesPayload, IssueCommentPayload, HookPayload } from '../../api/webhook';
+import type {
+  IssuePayload, PullRequestPayload, ChangesPayload, IssueCommentPayload, HookPayload, ReleasePayload, RepositoryPayload, WikiPayload,
+} from '../../api/webhook';
 import type { PayloadCommit } from '../../api/refs';
 import { toRepositoryView } from '../../convert/repo';
 import { toUser } from '../../convert/user';
 import { toIssueOf, toComment } from '../../convert/issue';
 import { toPullRequest } from '../../convert/pull';
 import { toPayloadCommit } from '../../convert/refs';
+import { toRelease } from '../../convert/release';
 import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { hooksForEvent, type WebhookModel } from '../../models/webhook.model';
@@ -22,12 +25,16 @@ import { issueCountsOf } from '../../models/repo-issue-counter.model';
 import { pullsOfIssues } from '../../models/pull-request.model';
 import type { IssueModel } from '../../models/issue.model';
 import type { CommentModel } from '../../models/comment.model';
-import { listCommentAttachments } from '../../models/attachment.model';
+import { listCommentAttachments, listReleaseAttachments } from '../../models/attachment.model';
+import type { ReleaseModel } from '../../models/release.model';
+import type { CommitStatusModel } from '../../models/commit-status.model';
 import { findUsersByEmails } from '../../models/email-address.model';
-import type { CommitRecord } from '../../git/history';
+import { diffCommits, readCommits, type CommitRecord } from '../../git/history';
+import { repoPath } from '../../git/paths';
 import { asUser, ANONYMOUS } from '../auth/principal';
 import { openCounts, viewOf, type RepoView } from '../repo/repo.service';
 import type { RepoContext } from '../repo/context';
+import { repoUrls } from '../content/view';
 import { issueViewsByIds, namesOf, type IssueView } from '../issue/view';
 import { pullViews } from '../pull/view';
 import { queueHookTasks, selectHooks, type EventScope } from './emit';
@@ -142,7 +149,7 @@ export async function emitRepoEvent(
 ): Promise<void> {
   const hc = await hookContext(tx, repoId, doer);
   const hooks = hc ? selectHooks(hc.hooks, type, scope) : [];
-  if (hooks.length) await queueHookTasks(tx, hooks, type, await build(hc!));
+  if (hooks.length) await queueHookTasks(tx, [{ hooks, type, payload: await build(hc!) }]);
 }
 
 /**
@@ -158,7 +165,7 @@ export async function emitIssueEvent(
   if (!hc || selectHooks(hc.hooks, type).length === 0) return;
   const base = issue.isPull ? (await pullsOfIssues(tx, [issue.id])).get(issue.id)?.baseBranch : undefined;
   const hooks = selectHooks(hc.hooks, type, base === undefined ? {} : { branch: base });
-  if (hooks.length) await queueHookTasks(tx, hooks, type, await issueEventPayload(tx, hc, doer, issue.id, action, x));
+  if (hooks.length) await queueHookTasks(tx, [{ hooks, type, payload: await issueEventPayload(tx, hc, doer, issue.id, action, x) }]);
 }
 
 /** Emit a comment event (issue_comment or pull_request_comment) in `tx`. */
@@ -174,9 +181,63 @@ export async function emitCommentEvent(
   const apiIssue = 'issue' in base ? base.issue : toIssueOf((await issueViewsByIds(tx, [issue.id], namesOf(rc)))[0], null);
   const ref = { rootUrl: rootUrl(), repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name };
   const poster = comment.posterId === doer.id ? doer : await findUserById(tx, comment.posterId);
-  await queueHookTasks(tx, hooks, type, {
-    action, issue: apiIssue, ...('pull_request' in base ? { pull_request: base.pull_request } : {}),
-    comment: toComment(comment, poster, issue, ref, null, await listCommentAttachments(tx, [comment.id])), ...(changes ? { changes } : {}),
-    repository: base.repository, sender: base.sender, is_pull: issue.isPull,
+  await queueHookTasks(tx, [{
+    hooks, type, payload: {
+      action, issue: apiIssue, ...('pull_request' in base ? { pull_request: base.pull_request } : {}),
+      comment: toComment(comment, poster, issue, ref, null, await listCommentAttachments(tx, [comment.id])), ...(changes ? { changes } : {}),
+      repository: base.repository, sender: base.sender, is_pull: issue.isPull,
+    },
+  }]);
+}
+
+/** Emit a release event in `tx` (its assets and publisher read in it). */
+export async function emitReleaseEvent(tx: DbContext, rc: RepoContext, doer: UserModel, release: ReleaseModel, action: ReleasePayload['action']): Promise<void> {
+  await emitRepoEvent(tx, rc.repo.id, doer, 'release', async (hc) => {
+    const publisher = (await findUserById(tx, release.publisherId)) ?? pseudoUser(-1);
+    const assets = await listReleaseAttachments(tx, [release.id]);
+    const root = rootUrl();
+    return { action, release: toRelease(release, repoUrls(root, rc.owner.name, rc.repo.name), publisher, assets, root), repository: repoPayload(hc.repo, 'doer'), sender: hookUser(doer) };
   });
+}
+
+/** Emit a repository event in `tx`: created or deleted, with the owner as `organization` (a user or an organization). */
+export async function emitRepositoryEvent(tx: DbContext, repo: RepositoryModel, owner: UserModel, doer: UserModel, action: RepositoryPayload['action']): Promise<void> {
+  await emitRepoEvent(tx, repo.id, doer, 'repository', async (hc) => ({
+    action, repository: repoPayload(hc.repo, 'owner'), organization: hookUser(owner), sender: hookUser(doer),
+  }));
+}
+
+/** Emit a fork event to the original's hooks in `tx` (`forkee` the original, `repository` the fork, each with the doer's permission). */
+export async function emitForkEvent(tx: DbContext, original: RepositoryModel, fork: RepositoryModel, forkOwner: UserModel, doer: UserModel): Promise<void> {
+  await emitRepoEvent(tx, original.id, doer, 'fork', async (hc) => ({
+    forkee: repoPayload(hc.repo, 'doer'), repository: repoPayload(await viewOf(tx, asUser(doer), fork, forkOwner), 'doer'), sender: hookUser(doer),
+  }));
+}
+
+/** Emit a commit status event in `tx`, the commit with its changed files. */
+export async function emitStatusEvent(tx: DbContext, rc: RepoContext, doer: UserModel, s: CommitStatusModel): Promise<void> {
+  await emitRepoEvent(tx, rc.repo.id, doer, 'status', async (hc) => {
+    const dir = repoPath(rc.owner.name, rc.repo.name);
+    const [record] = await readCommits(dir, [s.sha]);
+    const files = record ? (await diffCommits(dir, [s.sha])).get(s.sha)?.files ?? [] : [];
+    const root = rootUrl();
+    const [commit] = record ? await hookCommits(tx, [{ ...record, files }], repoUrls(root, rc.owner.name, rc.repo.name).html) : [null];
+    const iso = (d: Date) => new Date(Math.floor(new Date(d).getTime() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return {
+      commit, context: s.context, created_at: iso(s.createdAt), description: s.description, id: s.id, repository: repoPayload(hc.repo, 'owner'),
+      sender: hookUser(doer), sha: s.sha, state: s.state, target_url: absoluteUrl(s.targetUrl, root), updated_at: s.updatedAt ? iso(s.updatedAt) : null,
+    };
+  });
+}
+
+/** A target URL made absolute against ROOT_URL (actions report paths). */
+function absoluteUrl(target: string, root: string): string {
+  return target.startsWith('/') ? new URL(target, root).href : target;
+}
+
+/** Emit a wiki event (`page` the page's web path, `comment` the message the doer gave) in its own transaction: the change is a git commit. */
+export async function emitWikiEvent(ctx: DbContext, rc: RepoContext, doer: UserModel, action: WikiPayload['action'], page: string, comment: string): Promise<void> {
+  await withTx(ctx, (tx) => emitRepoEvent(tx, rc.repo.id, doer, 'wiki', async (hc) => ({
+    action, repository: repoPayload(hc.repo, 'owner'), sender: hookUser(doer), page, comment,
+  })));
 }

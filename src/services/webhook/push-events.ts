@@ -83,6 +83,13 @@ export async function planPushEvents(ctx: DbContext, repo: RepositoryModel, owne
   const owned = await hookRepo(ctx, repo, owner, pusher, 'owner');
   const unprivileged = { ...owned, permissions: { admin: false, push: false, pull: false } };
   const out: PlannedEvent[] = [];
+  // why: the branches of one push often share their commits (many branches made at one commit); each range is read once.
+  const ranges = new Map<string, ReturnType<typeof branchCommits>>();
+  const commitsOf = (c: RefChange) => {
+    const key = `${c.oldCommitId}..${c.newCommitId}`;
+    if (!ranges.has(key)) ranges.set(key, branchCommits(ctx, dir, repoHtml, c));
+    return ranges.get(key)!;
+  };
   for (const c of changes) {
     const tag = c.refName.startsWith(TAGS);
     const short = c.refName.slice(tag ? TAGS.length : HEADS.length);
@@ -93,7 +100,7 @@ export async function planPushEvents(ctx: DbContext, repo: RepositoryModel, owne
     const push = (payload: HookPayload, noCommits = false) => out.push({ type: 'push', payload, scope: { ...scope, noCommits } });
     // why: the git work of a push payload is skipped when no hook takes the push (a tag push has no commits: gitea and gogs hooks only).
     if (tag && wanted('push', { ...scope, noCommits: true })) {
-      const head = deleted ? null : (await branchCommits(ctx, dir, repoHtml, { ...c, oldCommitId: c.newCommitId })).head;
+      const head = deleted ? null : (await commitsOf({ ...c, oldCommitId: c.newCommitId })).head;
       push({
         ref: c.refName, before: c.oldCommitId, after: c.newCommitId,
         compare_url: deleted ? settings().server.rootUrl : `${repoHtml}/compare/${ZERO_ID}...${c.newCommitId}`,
@@ -102,7 +109,7 @@ export async function planPushEvents(ctx: DbContext, repo: RepositoryModel, owne
     } else if (!tag && !deleted) {
       if (created) out.push({ type: 'create', payload: { sha: c.newCommitId, ref: short, ref_type: refType, repository: unprivileged, sender }, scope });
       if (wanted('push', scope)) {
-        const commits = await branchCommits(ctx, dir, repoHtml, c);
+        const commits = await commitsOf(c);
         push({
           ref: c.refName, before: c.oldCommitId, after: c.newCommitId, compare_url: await compareUrl(dir, repo, repoHtml, c, commits.oldest),
           commits: commits.list, total_commits: commits.total, head_commit: commits.head, repository: owned, pusher: sender, sender,
@@ -119,7 +126,7 @@ export async function planPushEvents(ctx: DbContext, repo: RepositoryModel, owne
 export async function queuePushEvents(tx: DbContext, src: { repoId: number; ownerId: number }, planned: PlannedEvent[]): Promise<void> {
   if (planned.length === 0) return;
   const hooks: WebhookModel[] = await hooksForEvent(tx, src.repoId, src.ownerId);
-  for (const e of planned) await queueHookTasks(tx, selectHooks(hooks, e.type, e.scope), e.type, e.payload);
+  await queueHookTasks(tx, planned.map((e) => ({ hooks: selectHooks(hooks, e.type, e.scope), type: e.type, payload: e.payload })));
 }
 
 /**
@@ -144,5 +151,5 @@ export async function testRepoHook(ctx: DbContext, rc: RepoContext, doer: UserMo
     repository: await hookRepo(ctx, rc.repo, rc.owner, doer, 'none'), pusher: sender, sender,
   };
   const branch = refName.startsWith(HEADS) ? refName.slice(HEADS.length) : undefined;
-  await withTx(ctx, (tx) => queueHookTasks(tx, selectHooks([hook], 'push', { branch }), 'push', payload));
+  await withTx(ctx, (tx) => queueHookTasks(tx, [{ hooks: selectHooks([hook], 'push', { branch }), type: 'push', payload }]));
 }

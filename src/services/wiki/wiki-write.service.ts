@@ -15,6 +15,8 @@ import { notFoundWith, NOT_FOUND_MESSAGE } from '../content/access';
 import { isSafeGitPath, isSafeTitle, reservedSegment, titleToWebPath, webPathToGitPath } from './wiki-path';
 import { ensureWikiLocked, wikiHead, type WikiRepo } from './wiki-repo';
 import { invalidName } from './wiki-read.service';
+import { emitWikiEvent } from '../webhook/payload';
+import { systemCtx } from '../../db';
 
 /** Go's %q for a commit message: a double-quoted string with Go's escapes. */
 export function goQuote(s: string): string {
@@ -94,6 +96,7 @@ export async function addPage(w: WikiRepo, doer: UserModel, title: string, conte
     if (!isSafeGitPath(at.path, true)) throw invalidName(wp);
     await ed.set(at.path, '100644', await ed.hashBlob(content));
   }, true);
+  await emitWikiEvent(systemCtx, w, doer, 'created', wp, message);
   return wp;
 }
 
@@ -116,6 +119,7 @@ export async function editPage(w: WikiRepo, doer: UserModel, oldWp: string, titl
     if (old.exists) await ed.remove(old.path);
     await ed.set(target.path, '100644', await ed.hashBlob(content));
   }, true);
+  await emitWikiEvent(systemCtx, w, doer, 'edited', newWp, message);
   return newWp;
 }
 
@@ -127,4 +131,5 @@ export async function deletePage(w: WikiRepo, doer: UserModel, wp: string): Prom
     if (!at.exists) throw notFoundWith(NOT_FOUND_MESSAGE, ['file does not exist']);
     await ed.remove(at.path);
   }, false);
+  await emitWikiEvent(systemCtx, w, doer, 'deleted', wp, '');
 }
