@@ -71,7 +71,7 @@ describe('webhooks: deliveries', () => {
     expect((await w.raw('PUT', '/repos/alice/proj/collaborators/bob', { permission: 'write' }, { token: alice.token })).status).to.equal(204);
     const made = await w.raw('POST', '/repos/alice/proj/hooks', {
       type: 'gitea', config: { url: `${base}/all`, content_type: 'json', secret }, active: true,
-      events: ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'pull_request_review_request'],
+      events: ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'pull_request_review_request', 'pull_request_review', 'release', 'status', 'wiki', 'fork', 'repository'],
     }, { token: alice.token });
     expect(made.status, made.text).to.equal(201);
   });
@@ -171,6 +171,53 @@ describe('webhooks: deliveries', () => {
     await g.ok(['push', '-q', 'origin', 'topic'], dir);
     const sync = await rx.wait('pull synchronized', (x) => ev(x) === 'pull_request_sync' && x.json.number === pr.number);
     expect([sync.json.action, sync.json.sender.login]).to.deep.equal(['synchronized', 'bob']);
+
+    await alice.api.repos.repoCreatePullReview('alice', 'proj', pr.number!, { event: 'APPROVED', body: 'fine' });
+    const approved = await rx.wait('review approved', (x) => ev(x) === 'pull_request_review_approved' && x.json.number === pr.number);
+    expect([approved.headers['x-gitea-event'], approved.json.action, approved.json.review, approved.json.requested_reviewer.login])
+      .to.deep.equal(['pull_request_approved', 'reviewed', { type: 'pull_request_review_approved', content: 'fine' }, 'alice']);
+    await waitFor('mergeable', async () => (await alice.api.repos.repoGetPullRequest('alice', 'proj', pr.number!)).data.mergeable === true);
+    const merged = await w.raw('POST', `/repos/alice/proj/pulls/${pr.number}/merge`, { Do: 'merge' }, { token: alice.token });
+    expect(merged.status, merged.text).to.equal(200);
+    const closed = await rx.wait('pull merged', (x) => ev(x) === 'pull_request' && x.json.action === 'closed' && x.json.number === pr.number);
+    expect([closed.json.pull_request.merged, closed.json.pull_request.state]).to.deep.equal([true, 'closed']);
+  });
+
+  it('delivers release, commit status, wiki and fork events, and repository events to the owner\'s hooks', async () => {
+    const tip = (await g.serverRef('alice', 'proj', 'refs/heads/main'))!;
+    const rel = await w.raw('POST', '/repos/alice/proj/releases', { tag_name: 'v9', name: 'Nine', body: 'notes' }, { token: alice.token });
+    expect(rel.status, rel.text).to.equal(201);
+    const published = await rx.wait('release published', (x) => ev(x) === 'release' && x.json.release?.tag_name === 'v9');
+    expect(Object.keys(published.json)).to.deep.equal(['action', 'release', 'repository', 'sender']);
+    expect([published.json.action, published.json.release.name, published.json.release.id]).to.deep.equal(['published', 'Nine', rel.body.id]);
+    await w.raw('PATCH', `/repos/alice/proj/releases/${rel.body.id}`, { name: 'Nine!' }, { token: alice.token });
+    await rx.wait('release updated', (x) => ev(x) === 'release' && x.json.action === 'updated' && x.json.release.name === 'Nine!');
+    expect((await w.raw('DELETE', `/repos/alice/proj/releases/${rel.body.id}`, undefined, { token: alice.token })).status).to.equal(204);
+    await rx.wait('release deleted', (x) => ev(x) === 'release' && x.json.action === 'deleted' && x.json.release.id === rel.body.id);
+
+    const st = await w.raw('POST', `/repos/alice/proj/statuses/${tip}`, { state: 'success', context: 'ci/test', target_url: 'https://ci.example.com/1', description: 'ok' }, { token: alice.token });
+    expect(st.status, st.text).to.equal(201);
+    const status = await rx.wait('status', (x) => ev(x) === 'status' && x.json.sha === tip);
+    expect(status.json).to.deep.include({ context: 'ci/test', state: 'success', target_url: 'https://ci.example.com/1', description: 'ok', id: st.body.id });
+    expect(status.json.commit.id).to.equal(tip);
+
+    const page = await w.raw('POST', '/repos/alice/proj/wiki/new', { title: 'Home', content_base64: Buffer.from('# hi').toString('base64'), message: 'first page' }, { token: alice.token });
+    expect(page.status, page.text).to.equal(201);
+    const wiki = await rx.wait('wiki page created', (x) => ev(x) === 'wiki');
+    expect(wiki.json).to.deep.include({ action: 'created', page: 'Home', comment: 'first page' });
+
+    const fork = await w.raw('POST', '/repos/alice/proj/forks', {}, { token: bob.token });
+    expect(fork.status, fork.text).to.equal(202);
+    const forked = await rx.wait('fork', (x) => ev(x) === 'fork');
+    expect([forked.json.forkee.full_name, forked.json.repository.full_name, forked.json.sender.login]).to.deep.equal(['alice/proj', 'bob/proj', 'bob']);
+
+    const userHook = await w.raw('POST', '/user/hooks', { type: 'gitea', config: { url: `${base}/user`, content_type: 'json' }, events: ['repository'], active: true }, { token: alice.token });
+    expect(userHook.status, userHook.text).to.equal(201);
+    await apiRepo(w, alice, 'second');
+    const created = await rx.wait('repository created', (x) => x.path === '/user' && x.json.action === 'created');
+    expect([created.json.repository.full_name, created.json.organization.login, created.json.repository.permissions.admin]).to.deep.equal(['alice/second', 'alice', true]);
+    expect((await w.raw('DELETE', '/repos/alice/second', undefined, { token: alice.token })).status).to.equal(204);
+    await rx.wait('repository deleted', (x) => x.path === '/user' && x.json.action === 'deleted' && x.json.repository.full_name === 'alice/second');
   });
 
   it('retries a failed delivery with the same X-Gitea-Delivery, keeps the history, and replays with a new one', async () => {
