@@ -141,6 +141,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
   picture: { AVATAR_UPLOAD_PATH: { kind: 'string', def: '' } },
   'cron.cleanup_hook_task_table': {
     ENABLED: { kind: 'bool', def: 'true' },
+    RUN_AT_START: { kind: 'bool', def: 'false' },
     CLEANUP_TYPE: { kind: 'string', def: 'OlderThan' },
     OLDER_THAN: { kind: 'duration', def: '168h', min: 0, max: 10 * 365 * 86400 },
     NUMBER_TO_KEEP: { kind: 'int', def: '10', min: 0, max: 1e9 },
@@ -313,10 +314,11 @@ export interface Settings {
     maxAttempts: number; retryFirstDelay: number; pagingNum: number;
   };
   /**
-   * [cron.cleanup_hook_task_table]: pruning finished deliveries, hourly, by age (`OlderThan`: older
-   * than OLDER_THAN seconds) or by count (`PerWebhook`: the newest NUMBER_TO_KEEP of each hook).
+   * [cron.cleanup_hook_task_table]: pruning finished deliveries, hourly (and at start with
+   * RUN_AT_START), by age (`OlderThan`: older than OLDER_THAN seconds) or by count (`PerWebhook`:
+   * all but the newest NUMBER_TO_KEEP of each hook).
    */
-  hookTaskCleanup: { enabled: boolean; cleanupType: string; olderThan: number; numberToKeep: number };
+  hookTaskCleanup: { enabled: boolean; runAtStart: boolean; cleanupType: string; olderThan: number; numberToKeep: number };
   log: { level: string };
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];

@@ -2,7 +2,7 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { CreateHookOption, EditHookOption, Hook, HookDelivery } from '../api/webhook';
-import type { ApiErrorBody } from '../errors';
+import { Forbidden, type ApiErrorBody } from '../errors';
 import { ctxOf, doerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
 import { toHook, toHookDelivery } from '../convert/webhook';
@@ -20,6 +20,12 @@ async function list(req: ExRequest, place: HookPlace, page?: number, limit?: num
   return rows.map((h) => toHook(hookView(h)));
 }
 
+/** The git hooks routes: the repository resolved, its admin checked, then Gitea's refusal with git hooks disabled. */
+async function refuseGitHooks(req: ExRequest, owner: string, repo: string): Promise<never> {
+  repoHookPlace(await repoAssignment(ctxOf(req), req.principal, owner, repo));
+  throw new Forbidden('must be allowed to edit Git hooks');
+}
+
 /** A hook's deliveries, newest first, one page (`[webhook] PAGING_NUM` by default). */
 async function deliveries(req: ExRequest, place: HookPlace, id: number, page?: number, limit?: number): Promise<HookDelivery[]> {
   const opts = listOptions(page, limit);
@@ -31,6 +37,43 @@ async function deliveries(req: ExRequest, place: HookPlace, id: number, page?: n
 @Route('repos/{owner}/{repo}/hooks')
 @Tags('repository')
 export class RepoHookController extends Controller {
+  /**
+   * The repository's git hooks (list, get, edit, delete: `/hooks/git`). The forge owns every git hook
+   * of its repositories, so these answer as Gitea does with `DISABLE_GIT_HOOKS` on (its default):
+   * 403 for everyone, after the repository and its admin check.
+   */
+  @Get('git')
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(403, 'must be allowed to edit Git hooks')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoListGitHooks(@Path() owner: string, @Path() repo: string, @Request() req: ExRequest): Promise<void> {
+    await refuseGitHooks(req, owner, repo);
+  }
+
+  /** One git hook (403: see repoListGitHooks). */
+  @Get('git/{id}')
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(403, 'must be allowed to edit Git hooks')
+  public async repoGetGitHook(@Path() owner: string, @Path() repo: string, @Path() id: string, @Request() req: ExRequest): Promise<void> {
+    await refuseGitHooks(req, owner, repo);
+  }
+
+  /** Change a git hook (403: see repoListGitHooks). */
+  @Patch('git/{id}')
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(403, 'must be allowed to edit Git hooks')
+  public async repoEditGitHook(@Path() owner: string, @Path() repo: string, @Path() id: string, @Request() req: ExRequest): Promise<void> {
+    await refuseGitHooks(req, owner, repo);
+  }
+
+  /** Delete a git hook (403: see repoListGitHooks). */
+  @Delete('git/{id}')
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(403, 'must be allowed to edit Git hooks')
+  public async repoDeleteGitHook(@Path() owner: string, @Path() repo: string, @Path() id: string, @Request() req: ExRequest): Promise<void> {
+    await refuseGitHooks(req, owner, repo);
+  }
+
   /** The repository's hooks (its admins). */
   @Get()
   @Security('signed', ['repository'])

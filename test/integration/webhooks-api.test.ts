@@ -85,4 +85,13 @@ describe('webhooks: the API', () => {
     expect(await ids('?type=all')).to.deep.equal([byDefault.body.id, system.body.id]);
     expect((await hooks('/admin/hooks', 'GET', undefined, bob)).status).to.equal(403);
   });
+
+  it('answers the git hook routes as Gitea does with git hooks disabled: 403 after the repository and admin checks', async () => {
+    for (const [method, p] of [['GET', '/hooks/git'], ['GET', '/hooks/git/pre-receive'], ['PATCH', '/hooks/git/pre-receive'], ['DELETE', '/hooks/git/update']]) {
+      const r = await hooks(`/repos/alice/proj${p}`, method, method === 'PATCH' ? { content: 'echo hi' } : undefined);
+      expect([r.status, r.body.message], `${method} ${p}`).to.deep.equal([403, 'must be allowed to edit Git hooks']);
+    }
+    expect((await hooks('/repos/alice/nope/hooks/git')).status).to.equal(404);
+    expect((await hooks('/repos/alice/proj/hooks/git', 'GET', undefined, bob)).body.message).to.equal('user should be an owner or a collaborator with admin write of a repository');
+  });
 });

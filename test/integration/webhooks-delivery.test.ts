@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo, GitTool, waitFor } from '../helpers/refs';
-import type { Row } from '../helpers/db';
+import { count, type Row } from '../helpers/db';
 
 interface Received { headers: http.IncomingHttpHeaders; body: string; json: Row; path: string }
 
@@ -63,7 +63,13 @@ describe('webhooks: deliveries', () => {
   const ev = (r: Received) => r.headers['x-gitea-event-type'];
 
   before(async () => {
-    w = await startWorld({ env: { FORGE__WEBHOOK__ALLOWED_HOST_LIST: 'loopback', FORGE__WEBHOOK__RETRY_FIRST_DELAY: '1' } });
+    w = await startWorld({
+      env: {
+        FORGE__WEBHOOK__ALLOWED_HOST_LIST: 'loopback', FORGE__WEBHOOK__RETRY_FIRST_DELAY: '1',
+        // why: the last test restarts the server to see finished deliveries pruned.
+        FORGE__CRON_0X2E_CLEANUP_HOOK_TASK_TABLE__RUN_AT_START: 'true', FORGE__CRON_0X2E_CLEANUP_HOOK_TASK_TABLE__OLDER_THAN: '2s',
+      },
+    });
     [alice, bob] = [await w.user('alice'), await w.user('bob')];
     g = new GitTool(w);
     base = await rx.start();
@@ -280,5 +286,17 @@ describe('webhooks: deliveries', () => {
     expect(r.json.repository.permissions).to.deep.equal({ admin: false, push: false, pull: false });
     expect((await w.raw('POST', `/repos/alice/proj/hooks/${made.body.id}/tests?ref=nope`, undefined, { token: alice.token })).status).to.equal(404);
     expect((await w.raw('POST', '/repos/alice/proj/hooks/999999/tests', undefined, { token: alice.token })).status).to.equal(404);
+  });
+
+  it('prunes finished deliveries older than OLDER_THAN and keeps waiting ones', async () => {
+    const delivered = await count(w.server, "SELECT COUNT(*) AS n FROM hook_task WHERE is_delivered = $1", [true]);
+    expect(delivered).to.be.above(10);
+    const hook = (await w.raw('POST', '/repos/alice/proj/hooks', { type: 'gitea', config: { url: 'http://127.0.0.1:9/down', content_type: 'json' }, events: ['issues'], active: true }, { token: alice.token })).body;
+    await w.raw('POST', '/repos/alice/proj/issues', { title: 'waits' }, { token: alice.token });
+    await new Promise((r) => setTimeout(r, 2100));
+    await w.server.stop();
+    await w.server.start();
+    await waitFor('the pruning at start', async () => (await count(w.server, "SELECT COUNT(*) AS n FROM hook_task WHERE is_delivered = $1", [true])) === 0);
+    expect(await count(w.server, 'SELECT COUNT(*) AS n FROM hook_task WHERE hook_id = $1 AND is_delivered = $2', [hook.id, false])).to.equal(1);
   });
 });

@@ -12,7 +12,9 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import { settings } from '../../config';
 import { systemCtx } from '../../db';
-import { pendingTasksOf, recordHookAttempts, type AttemptOutcome, type HookTaskModel } from '../../models/hook-task.model';
+import {
+  pendingTasksOf, pruneHookTasksOlderThan, pruneHookTasksPerHook, recordHookAttempts, type AttemptOutcome, type HookTaskModel,
+} from '../../models/hook-task.model';
 import { findUserById, UserType } from '../../models/user.model';
 import { leaseDueHooks, releaseAllHookLeases, releaseHook, renewHookLease, HookStatus, type WebhookModel } from '../../models/webhook.model';
 import { withTx } from '../../db';
@@ -113,11 +115,21 @@ export function releaseLeasesOfDeadWorkers(): Promise<void> {
   return releaseAllHookLeases(systemCtx);
 }
 
+/** Prune finished deliveries as `[cron.cleanup_hook_task_table]` says: by age (OlderThan) or all but the newest of each hook (PerWebhook). */
+export async function pruneHookTasks(): Promise<number> {
+  const c = settings().hookTaskCleanup;
+  if (!c.enabled) return 0;
+  if (c.cleanupType === 'PerWebhook') return pruneHookTasksPerHook(systemCtx, c.numberToKeep);
+  return pruneHookTasksOlderThan(systemCtx, Date.now() - c.olderThan * 1000);
+}
+
+const CLEANUP_EVERY_MS = 3600_000;
+
 /** Running delivery. */
 export interface HookDelivery { stop(): Promise<void> }
 
 /** Start delivering: up to `hooks` hooks leased at a time, each for `leaseMs` (renewed while it runs). */
-export function startHookDelivery(opts: { hooks?: number; leaseMs?: number; pollMs?: number } = {}): HookDelivery {
+export function startHookDelivery(opts: { hooks?: number; leaseMs?: number; pollMs?: number; cleanup?: boolean } = {}): HookDelivery {
   const workerId = `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
   const most = opts.hooks ?? 32;
   const leaseMs = opts.leaseMs ?? 30_000;
@@ -134,6 +146,11 @@ export function startHookDelivery(opts: { hooks?: number; leaseMs?: number; poll
     }, WAKE_DELAY_MS);
   });
   const running = new Map<number, Promise<void>>();
+  // why: one worker per node prunes (the primary picks it); several nodes pruning at once only repeat work.
+  const prune = () => { pruneHookTasks().catch((err: unknown) => console.error('hook task cleanup:', err)); };
+  const cleaner = opts.cleanup ? setInterval(prune, CLEANUP_EVERY_MS) : null;
+  cleaner?.unref();
+  if (opts.cleanup && settings().hookTaskCleanup.runAtStart) prune();
   const loop = (async () => {
     while (!stopped) {
       woken = false;
@@ -166,6 +183,7 @@ export function startHookDelivery(opts: { hooks?: number; leaseMs?: number; poll
   return {
     stop: async () => {
       stopped = true;
+      if (cleaner) clearInterval(cleaner);
       unsubscribe();
       wake?.();
       await loop;
