@@ -9,7 +9,7 @@ import { buildRequest, eventHeader } from '../../src/services/webhook/request';
 
 describe('webhook requests', () => {
   const base = {
-    url: 'http://127.0.0.1/h', contentType: HookContentType.Json, secret: 'k', authorization: '', uuid: '0b7e6a6e-3b1c-4f7e-9a55-0f1e2d3c4b5a',
+    type: 'gitea', meta: '', url: 'http://127.0.0.1/h', contentType: HookContentType.Json, secret: 'k', authorization: '', uuid: '0b7e6a6e-3b1c-4f7e-9a55-0f1e2d3c4b5a',
     eventType: 'push' as const, payload: '{"ref":"refs/heads/main"}', target: 'repository',
   };
 
@@ -41,5 +41,16 @@ describe('webhook requests', () => {
       ['pull_request_review_comment', 'pull_request_comment'], ['pull_request_review_request', 'pull_request'], ['release', 'release'],
     ];
     for (const [type, name] of pairs) expect(eventHeader(type as never), type).to.equal(name);
+  });
+
+  it('sends a chat type its own message, signed, and a matrix hook a PUT to its transaction URL', () => {
+    const payload = JSON.stringify({ action: 'created', repository: { full_name: 'a/b', html_url: 'http://x/a/b' }, organization: { login: 'a' }, sender: { login: 'a', html_url: 'http://x/a' } });
+    const slack = buildRequest({ ...base, type: 'slack', meta: '{"channel":"#dev"}', eventType: 'repository', payload });
+    expect([slack.method, slack.url, slack.headers['Content-Type']]).to.deep.equal(['POST', 'http://127.0.0.1/h', 'application/json']);
+    expect(JSON.parse(slack.body).channel).to.equal('#dev');
+    expect(slack.headers['X-Gitea-Signature']).to.equal(crypto.createHmac('sha256', 'k').update(slack.body).digest('hex'));
+    const matrix = buildRequest({ ...base, type: 'matrix', meta: '{"room_id":"!r:x","message_type":1}', eventType: 'repository', payload });
+    expect(matrix.method).to.equal('PUT');
+    expect(matrix.url).to.equal(`http://127.0.0.1/h/${crypto.createHash('sha1').update(matrix.body).digest('hex')}`);
   });
 });

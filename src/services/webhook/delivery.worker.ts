@@ -22,7 +22,7 @@ import { onEnqueued } from '../../queue/outbox';
 import type { HookEventType } from './events';
 import { parseHostList } from './host-matcher';
 import { open } from './secret-box';
-import { buildRequest } from './request';
+import { buildRequest, type DeliveryRequest } from './request';
 import { send } from './client';
 
 /** The factor between retries and the longest wait: from 10 s, 8 attempts span about a day (10 s, 44 s, 3 min, 14 min, 1 h, 4.6 h, 20 h). */
@@ -47,10 +47,16 @@ async function targetOf(h: WebhookModel): Promise<string> {
 /** Send one task of an active hook; the outcome to record. */
 async function attempt(task: HookTaskModel, hook: WebhookModel, target: string): Promise<AttemptOutcome> {
   const s = settings().webhook;
-  const req = buildRequest({
-    url: hook.url, contentType: hook.contentType, secret: hook.secret, authorization: open(hook.headerAuthorizationEncrypted), uuid: task.uuid,
-    eventType: task.eventType as HookEventType, payload: task.payloadContent, target,
-  });
+  let req: DeliveryRequest;
+  try {
+    req = buildRequest({
+      type: hook.type, meta: hook.meta, url: hook.url, contentType: hook.contentType, secret: hook.secret, authorization: open(hook.headerAuthorizationEncrypted),
+      uuid: task.uuid, eventType: task.eventType as HookEventType, payload: task.payloadContent, target,
+    });
+  } catch (err) {
+    const response = JSON.stringify({ status: 0, headers: {}, body: `cannot create http request for webhook ${hook.type}[${hook.id} ${hook.url}]: ${(err as Error).message}` });
+    return { id: task.id, succeeded: false, final: true, request: '', response, retryAtMs: 0 };
+  }
   const shown = { ...req.headers, ...(req.headers.Authorization ? { Authorization: '******' } : {}) };
   // why: the body of a JSON hook is the stored payload itself; the history reads it from there instead of keeping it twice.
   const request = JSON.stringify({ url: req.url, http_method: req.method, headers: shown, ...(req.body === task.payloadContent ? {} : { body: req.body }) });
