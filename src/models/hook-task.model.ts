@@ -57,11 +57,12 @@ export interface AttemptOutcome { id: number; succeeded: boolean; final: boolean
  */
 export async function recordHookAttempts(ctx: DbContext, outcomes: AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  const replacements: Record<string, unknown> = { nanos: String(BigInt(Date.now()) * 1_000_000n), pending: HookTaskStatus.Pending, ids: outcomes.map((o) => o.id) };
+  // why: PostgreSQL hands BIGINT ids over as strings; quoted, they would make the VALUES column text.
+  const replacements: Record<string, unknown> = { nanos: String(BigInt(Date.now()) * 1_000_000n), pending: HookTaskStatus.Pending, ids: outcomes.map((o) => Number(o.id)) };
   const rows = outcomes.map((o, i) => {
     const done = o.succeeded || o.final;
     const status = o.succeeded ? HookTaskStatus.Delivered : o.final ? HookTaskStatus.Failed : HookTaskStatus.Pending;
-    Object.assign(replacements, { [`i${i}`]: o.id, [`q${i}`]: o.request, [`r${i}`]: o.response, [`k${i}`]: o.succeeded, [`d${i}`]: done, [`s${i}`]: status, [`n${i}`]: done ? 0 : o.retryAtMs });
+    Object.assign(replacements, { [`i${i}`]: Number(o.id), [`q${i}`]: o.request, [`r${i}`]: o.response, [`k${i}`]: o.succeeded, [`d${i}`]: done, [`s${i}`]: status, [`n${i}`]: done ? 0 : o.retryAtMs });
     return `(:i${i}, :q${i}, :r${i}, :k${i}, :d${i}, :s${i}, :n${i})`;
   });
   await db().query(
