@@ -2,7 +2,7 @@
  * The parts of hook payloads, as Gitea converts them for hooks: users as a signed-out viewer sees
  * them (the placeholder email unless public), the repository with the permission the event names
  * (an owner's, none, or the doer's own), issues, pull requests and comments as the API shows them.
- * why: payloads are API objects; this is the one service folder that converts (docs/ARCHITECTURE.md).
+ * why: payloads are API objects; this is the one service file that converts (docs/ARCHITECTURE.md).
  */
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
