@@ -88,6 +88,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     DEFAULT_ALLOW_ONLY_CONTRIBUTORS_TO_TRACK_TIME: { kind: 'bool', def: 'true' },
     DEFAULT_ENABLE_DEPENDENCIES: { kind: 'bool', def: 'true' },
     ALLOW_CROSS_REPOSITORY_DEPENDENCIES: { kind: 'bool', def: 'true' },
+    AUTO_WATCH_NEW_REPOS: { kind: 'bool', def: 'true' },
   },
   api: {
     ENABLE_SWAGGER: { kind: 'bool', def: 'true' },
@@ -150,7 +151,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     ALLOWED_HOST_LIST: { kind: 'string', def: 'external' },
     DELIVER_TIMEOUT: { kind: 'int', def: '5', min: 1, max: 3600 },
     SKIP_TLS_VERIFY: { kind: 'bool', def: 'false' },
-    PROXY_URL: { kind: 'string', def: '' },
+    PROXY_URL: { kind: 'url', def: '' },
     PROXY_HOSTS: { kind: 'list', def: '' },
     MAX_ATTEMPTS: { kind: 'int', def: '8', min: 1, max: 100 },
     RETRY_FIRST_DELAY: { kind: 'int', def: '10', min: 1, max: 86400 },
@@ -267,6 +268,8 @@ export interface Settings {
     /** Time tracking on the instance, and what a new repository's tracker starts with. */
     enableTimetracking: boolean; defaultEnableTimetracking: boolean; defaultAllowOnlyContributorsToTrackTime: boolean;
     defaultEnableDependencies: boolean; allowCrossRepositoryDependencies: boolean;
+    /** The creator of a repository watches it (its notifications and feed). */
+    autoWatchNewRepos: boolean;
   };
   api: {
     enableSwagger: boolean; defaultPagingNum: number; maxResponseItems: number; defaultGitTreesPerPage: number;

@@ -151,7 +151,7 @@ export class RepoController extends Controller {
   public async repoEdit(@Path() owner: string, @Path() repo: string, @Body() body: EditRepoOption, @Request() req: ExRequest): Promise<Repository> {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
-    const row = await editRepo(ctx, rc, body);
+    const row = await editRepo(ctx, rc, doerOf(req), body);
     const fresh = await repoAssignment(ctx, req.principal, owner, row.name);
     return this.out(req, await viewOf(ctx, req.principal, fresh.repo, fresh.owner, fresh.perm));
   }

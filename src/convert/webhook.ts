@@ -3,6 +3,7 @@ import type { Hook, HookDelivery } from '../api/webhook';
 import type { HookTaskModel } from '../models/hook-task.model';
 import { HookContentType, type WebhookModel } from '../models/webhook.model';
 import { unixTime } from './issue';
+import { isoTime } from './time';
 
 /** A hook with what its JSON shows besides its row (services/webhook/hook.service hookView). */
 export interface HookViewLike { row: WebhookModel; events: string[]; branchFilter: string; authorizationHeader: string }
@@ -41,8 +42,8 @@ function requestOf(t: HookTaskModel): HookDelivery['request'] {
 export function toHookDelivery(t: HookTaskModel): HookDelivery {
   return {
     id: Number(t.id), uuid: t.uuid, event: t.eventType, status: t.status, is_succeed: Boolean(t.isSucceed), attempts: t.attempts,
-    delivered_at: new Date(Math.floor(Number(t.delivered) / 1e6)).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    next_attempt_at: t.status === 'pending' ? new Date(Number(t.nextAttemptMs)).toISOString().replace(/\.\d{3}Z$/, 'Z') : null,
+    delivered_at: isoTime(new Date(Math.floor(Number(t.delivered) / 1e6))),
+    next_attempt_at: t.status === 'pending' ? isoTime(new Date(Number(t.nextAttemptMs))) : null,
     request: requestOf(t), response: parsed(t.responseContent),
   };
 }

@@ -71,3 +71,12 @@ export function sendAttachment(req: Request, res: Response, d: AttachmentDownloa
   }
   pipeline(d.stream, res, () => undefined);
 }
+
+/**
+ * Answer 205 with a JSON body, as Gitea's notification routes do (Express's send empties a 205);
+ * the route's own return then finds the response sent.
+ */
+export function sendResetContent(res: Response, body: unknown): void {
+  res.status(205).setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
+}

@@ -2,8 +2,8 @@
  * Gitea's comment table: plain comments and the history entries of an issue's timeline, told apart
  * by `type` (numbered as Gitea's CommentType). Times are Unix seconds.
  */
-import type { DbContext } from '../db';
-import { Op, col, fn, literal, type WhereOptions } from 'sequelize';
+import { db, type DbContext } from '../db';
+import { Op, QueryTypes, col, fn, literal, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { nowUnix } from './issue.model';
 
@@ -175,4 +175,14 @@ export async function reviewEntryIds(ctx: DbContext, reviewIds: number[]): Promi
   if (reviewIds.length === 0) return new Map();
   const rows = await CommentModel.findAll({ attributes: ['id', 'reviewId'], where: { reviewId: reviewIds, type: CommentType.Review }, order: [['id', 'ASC']], transaction: ctx.tx });
   return new Map(rows.map((c) => [c.reviewId, c.id]));
+}
+
+/** The newest plain comment of each issue that has one (Gitea's GetLastComment), by issue id. */
+export async function lastPlainComments(ctx: DbContext, issueIds: number[]): Promise<Map<number, number>> {
+  if (issueIds.length === 0) return new Map();
+  const rows = await db().query<{ issue_id: number; id: number }>(
+    `SELECT c.issue_id, MAX(c.id) AS id FROM comment c WHERE c.issue_id IN (:issueIds) AND c.type = ${CommentType.Comment} GROUP BY c.issue_id`,
+    { type: QueryTypes.SELECT, replacements: { issueIds: [...new Set(issueIds)] }, transaction: ctx.tx },
+  );
+  return new Map(rows.map((r) => [Number(r.issue_id), Number(r.id)]));
 }

@@ -39,3 +39,20 @@ export async function isParticipant(ctx: DbContext, userId: number, issueId: num
     UNION SELECT 1 AS x FROM issue_user WHERE issue_id = :issueId AND uid = :userId AND is_mentioned = :yes`, { issueId, userId, yes: true });
   return rows.length > 0;
 }
+
+/**
+ * Who follows an issue for its notifications (Gitea's broadcast receivers): its explicit
+ * subscribers, its participants (the poster, and active authors of comments and reviews) and, with
+ * `repoWatchers`, the repository's watchers; less users who unsubscribed from it.
+ */
+export async function followerIds(ctx: DbContext, issueId: number, repoWatchers: boolean): Promise<number[]> {
+  const watchers = repoWatchers ? 'UNION SELECT w.user_id AS id FROM watch w JOIN issue i ON i.repo_id = w.repo_id WHERE i.id = :issueId AND w.mode <> 2' : '';
+  const rows = await select<{ id: number }>(ctx, `SELECT id FROM (
+      SELECT user_id AS id FROM issue_watch WHERE issue_id = :issueId AND is_watching = :yes
+      UNION SELECT poster_id AS id FROM issue WHERE id = :issueId
+      UNION SELECT c.poster_id AS id FROM comment c JOIN users u ON u.id = c.poster_id
+        WHERE c.issue_id = :issueId AND c.type IN (0, 21, 22) AND u.is_active = :yes AND u.prohibit_login = :no
+      ${watchers}) AS f
+    WHERE id NOT IN (SELECT user_id FROM issue_watch WHERE issue_id = :issueId AND is_watching = :no)`, { issueId, yes: true, no: false });
+  return rows.map((r) => Number(r.id));
+}

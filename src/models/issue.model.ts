@@ -43,6 +43,14 @@ export interface NewIssue {
   deadlineUnix: number;
 }
 
+/** Who opened the issue, for the feed's event, and whether its repository is private. */
+export interface OpenedEvent { actUserId: number; isPrivate: boolean }
+
+const ACTION_COLUMNS = 'op_type, act_user_id, repo_id, is_private, content, created_unix';
+
+/** The feed's op type of an opening (Gitea's create_issue and create_pull_request). */
+const openedOp = (isPull: boolean) => (isPull ? 7 : 6);
+
 /**
  * The last `n` issues inserted on the connection, oldest first: the highest ids up to its last
  * insert (a script's last insert is the keyword document, whose row id is the issue's).
@@ -56,20 +64,25 @@ const lastNewIssues = (n: number) => `SELECT id, "index" FROM (SELECT id, "index
  * statement, so the counter row, which serializes a repository's creators until commit, is held
  * for one round trip. On SQLite they are one script, run together with those of other issues created
  * at the same time, so the single writer is held for one call to the driver and the read of the
- * new ids, not for five calls per issue.
+ * new ids, not for five calls per issue. The feed's event of the opening (`index|title`) is written
+ * in the same statement or script.
  */
-export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>, delta: CountDelta, text: string): Promise<IssueModel> {
+export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>, delta: CountDelta, text: string, opened: OpenedEvent): Promise<IssueModel> {
   const now = nowUnix();
   const columns = 'repo_id, "index", poster_id, name, content, milestone_id, is_pull, ref, deadline_unix, created_unix, updated_unix';
   const values = ':repoId, :index, :posterId, :name, :content, :milestoneId, :isPull, :ref, :deadlineUnix, :now, :now';
   const mapped = { type: QueryTypes.SELECT, model: IssueModel, mapToModel: true, transaction: ctx.tx } as const;
+  const event = { opType: openedOp(i.isPull), actUserId: opened.actUserId, isPrivate: opened.isPrivate };
   if (db().getDialect() === 'sqlite' && !ctx.tx) {
+    const maxIndex = '(SELECT max_index FROM repo_issue_counter WHERE repo_id = :repoId)';
+    // why: the event goes before the issue, so the keyword document takes the issue's row id (last_insert_rowid()).
     const got = await sqliteScript<{ id: number; index: number }>('new-issue', [
       'INSERT INTO repo_issue_counter (repo_id) VALUES (:repoId) ON CONFLICT (repo_id) DO NOTHING',
       `UPDATE repo_issue_counter SET max_index = max_index + 1${countSet(delta)} WHERE repo_id = :repoId`,
-      `INSERT INTO issue (${columns}) VALUES (${values.replace(':index', '(SELECT max_index FROM repo_issue_counter WHERE repo_id = :repoId)')})`,
+      `INSERT INTO action (${ACTION_COLUMNS}) VALUES (:opType, :actUserId, :repoId, :isPrivate, ${maxIndex} || '|' || :name, :now)`,
+      `INSERT INTO issue (${columns}) VALUES (${values.replace(':index', maxIndex)})`,
       'INSERT INTO issue_fts (rowid, body) VALUES (last_insert_rowid(), :text)',
-    ], { ...i, now, text }, lastNewIssues, ['repo_issue_counter', 'issue', 'issue_fts']);
+    ], { ...i, now, text, ...event }, lastNewIssues, ['repo_issue_counter', 'action', 'issue', 'issue_fts']);
     // why: build fills the columns' defaults only for a new record; the row exists, so it is not one.
     const row = IssueModel.build({ ...i, id: got.id, index: got.index, createdUnix: now, updatedUnix: now });
     row.isNewRecord = false;
@@ -81,15 +94,19 @@ export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>
     // its rows; the leading comment lets it read what RETURNING gives.
     const [row] = await db().query<IssueModel>(`/* new issue */ INSERT INTO issue (${columns}) VALUES (${values}) RETURNING *`, { ...mapped, replacements: { ...i, index, now } });
     await indexIssueText(ctx, row, text, true);
+    await db().query(`INSERT INTO action (${ACTION_COLUMNS}) VALUES (:opType, :actUserId, :repoId, :isPrivate, :content, :now)`, {
+      replacements: { ...event, repoId: i.repoId, content: `${index}|${i.name}`, now }, transaction: ctx.tx,
+    });
     return row;
   }
   const insert = () => db().query<IssueModel>(
     `WITH c AS (UPDATE repo_issue_counter SET max_index = max_index + 1${countSet(delta)} WHERE repo_id = :repoId RETURNING max_index),
      i AS (INSERT INTO issue (${columns}) SELECT ${values.replace(':index', 'c.max_index')} FROM c RETURNING *),
      f AS (INSERT INTO issue_fts (id, repo_id, is_pull, is_closed, created_unix, doc)
-       SELECT id, repo_id, is_pull, is_closed, created_unix, to_tsvector('simple', :text) FROM i)
+       SELECT id, repo_id, is_pull, is_closed, created_unix, to_tsvector('simple', :text) FROM i),
+     a AS (INSERT INTO action (${ACTION_COLUMNS}) SELECT :opType, :actUserId, repo_id, :isPrivate, "index" || '|' || name, :now FROM i)
      SELECT * FROM i`,
-    { ...mapped, replacements: { ...i, now, text } },
+    { ...mapped, replacements: { ...i, now, text, ...event } },
   );
   let rows = await insert();
   if (rows.length === 0) {

@@ -169,7 +169,7 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   await exec('UPDATE repository SET num_forks = num_forks - 1 WHERE id IN (SELECT fork_id FROM repository WHERE id = :repoId AND fork_id > 0)');
   await exec('UPDATE repository SET is_fork = :no, fork_id = 0 WHERE fork_id = :repoId');
   await exec('UPDATE topic SET repo_count = repo_count - 1 WHERE id IN (SELECT topic_id FROM repo_topic WHERE repo_id = :repoId)');
-  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event', 'repo_transfer', 'commit_status', 'attachment', 'protected_tag', 'protected_branch']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
+  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event', 'repo_transfer', 'commit_status', 'attachment', 'protected_tag', 'protected_branch', 'action', 'notification']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
   // why: LFS links and locks go with the repository; the content files stay on disk (other repositories may link
   // the same oid) until a later garbage collection removes unreferenced ones.
   await exec('DELETE FROM lfs_meta_object WHERE repository_id = :repoId');
@@ -268,11 +268,11 @@ export function findReposByIds(ctx: DbContext, ids: number[]): Promise<Repositor
 }
 
 /**
- * SQL selecting the ids of the repositories a caller sees (`visible`) that have `unit` enabled;
- * numbers only are interpolated (publicOwners is built by visibleUsersSql).
+ * SQL selecting the ids of the repositories a caller sees (`visible`) that have `unit` enabled
+ * (any, without one); numbers only are interpolated (publicOwners is built by visibleUsersSql).
  */
-export function visibleRepoIdsSql(visible: RepoVisibility, unit: UnitType): string {
-  const withUnit = `EXISTS (SELECT 1 FROM repo_unit u WHERE u.repo_id = repository.id AND u.type = ${Number(unit)})`;
+export function visibleRepoIdsSql(visible: RepoVisibility, unit?: UnitType): string {
+  const withUnit = unit === undefined ? '1 = 1' : `EXISTS (SELECT 1 FROM repo_unit u WHERE u.repo_id = repository.id AND u.type = ${Number(unit)})`;
   if (visible === 'all') return `SELECT id FROM repository WHERE ${withUnit}`;
   const ors = [`id IN (${(visible.grantedIds.length ? visible.grantedIds : [0]).map(Number).join(',')})`];
   if (visible.publicOwners) ors.push(`(is_private = false AND owner_id IN (SELECT id FROM users WHERE ${visible.publicOwners}))`);

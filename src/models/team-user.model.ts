@@ -1,8 +1,9 @@
 /** A user in a team. */
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
-import type { DbContext } from '../db';
+import { db, type DbContext } from '../db';
 import { UserModel } from './user.model';
+import { AccessMode } from './perm';
 
 @Table({ tableName: 'team_user', underscored: true, timestamps: true })
 export class TeamUserModel extends Model {
@@ -62,4 +63,14 @@ export async function listTeamMembers(ctx: DbContext, teamId: number, limit: num
   if (ids.length === 0) return { rows: [], count: 0 };
   const users = await UserModel.findAll({ where: { id: { [Op.in]: ids } }, order: [['lowerName', 'ASC']], limit, offset, transaction: ctx.tx });
   return { rows: users, count: ids.length };
+}
+
+/** Ids of the members of an organization who may create its repositories (owners, and teams allowed to). */
+export async function orgRepoCreatorIds(ctx: DbContext, orgId: number): Promise<number[]> {
+  const rows = await db().query<{ uid: number }>(
+    `SELECT DISTINCT tu.uid FROM team_user tu JOIN team t ON t.id = tu.team_id
+     WHERE tu.org_id = :orgId AND (t.can_create_org_repo = :yes OR t.authorize = ${AccessMode.Owner})`,
+    { type: QueryTypes.SELECT, replacements: { orgId, yes: true }, transaction: ctx.tx },
+  );
+  return rows.map((r) => Number(r.uid));
 }

@@ -8,6 +8,7 @@ import { systemCtx } from '../../db';
 import { removeStaleQuarantines } from '../../git/quarantine';
 import { listRepoIdsAfter } from '../../models/repository.model';
 import { startOutboxWorker, type OutboxWorker } from '../../queue/worker';
+import { deliverIssueNotification, NOTIFY_TOPIC } from '../notification/notify';
 import { PUSH_TOPIC, type PushJob } from './hook.service';
 import { refreshCommitGraph, syncRepoRefs } from './sync.service';
 import { PULL_BRANCHES_TOPIC, processBranchesMoved } from '../pull/branch-moves';
@@ -68,6 +69,8 @@ export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine:
   const handlers = {
     [PUSH_TOPIC]: processPush, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p: unknown) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
     [AUTO_MERGE_TOPIC]: processAutoMerge,
+    // why: notifications are this node's outbox work too; their jobs are small and independent.
+    [NOTIFY_TOPIC]: deliverIssueNotification,
   };
   // why: a pull request check mostly waits on git children; four at a time keep both cores busy.
   const worker: OutboxWorker = startOutboxWorker(handlers, { leaseMs: 60_000, pollMs: 1000, batch: 16, concurrency: 4 });

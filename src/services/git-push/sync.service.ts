@@ -19,6 +19,9 @@ import { insertPushEvents, type RefChange } from '../../models/push-event.model'
 import { notePullBranchesMoved } from '../pull/branch-moves';
 import { notifyEnqueued } from '../../queue/outbox';
 import { planPushEvents, queuePushEvents } from '../webhook/push-events';
+import { PushRanges } from '../refs/push-range';
+import { planPushActivity } from '../activity/push';
+import { recordActivity } from '../activity/record';
 
 /** One `<old> <new> <ref>` update as reported by the hooks. */
 export interface RefUpdate { old: string; new: string; ref: string }
@@ -131,8 +134,10 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
   const found = changes.filter((c) => !pushed.has(c.refName));
   const events = hint.events !== false;
   // why: the git work of hook payloads runs before the transaction; the tasks are written in it, with the changes.
+  const ranges = new PushRanges(dir);
   const hookEvents = events
-    ? [...await planPushEvents(ctx, repo, owner, hint.pusherId, fromPush, dir), ...await planPushEvents(ctx, repo, owner, 0, found, dir)] : [];
+    ? [...await planPushEvents(ctx, repo, owner, hint.pusherId, fromPush, dir, ranges), ...await planPushEvents(ctx, repo, owner, 0, found, dir, ranges)] : [];
+  const activity = events ? await planPushActivity(repo, owner, hint.pusherId, fromPush, ranges) : [];
   const now = new Date();
   let queued = false;
   await withTx(ctx, async (tx) => {
@@ -156,6 +161,7 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
       await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
       await insertPushEvents(tx, repoId, 0, '', found);
       await queuePushEvents(tx, { repoId, ownerId: owner.id }, hookEvents);
+      await recordActivity(tx, activity);
       queued = await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
     }
     await updateRepoGitState(tx, repoId, state);

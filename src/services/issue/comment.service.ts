@@ -12,6 +12,7 @@ import {
 import { addIssueComments, findIssueById, findIssuesByIds, lockIssue, touchIssue, type IssueModel } from '../../models/issue.model';
 import { indexCommentText, unindexText } from '../../models/issue-search';
 import { deleteCommentReactions } from '../../models/reaction.model';
+import { markCommentActionsDeleted } from '../../models/action.model';
 import { deleteAttachmentRows, listCommentAttachments, type AttachmentModel } from '../../models/attachment.model';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
@@ -20,6 +21,8 @@ import { removeAttachmentFiles } from '../release/attachment-store';
 import { assertNotBlocked, assertTrackerReadable, canReadIssues, canWriteIssues, readableIssue } from './access';
 import { record } from './history';
 import { recordMentions } from './mention';
+import { commentActivity, recordActivity } from '../activity/record';
+import { queueIssueNotification } from '../notification/notify';
 import { usersById } from './view';
 
 /** A comment with its issue, poster and attachments, for the converter. */
@@ -75,8 +78,10 @@ export async function createComment(ctx: DbContext, doer: UserModel, rc: RepoCon
   await assertNotBlocked(ctx, rc, doer, [issue.posterId]);
   const row = await withTx(ctx, async (tx) => {
     const c = await record(tx, { type: CommentType.Comment, issueId: issue.id, posterId: doer.id, content: body });
-    await recordMentions(tx, rc, issue, doer, body);
+    const mentioned = await recordMentions(tx, rc, issue, doer, body);
     await emitCommentEvent(tx, doer, issue, c, 'created');
+    await recordActivity(tx, [commentActivity(doer.id, issue, c.id, body)]);
+    await queueIssueNotification(tx, { issueId: issue.id, commentId: c.id, doerId: doer.id, broadcast: true, targets: mentioned });
     return c;
   });
   return { row, issue, poster: doer, assets: [] };
@@ -138,6 +143,7 @@ export async function deleteCommentsWithLinks(tx: DbContext, rows: CommentModel[
   await deleteCommentReactions(tx, ids);
   await unindexText(tx, 'comment_fts', ids);
   await deleteCommentRows(tx, ids);
+  await markCommentActionsDeleted(tx, ids);
   const counted = new Map<number, number>();
   for (const c of rows) if (COUNTED_TYPES.includes(c.type)) counted.set(c.issueId, (counted.get(c.issueId) ?? 0) + 1);
   for (const [issueId, n] of counted) await addIssueComments(tx, issueId, -n);

@@ -10,7 +10,7 @@ import type { EditIssueOption } from '../../api/issue';
 import { CommentType } from '../../models/comment.model';
 import { lockIssue, saveIssue, type IssueModel } from '../../models/issue.model';
 import { findMilestone } from '../../models/milestone.model';
-import { pullsOfIssues } from '../../models/pull-request.model';
+import { isDraftTitle, pullsOfIssues } from '../../models/pull-request.model';
 import { addAssignees, assigneeIdsOfIssues, removeAssignees } from '../../models/issue-links';
 import { indexIssueText } from '../../models/issue-search';
 import type { UserModel } from '../../models/user.model';
@@ -21,6 +21,7 @@ import { dateOf, endOfDay, record } from './history';
 import { issueText, issueTitle, getIssue } from './issue.service';
 import { recordMentions } from './mention';
 import { changeMilestone, changeState } from './state';
+import { queueIssueNotification } from '../notification/notify';
 import type { IssueView } from './view';
 
 /** Set or clear the deadline of a locked issue, with its history entry (added, modified or removed). */
@@ -70,6 +71,8 @@ export async function editIssue(ctx: DbContext, doer: UserModel, rc: RepoContext
       await saveIssue(tx, issue);
       await record(tx, { type: CommentType.ChangeTitle, issueId: issue.id, posterId: doer.id, oldTitle, newTitle: issue.name });
       await emitIssueEvent(tx, doer, issue, '', 'edited', { changes: { title: { from: oldTitle } } });
+      // why: as Gitea, a pull request that stops being work in progress is announced to its followers.
+      if (issue.isPull && isDraftTitle(oldTitle) && !isDraftTitle(issue.name)) await queueIssueNotification(tx, { issueId: issue.id, commentId: 0, doerId: doer.id, broadcast: true, targets: [] });
     }
     if (o.body !== undefined && o.body !== null && o.body !== issue.content) {
       const oldBody = issue.content;
@@ -103,7 +106,11 @@ async function replaceAssignees(tx: DbContext, issue: IssueModel, doer: UserMode
   await removeAssignees(tx, issue.id, removing);
   for (const id of removing) await record(tx, { type: CommentType.Assignees, issueId: issue.id, posterId: doer.id, assigneeId: id, removedAssignee: true });
   await addAssignees(tx, issue.id, adding);
-  for (const id of adding) await record(tx, { type: CommentType.Assignees, issueId: issue.id, posterId: doer.id, assigneeId: id });
+  for (const id of adding) {
+    const entry = await record(tx, { type: CommentType.Assignees, issueId: issue.id, posterId: doer.id, assigneeId: id });
+    // why: as Gitea, a new assignee hears of it (unless it assigned itself); one who is removed does not.
+    if (id !== doer.id) await queueIssueNotification(tx, { issueId: issue.id, commentId: entry.id, doerId: doer.id, broadcast: false, targets: [id] });
+  }
   // why: as Gitea, one event per assignee that came or went.
   for (const _ of removing) await emitIssueEvent(tx, doer, issue, 'assign', 'unassigned');
   for (const _ of adding) await emitIssueEvent(tx, doer, issue, 'assign', 'assigned');

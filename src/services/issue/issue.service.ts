@@ -15,6 +15,7 @@ import { adjustMilestoneCounts, findMilestone, type MilestoneModel } from '../..
 import { addAssignees, deleteIssueLinks } from '../../models/issue-links';
 import { commentIdsOfIssues, deleteCommentRows } from '../../models/comment.model';
 import { deleteIssueAttachments } from '../../models/attachment.model';
+import { deleteIssueActions } from '../../models/action.model';
 import { countFromCounters, countIssues, searchIssueIds, unindexText, type IssueFilter } from '../../models/issue-search';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
@@ -25,6 +26,7 @@ import { resolveAssignees } from './assignee';
 import { parseApiTime } from './history';
 import { mentionedNames, recordMentions } from './mention';
 import { changeState } from './state';
+import { othersWatch, queueIssueNotification } from '../notification/notify';
 import { issueViews, issueViewsByIds, namesOf, type IssueView } from './view';
 
 /** Gitea's title rule on create: trimmed, at most 255 characters (longer ones end in an ellipsis). */
@@ -58,7 +60,7 @@ export async function newIssueLinks(ctx: DbContext, rc: RepoContext, o: { milest
 export async function insertIssueWithLinks(
   tx: DbContext, rc: RepoContext, doer: UserModel, fields: Omit<NewIssue, 'index'>, links: NewIssueLinks, closed = false,
 ): Promise<IssueModel> {
-  const created = await insertNextIssue(tx, fields, fields.isPull ? { numPulls: 1 } : { numIssues: 1 }, issueText(fields));
+  const created = await insertNextIssue(tx, fields, fields.isPull ? { numPulls: 1 } : { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate });
   const labelIds = links.labels.map((l) => l.id);
   if (labelIds.length) {
     await linkLabels(tx, created.id, labelIds);
@@ -66,7 +68,9 @@ export async function insertIssueWithLinks(
   }
   await adjustMilestoneCounts(tx, links.milestone?.id ?? 0, 1, 0);
   await addAssignees(tx, created.id, links.assignees.map((u) => u.id));
-  await recordMentions(tx, rc, created, doer, created.content);
+  const mentioned = await recordMentions(tx, rc, created, doer, created.content);
+  const assigned = links.assignees.map((u) => u.id).filter((id) => id !== doer.id);
+  await queueIssueNotification(tx, { issueId: created.id, commentId: 0, doerId: doer.id, broadcast: true, targets: [...mentioned, ...assigned], ignoreWip: fields.isPull });
   if (!closed) return created;
   const locked = (await lockIssue(tx, created.id))!;
   await changeState(tx, locked, doer, true);
@@ -103,9 +107,10 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   // is atomic alone; BEGIN and COMMIT were round trips that held a connection (PostgreSQL) or the
   // single writer (SQLite) between them.
   const context = await hookContext(ctx, rc.repo.id, doer);
-  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context;
+  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context
+    && !(await othersWatch(ctx, rc.repo, doer.id));
   const row = plain
-    ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields))
+    ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate })
     : await withTx(ctx, async (tx) => {
       const created = await insertIssueWithLinks(tx, rc, doer, fields, links, false);
       const view = { row: created, repo: repoRefOf(rc), parts: newIssueParts(rc, doer, links) };
@@ -217,6 +222,7 @@ export async function removeIssueRows(tx: DbContext, rows: IssueModel[]): Promis
   const commentIds = await commentIdsOfIssues(tx, ids);
   await unindexText(tx, 'comment_fts', commentIds);
   await deleteCommentRows(tx, commentIds);
+  await deleteIssueActions(tx, rows.map((r) => ({ repoId: r.repoId, index: Number(r.index) })), commentIds);
   await deleteIssueLinks(tx, ids);
   await unindexText(tx, 'issue_fts', ids);
   for (const id of ids) await deleteIssueRow(tx, id);

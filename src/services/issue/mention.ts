@@ -2,6 +2,7 @@
 import type { DbContext } from '../../db';
 import { findUserByName, UserType, type UserModel } from '../../models/user.model';
 import { markMentioned } from '../../models/issue-links';
+import { isBlocked } from '../../models/user-blocking.model';
 import type { IssueModel } from '../../models/issue.model';
 import { AccessMode } from '../../models/perm';
 import { repoPermission } from '../perm/permission';
@@ -21,16 +22,19 @@ export function mentionedNames(text: string): string[] {
 }
 
 /**
- * Record the users a text mentions who exist and can read the issue (the author excluded).
+ * Record the users a text mentions who exist and can read the issue (the author, and users who
+ * blocked the author, excluded); their ids, to notify.
  * why: Gitea drops mentions of users who cannot see the issue, so a mention never leaks it.
  */
-export async function recordMentions(tx: DbContext, rc: RepoContext, issue: IssueModel, doer: UserModel, text: string): Promise<void> {
+export async function recordMentions(tx: DbContext, rc: RepoContext, issue: IssueModel, doer: UserModel, text: string): Promise<number[]> {
   const ids: number[] = [];
   for (const name of mentionedNames(text)) {
     const user = await findUserByName(tx, name);
-    if (!user || user.id === doer.id || user.type !== UserType.Individual) continue;
+    if (!user || user.id === doer.id || user.type !== UserType.Individual || !user.isActive || user.prohibitLogin) continue;
+    if (!doer.isAdmin && (await isBlocked(tx, user.id, doer.id))) continue;
     const perm = await repoPermission(tx, asUser(user), rc.repo, rc.owner);
     if (perm.can(unitOf(issue.isPull), AccessMode.Read)) ids.push(user.id);
   }
   await markMentioned(tx, issue.id, ids);
+  return ids;
 }

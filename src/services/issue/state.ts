@@ -20,6 +20,8 @@ import { record } from './history';
 import { finishStopwatch } from './stopwatch';
 import { dependenciesEnabled } from './tracker-settings';
 import { emitIssueEvent } from '../webhook/payload';
+import { mergeActivity, recordActivity, stateActivity } from '../activity/record';
+import { queueIssueNotification } from '../notification/notify';
 
 /** The open/closed increments an issue contributes to a counter. */
 const weight = (closed: boolean) => ({ open: closed ? 0 : 1, closed: closed ? 1 : 0 });
@@ -78,7 +80,11 @@ export async function changeState(tx: DbContext, issue: IssueModel, doer: UserMo
   issue.closedUnix = closed ? nowUnix() : 0;
   await saveIssue(tx, issue);
   await indexIssueState(tx, issue);
-  await record(tx, { type: entry, issueId: issue.id, posterId: doer.id });
+  const noted = await record(tx, { type: entry, issueId: issue.id, posterId: doer.id });
+  const merged = entry === CommentType.MergePull;
+  await recordActivity(tx, [merged ? mergeActivity(doer.id, issue, issue.name, false) : stateActivity(doer.id, issue, closed, noted.id)]);
+  // why: as Gitea, a merge's notification points at no comment; a close or reopen at its history entry.
+  await queueIssueNotification(tx, { issueId: issue.id, commentId: merged ? 0 : noted.id, doerId: doer.id, broadcast: true, targets: [] });
   // why: as Gitea, closing an issue stops the closer's stopwatch on it.
   const sw = closed ? await findStopwatch(tx, doer.id, issue.id) : null;
   if (sw) await finishStopwatch(tx, sw);

@@ -5,6 +5,7 @@
  * whose head moved, writes their push entry of the timeline, and queues a check of every affected
  * pull request. All of it is carried by the outbox, so a restart loses none of it.
  */
+import { queueIssueNotification } from '../notification/notify';
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { emitIssueEvent } from '../webhook/payload';
 import { listCommitIds, sameChanges } from '../../git/history';
@@ -78,7 +79,8 @@ export async function recordHeadMove(ctx: DbContext, pr: PullRequestModel, dir: 
   await withTx(ctx, async (tx) => {
     const row = await findPullById(tx, pr.id);
     if (!row || row.hasMerged) return;
-    await record(tx, { type: CommentType.PullPush, issueId: row.issueId, posterId: pusherId, content: entry });
+    const pushed = await record(tx, { type: CommentType.PullPush, issueId: row.issueId, posterId: pusherId, content: entry });
+    await queueIssueNotification(tx, { issueId: row.issueId, commentId: pushed.id, doerId: pusherId, broadcast: true, targets: [] });
     if (changed) await reviewsAfterPush(tx, row, after, pusherId, !!rule?.dismissStaleApprovals);
     await queueCheck(tx, row);
     const pusher = (await findUserById(tx, pusherId)) ?? pseudoUser(-1);

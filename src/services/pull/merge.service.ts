@@ -8,6 +8,7 @@
  * the repository's lock; then the pull request is marked merged, and optionally its head branch
  * deleted and the pull requests based on it retargeted.
  */
+import { markIssueNotificationRead } from '../../models/notification.model';
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
 import { HttpError, NotFound, Validation } from '../../errors';
@@ -122,6 +123,8 @@ async function markMerged(ctx: DbContext, doer: UserModel, pr: PullRequestModel,
     await deleteAutoMerge(tx, row.id);
     const issue = (await lockIssue(tx, row.issueId))!;
     await changeState(tx, issue, doer, true, CommentType.MergePull);
+    // why: as Gitea, whoever merges has read the pull request.
+    await markIssueNotificationRead(tx, doer.id, issue.id);
   });
 }
 

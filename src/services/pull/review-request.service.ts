@@ -4,6 +4,7 @@
  * reviewers a pull request's JSON lists. Every name is checked before anything is written, so a
  * refused request changes nothing.
  */
+import { queueIssueNotification } from '../notification/notify';
 import { withTx, type DbContext } from '../../db';
 import { emitIssueEvent } from '../webhook/payload';
 import { Forbidden, HttpError, Validation } from '../../errors';
@@ -132,6 +133,7 @@ export async function applyReviewRequests(tx: DbContext, issue: Pick<IssueModel,
     for (const u of users) {
       if (u.id === issue.posterId) continue;
       await emitIssueEvent(tx, plan.doer, pull, 'review_request', plan.add ? 'review_requested' : 'review_request_removed', { requestedReviewer: u });
+      if (plan.add) await queueIssueNotification(tx, { issueId, commentId: 0, doerId: plan.doer.id, broadcast: false, targets: [u.id] });
     }
   };
   const membersOf = async (teamId: number) => (await listTeamMembers(tx, teamId, 10_000, 0)).rows;

@@ -30,6 +30,9 @@ import { asUser } from '../auth/principal';
 import { assertNotBlocked } from '../issue/access';
 import { deleteCommentsWithLinks } from '../issue/comment.service';
 import { record } from '../issue/history';
+import { recordMentions } from '../issue/mention';
+import { recordActivity, reviewActivity } from '../activity/record';
+import { queueIssueNotification } from '../notification/notify';
 import { usersById } from '../issue/view';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
@@ -140,7 +143,16 @@ async function submit(tx: DbContext, rc: RepoContext, doer: UserModel, pr: PullR
     await deleteAnsweredRequests(tx, issue.id, doer.id, teams.map((t) => t.id));
     await queueAutoMerges(tx, [pr.id]);
   }
-  await record(tx, { type: CommentType.Review, issueId: issue.id, posterId: doer.id, content: body, reviewId: review.id });
+  const entry = await record(tx, { type: CommentType.Review, issueId: issue.id, posterId: doer.id, content: body, reviewId: review.id });
+  // why: as Gitea, the feed gets each line comment of the review and its verdict (a comment review only with a body).
+  const lines = await commentsOfReviews(tx, [review.id], [CommentType.Code]);
+  const verdictName = type === ReviewType.Approve ? 'approve' : type === ReviewType.Reject ? 'reject' : 'comment';
+  await recordActivity(tx, [
+    ...lines.map((c) => reviewActivity(doer.id, issue, 'comment', c.id, c.content)),
+    ...(verdict || body.trim() ? [reviewActivity(doer.id, issue, verdictName, entry.id, body)] : []),
+  ]);
+  const mentioned = await recordMentions(tx, rc, issue, doer, [body, ...lines.map((c) => c.content)].join('\n'));
+  await queueIssueNotification(tx, { issueId: issue.id, commentId: entry.id, doerId: doer.id, broadcast: true, targets: mentioned });
   const kind = REVIEW_EVENT[type];
   if (kind) await emitIssueEvent(tx, doer, issue, kind, 'reviewed', { requestedReviewer: doer, review: { type: `pull_request_${kind}`, content: body } });
 }

@@ -6,6 +6,7 @@
  * else lightweight) at `target_commitish` under the repository lock, through the same ref sync as
  * a push. Deleting a release keeps its tag (the row turns back into a tag-only row).
  */
+import { recordActivity, releaseActivity } from '../activity/record';
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { emitReleaseEvent } from '../webhook/payload';
 import { Conflict, NotFound, Validation } from '../../errors';
@@ -157,7 +158,10 @@ export async function createRelease(ctx: DbContext, doer: UserModel, rc: RepoCon
     stamp(converted, new Date());
     await withTx(ctx, async (tx) => {
       await saveRelease(tx, converted);
-      if (!converted.isDraft) await emitReleaseEvent(tx, rc, doer, converted, 'published');
+      if (!converted.isDraft) {
+        await emitReleaseEvent(tx, rc, doer, converted, 'published');
+        await recordActivity(tx, [releaseActivity(doer.id, rc.repo.id, converted.tagName, converted.title)]);
+      }
     });
     return converted.id;
   });
@@ -203,6 +207,8 @@ export async function editRelease(ctx: DbContext, doer: UserModel, rc: RepoConte
       await saveRelease(tx, row);
       // why: as Gitea, an edit that made the tag (or turned a tag-only release into a release) publishes; a draft's edits send nothing.
       if (!draft) await emitReleaseEvent(tx, rc, doer, row, created || before.isTag ? 'published' : 'updated');
+      // why: the feed tells of a release when it is first published (made, or out of draft or tag-only).
+      if (!draft && (created || before.isTag || before.isDraft)) await recordActivity(tx, [releaseActivity(row.publisherId, rc.repo.id, row.tagName, row.title)]);
       // why: the old tag is still in git; as in a push-made tag it keeps a tag-only row, so the next sync finds nothing new.
       if (oldTagStays) {
         await insertRelease(tx, rc.repo.id, {

@@ -2,6 +2,8 @@
  * Forks: a bare copy of a repository owned by the caller or one of its organizations, linked to
  * its parent (is_fork, fork_id, the parent's num_forks), with Gitea's rules and answers.
  */
+import { ActionType } from '../../models/action.model';
+import { recordActivity, repoActivity } from '../activity/record';
 import { withTx, type DbContext } from '../../db';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
@@ -102,6 +104,7 @@ export async function forkRepo(ctx: DbContext, p: Principal, doer: UserModel, rc
   await recordInitialRefs(fork.id, doer.id, fork.defaultBranch, ctx);
   await withTx(ctx, async (tx) => {
     await emitForkEvent(tx, rc.repo, fork, owner, doer);
+    await recordActivity(tx, [repoActivity(ActionType.CreateRepo, doer.id, fork.id)]);
     // why: as Gitea, only a fork into an organization is announced as a new repository.
     if (owner.type === UserType.Organization) await emitRepositoryEvent(tx, fork, owner, doer, 'created');
   });

@@ -4,6 +4,8 @@
  * selected by `.gitea/template` expanded with the template variables, `.gitea/template` removed.
  * The tree is built in the new repository's object database, never in a worktree.
  */
+import { ActionType } from '../../models/action.model';
+import { recordActivity, repoActivity } from '../activity/record';
 import { withTx, type DbContext } from '../../db';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
@@ -156,5 +158,6 @@ export async function generateRepo(ctx: DbContext, doer: UserModel, rc: RepoCont
     }
   });
   await recordInitialRefs(repo.id, doer.id, branch, ctx);
+  await withTx(ctx, (tx) => recordActivity(tx, [repoActivity(ActionType.CreateRepo, doer.id, repo.id)]));
   return (await findRepoById(ctx, repo.id)) ?? repo;
 }

@@ -22,6 +22,9 @@ import { applyLabelTemplate, labelTemplate } from '../issue/label.service';
 import { initialFiles } from './templates';
 import { emitRepositoryEvent } from '../webhook/payload';
 import { copyDefaultWebhooks } from '../../models/webhook.model';
+import { insertWatch } from '../../models/watch.model';
+import { ActionType } from '../../models/action.model';
+import { recordActivity, repoActivity } from '../activity/record';
 
 /** Units a new repository starts with. */
 export const DEFAULT_UNITS: UnitType[] = [
@@ -105,6 +108,8 @@ export async function insertOwnedRepo(
     const created = await insertRepoWithUnits(tx, { ...row, ownerId: owner.id, ownerName: owner.name }, units);
     await adjustNumRepos(tx, owner.id, 1);
     await copyDefaultWebhooks(tx, created.id);
+    // why: as Gitea's AUTO_WATCH_NEW_REPOS, the creator follows what happens in it.
+    if (settings().service.autoWatchNewRepos && doer.id > 0) await insertWatch(tx, doer.id, created.id);
     if (owner.type === UserType.Organization && !doer.isAdmin && (await orgMembership(tx, owner.id, doer.id)) !== 'owner') {
       // why: a member who creates through a team's can_create_org_repo must be able to reach the new repository.
       for (const t of await teamsOfUserInOrg(tx, owner.id, doer.id)) if (t.canCreateOrgRepo) await insertTeamRepo(tx, owner.id, t.id, created.id);
@@ -158,6 +163,9 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
     throw err;
   }
   // why: the repository exists once its directory does; a creation that failed on disk announces nothing.
-  await withTx(ctx, (tx) => emitRepositoryEvent(tx, repo, owner, doer, 'created'));
+  await withTx(ctx, async (tx) => {
+    await emitRepositoryEvent(tx, repo, owner, doer, 'created');
+    await recordActivity(tx, [repoActivity(ActionType.CreateRepo, doer.id, repo.id)]);
+  });
   return (await findRepoById(ctx, repo.id)) ?? repo;
 }

@@ -33,6 +33,8 @@ import { removeArchives } from '../archive/archive.service';
 import type { RepoContext } from './context';
 import { transferViewOf, type TransferView } from './transfer.service';
 import { emitRepositoryEvent } from '../webhook/payload';
+import { ActionType, markRepoActionsPrivate } from '../../models/action.model';
+import { recordActivity, repoActivity } from '../activity/record';
 
 /**
  * A repository ready to convert: owner, enabled units, the caller's permissions, the pull-request
@@ -197,7 +199,7 @@ async function storeTrackerConfigs(tx: DbContext, repoId: number, o: EditRepoOpt
 }
 
 /** Apply an edit (admins of the repository); returns the updated row. */
-export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOption): Promise<RepositoryModel> {
+export async function editRepo(ctx: DbContext, rc: RepoContext, doer: UserModel, o: EditRepoOption): Promise<RepositoryModel> {
   assertRepoAdmin(rc);
   const units = await validateEdit(ctx, rc, o);
   const oldName = rc.repo.name;
@@ -208,6 +210,7 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
   const repo = rc.repo;
   // why: renames move the directory and default_branch moves HEAD; the repository's write lock keeps
   // them from interleaving with other writes on any node, and the transaction rolls the row back if the move fails.
+  const wasPrivate = repo.isPrivate;
   await withRepoLock(repo.id, () => withTx(ctx, async (tx) => {
     if (o.description !== undefined) repo.description = o.description;
     if (o.website !== undefined) repo.website = o.website;
@@ -227,8 +230,11 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, o: EditRepoOptio
     if (units) await setRepoUnits(tx, repo.id, units);
     if (pullsConfig !== null) await setUnitConfig(tx, repo.id, UnitType.PullRequests, pullsConfig);
     await storeTrackerConfigs(tx, repo.id, o);
+    // why: as Gitea, a repository's past activity becomes private with it (and stays so if it is made public again).
+    if (o.private === true && !wasPrivate) await markRepoActionsPrivate(tx, repo.id);
     if (renaming) {
       await renameRepoRow(tx, repo, o.name!);
+      await recordActivity(tx, [repoActivity(ActionType.RenameRepo, doer.id, repo.id, oldName)]);
       for (const wiki of [false, true]) {
         const from = repoPath(rc.owner.name, oldName, wiki);
         const to = repoPath(rc.owner.name, o.name!, wiki);

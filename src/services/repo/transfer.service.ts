@@ -5,6 +5,10 @@
  * rejects. Moving renames the git directory under the repository's write lock.
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
+import { ActionType } from '../../models/action.model';
+import { insertRepoNotifications } from '../../models/notification.model';
+import { orgRepoCreatorIds } from '../../models/team-user.model';
+import { recordActivity, repoActivity } from '../activity/record';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { dirExists, moveRepoDir } from '../../git/init';
@@ -99,6 +103,7 @@ async function moveOwnership(ctx: DbContext, doer: UserModel, repo: RepositoryMo
       if (doer.id > 0 && !(await findWatch(tx, doer.id, repo.id))) await insertWatch(tx, doer.id, repo.id);
       await deleteTransferOfRepo(tx, repo.id);
       for (const t of teams) await insertTeamRepo(tx, newOwner.id, t.id, repo.id);
+      await recordActivity(tx, [repoActivity(ActionType.TransferRepo, doer.id, repo.id, `${oldOwner.name}/${repo.name}`)]);
       for (const [from, to] of dirs) {
         if (!(await dirExists(from))) continue;
         await moveRepoDir(from, to);
@@ -154,6 +159,9 @@ export async function startTransfer(ctx: DbContext, p: Principal, doer: UserMode
         await upsertCollaboration(tx, repo.id, newOwner.id, AccessMode.Read);
       }
       await insertTransfer(tx, { doerId: doer.id, recipientId: newOwner.id, repoId: repo.id, teamIds: teams.map((t) => t.id) });
+      // why: as Gitea, the recipient (an organization's members who may create repositories) hears of the offer.
+      const told = newOwner.type === UserType.Organization ? await orgRepoCreatorIds(tx, newOwner.id) : [newOwner.id];
+      await insertRepoNotifications(tx, told, repo.id, doer.id);
     }).catch((err: unknown) => {
       if (isUniqueViolation(err)) throw new Conflict(`repository is already being transferred [uname: ${owner.lowerName}, name: ${repo.name}]`);
       throw err;

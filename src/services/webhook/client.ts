@@ -2,12 +2,16 @@
  * Sending one delivery: the address actually dialed is checked against the host allow list (a
  * name is resolved once, checked, and that very address is dialed, so DNS rebinding cannot slip
  * in), redirects are followed only to allowed addresses (at most 10), the whole exchange is bounded
- * by `[webhook] DELIVER_TIMEOUT`, and at most 64 KB of the response body is kept.
+ * by `[webhook] DELIVER_TIMEOUT`, and at most 64 KB of the response body is kept. Hosts matching
+ * `[webhook] PROXY_HOSTS` go through `PROXY_URL` (an HTTP proxy: plain requests for http, a CONNECT
+ * tunnel for https); as Gitea, their name must then be allowed by the list, and the proxy itself is
+ * always dialed.
  */
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import tls from 'node:tls';
 import { hostAllowed, type HostMatchList } from './host-matcher';
 
 /** The most response body kept, in bytes. */
@@ -17,8 +21,11 @@ const MAX_REDIRECTS = 10;
 /** What came back. */
 export interface DeliveryResponse { status: number; headers: Record<string, string>; body: string }
 
+/** The proxy of `[webhook] PROXY_URL` and the hosts (`host` or `host:port` globs) that use it. */
+export interface ProxyRule { url: URL; hosts: RegExp[] }
+
 /** How to send. */
-export interface SendOptions { hosts: HostMatchList; timeoutMs: number; skipTlsVerify: boolean }
+export interface SendOptions { hosts: HostMatchList; timeoutMs: number; skipTlsVerify: boolean; proxy?: ProxyRule | null }
 
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
@@ -42,16 +49,54 @@ function checkedLookup(hosts: HostMatchList, hostname: string): net.LookupFuncti
   };
 }
 
-function once(url: URL, method: string, headers: Record<string, string>, body: string | null, o: SendOptions, deadline: number): Promise<{ res: http.IncomingMessage; text: string }> {
+/** Open a CONNECT tunnel through `proxy` to `host:port`. */
+function tunnel(proxy: URL, host: string, port: string, deadline: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (net.isIP(host) && !hostAllowed(o.hosts, host, host)) return reject(deny(host, host));
-    const lib = url.protocol === 'https:' ? https : http;
-    const req = lib.request(url, {
-      method, headers: body === null ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-      agent: url.protocol === 'https:' ? httpsAgent : httpAgent, lookup: checkedLookup(o.hosts, host),
-      rejectUnauthorized: !o.skipTlsVerify,
-    }, (res) => {
+    const req = http.request({ host: proxy.hostname, port: proxy.port || 80, method: 'CONNECT', path: `${host}:${port}`, headers: { Host: `${host}:${port}` } });
+    const timer = setTimeout(() => req.destroy(new DeliveryError('timeout: the proxy did not answer in time')), Math.max(1, deadline - Date.now()));
+    req.once('connect', (res, socket) => {
+      clearTimeout(timer);
+      if (res.statusCode === 200) resolve(socket);
+      else {
+        socket.destroy();
+        reject(new DeliveryError(`proxy refused the tunnel: ${res.statusCode}`));
+      }
+    });
+    req.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.end();
+  });
+}
+
+/** Does `url` go through the proxy? Its name must then be allowed, as no address of it is dialed here. */
+function viaProxy(url: URL, o: SendOptions): URL | null {
+  if (!o.proxy || !o.proxy.hosts.some((g) => g.test(url.host))) return null;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!hostAllowed(o.hosts, host, net.isIP(host) ? host : null)) throw new DeliveryError(`webhook can only call allowed HTTP servers (check your webhook.ALLOWED_HOST_LIST setting), deny '${url.host}'`);
+  return o.proxy.url;
+}
+
+/** The options of the request for `url`: dialed directly (its address checked), through a tunnel, or to the proxy naming the whole URL. */
+function requestOptions(url: URL, method: string, headers: Record<string, string>, o: SendOptions, proxy: URL | null, socket: net.Socket | null): https.RequestOptions {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const secure = url.protocol === 'https:';
+  if (socket) return { method, headers, createConnection: () => tls.connect({ socket, servername: net.isIP(host) ? undefined : host, rejectUnauthorized: !o.skipTlsVerify }) };
+  if (proxy) return { method, headers: { ...headers, Host: url.host }, host: proxy.hostname, port: proxy.port || 80, path: url.href, agent: false };
+  return { method, headers, agent: secure ? httpsAgent : httpAgent, lookup: checkedLookup(o.hosts, host), rejectUnauthorized: !o.skipTlsVerify };
+}
+
+async function once(url: URL, method: string, headers: Record<string, string>, body: string | null, o: SendOptions, deadline: number): Promise<{ res: http.IncomingMessage; text: string }> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const proxy = viaProxy(url, o);
+  if (!proxy && net.isIP(host) && !hostAllowed(o.hosts, host, host)) throw deny(host, host);
+  const secure = url.protocol === 'https:';
+  const socket = proxy && secure ? await tunnel(proxy, url.hostname, url.port || '443', deadline) : null;
+  const sized = body === null ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) };
+  const opts = requestOptions(url, method, sized, o, proxy, socket);
+  return new Promise((resolve, reject) => {
+    const onResponse = (res: http.IncomingMessage) => {
       const parts: Buffer[] = [];
       let kept = 0;
       res.on('data', (d: Buffer) => {
@@ -63,7 +108,9 @@ function once(url: URL, method: string, headers: Record<string, string>, body: s
         resolve({ res, text: Buffer.concat(parts).toString('utf8') });
       });
       res.once('error', reject);
-    });
+    };
+    // why: a plain request through the proxy goes to the proxy's address; the others to the URL's.
+    const req = proxy && !socket ? http.request(opts, onResponse) : (secure ? https : http).request(url, opts, onResponse);
     // why: the whole exchange is bounded, not each pause of it (a receiver that trickles its answer is cut off too).
     const timer = setTimeout(() => req.destroy(new DeliveryError('timeout: the receiver did not answer in time')), Math.max(1, deadline - Date.now()));
     req.once('error', (err) => {

@@ -20,10 +20,10 @@ import { leaseDueHooks, releaseAllHookLeases, releaseHook, renewHookLease, HookS
 import { withTx } from '../../db';
 import { onEnqueued } from '../../queue/outbox';
 import type { HookEventType } from './events';
-import { parseHostList } from './host-matcher';
+import { globRegExp, parseHostList } from './host-matcher';
 import { open } from './secret-box';
 import { buildRequest, type DeliveryRequest } from './request';
-import { send } from './client';
+import { send, type SendOptions } from './client';
 
 /** The factor between retries and the longest wait: from 10 s, 8 attempts span about a day (10 s, 44 s, 3 min, 14 min, 1 h, 4.6 h, 20 h). */
 const RETRY_FACTOR = 4.4;
@@ -44,8 +44,17 @@ async function targetOf(h: WebhookModel): Promise<string> {
   return owner ? (owner.type === UserType.Organization ? 'organization' : 'user') : 'default';
 }
 
+/** How deliveries are sent under the current settings (read once per run of a hook). */
+function sendOptions(): SendOptions {
+  const s = settings().webhook;
+  return {
+    hosts: parseHostList(s.allowedHostList), timeoutMs: s.deliverTimeout * 1000, skipTlsVerify: s.skipTlsVerify,
+    proxy: s.proxyUrl ? { url: new URL(s.proxyUrl), hosts: s.proxyHosts.map(globRegExp) } : null,
+  };
+}
+
 /** Send one task of an active hook; the outcome to record. */
-async function attempt(task: HookTaskModel, hook: WebhookModel, target: string): Promise<AttemptOutcome> {
+async function attempt(task: HookTaskModel, hook: WebhookModel, target: string, how: SendOptions): Promise<AttemptOutcome> {
   const s = settings().webhook;
   let req: DeliveryRequest;
   try {
@@ -62,7 +71,7 @@ async function attempt(task: HookTaskModel, hook: WebhookModel, target: string):
   const request = JSON.stringify({ url: req.url, http_method: req.method, headers: shown, ...(req.body === task.payloadContent ? {} : { body: req.body }) });
   let response: { status: number; headers: Record<string, string>; body: string };
   try {
-    response = await send(req, { hosts: parseHostList(s.allowedHostList), timeoutMs: s.deliverTimeout * 1000, skipTlsVerify: s.skipTlsVerify });
+    response = await send(req, how);
   } catch (err) {
     response = { status: 0, headers: {}, body: `Delivery: ${(err as Error).message}` };
   }
@@ -86,6 +95,7 @@ const WAKE_DELAY_MS = 5;
  */
 async function drainHook(hook: WebhookModel, workerId: string, leaseMs: number, stopped: () => boolean): Promise<void> {
   const target = await targetOf(hook);
+  const how = sendOptions();
   let last = HookStatus.None;
   for (;;) {
     const tasks = await pendingTasksOf(systemCtx, hook.id, RUN_TASKS);
@@ -94,7 +104,7 @@ async function drainHook(hook: WebhookModel, workerId: string, leaseMs: number, 
     const started = Date.now();
     for (const t of tasks) {
       // why: as Gitea, a task of an inactive hook is done without being sent.
-      const o = hook.isActive ? await attempt(t, hook, target)
+      const o = hook.isActive ? await attempt(t, hook, target, how)
         : { id: t.id, succeeded: false, final: true, request: '', response: JSON.stringify({ status: 0, headers: {}, body: 'the hook is inactive' }), retryAtMs: 0 };
       outcomes.push(o);
       if (hook.isActive) last = o.succeeded ? HookStatus.Succeed : HookStatus.Fail;

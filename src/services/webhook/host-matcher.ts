@@ -12,8 +12,8 @@ export interface HostMatchList { builtins: Set<string>; cidrs: net.BlockList; ha
 
 const BUILTINS = new Set(['external', 'private', 'loopback']);
 
-/** A glob as filepath.Match reads it (`*` any run, `?` one character, `[...]` a class), matched whole. */
-function globRegExp(glob: string): RegExp {
+/** A glob as filepath.Match reads it (`*` any run, `?` one character, `[...]` a class), matched whole, any case. */
+export function globRegExp(glob: string): RegExp {
   let out = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];

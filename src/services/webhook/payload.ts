@@ -18,6 +18,7 @@ import { toIssueOf, toComment } from '../../convert/issue';
 import { toPullRequest } from '../../convert/pull';
 import { toPayloadCommit } from '../../convert/refs';
 import { toRelease } from '../../convert/release';
+import { isoTime } from '../../convert/time';
 import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { hooksForEvent, type WebhookModel } from '../../models/webhook.model';
@@ -222,10 +223,9 @@ export async function emitStatusEvent(tx: DbContext, rc: RepoContext, doer: User
     const files = record ? (await diffCommits(dir, [s.sha])).get(s.sha)?.files ?? [] : [];
     const root = rootUrl();
     const [commit] = record ? await hookCommits(tx, [{ ...record, files }], repoUrls(root, rc.owner.name, rc.repo.name).html) : [null];
-    const iso = (d: Date) => new Date(Math.floor(new Date(d).getTime() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     return {
-      commit, context: s.context, created_at: iso(s.createdAt), description: s.description, id: s.id, repository: repoPayload(hc.repo, 'owner'),
-      sender: hookUser(doer), sha: s.sha, state: s.state, target_url: absoluteUrl(s.targetUrl, root), updated_at: s.updatedAt ? iso(s.updatedAt) : null,
+      commit, context: s.context, created_at: isoTime(s.createdAt), description: s.description, id: s.id, repository: repoPayload(hc.repo, 'owner'),
+      sender: hookUser(doer), sha: s.sha, state: s.state, target_url: absoluteUrl(s.targetUrl, root), updated_at: s.updatedAt ? isoTime(s.updatedAt) : null,
     };
   });
 }

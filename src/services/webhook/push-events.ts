@@ -5,9 +5,8 @@
  * - a deleted branch: `delete` only;
  * - a new tag: `push` without commits (its head commit the tagged one), then `create`;
  * - a deleted tag: `push` without commits or head commit, then `delete`.
- * A push lists at most FEED_MAX_COMMIT_NUM commits, newest first, and counts them all. The git work
- * is done before the transaction that records the changes (planPushEvents); the tasks are written
- * in it (queuePushEvents).
+ * A push lists its commits as refs/push-range reads them. The git work is done before the
+ * transaction that records the changes (planPushEvents); the tasks are written in it (queuePushEvents).
  */
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
@@ -15,24 +14,21 @@ import { NotFound } from '../../errors';
 import type { HookPayload } from '../../api/webhook';
 import type { PayloadCommit } from '../../api/refs';
 import { ZERO_ID } from '../../git/refs';
-import { countCommits, diffCommits, listCommitIds, readCommits } from '../../git/history';
+import { diffCommits } from '../../git/history';
 import type { RefChange } from '../../models/push-event.model';
 import type { RepositoryModel } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { hooksForEvent, type WebhookModel } from '../../models/webhook.model';
 import { repoPath } from '../../git/paths';
 import type { RepoContext } from '../repo/context';
-import { resolveRefCommit } from '../content/refs';
+import { pathEscapeSegments, resolveRefCommit } from '../content/refs';
+import { repoUrls } from '../content/view';
 import { notFoundWith } from '../content/access';
 import { commitsWithUsers } from '../refs/ref-ops';
+import type { PushRange, PushRanges } from '../refs/push-range';
 import { hookCommits, hookRepo, hookUser, hookVerifiedCommit } from './payload';
 import { selectHooks, queueHookTasks, type EventScope } from './emit';
 import type { HookEventType } from './events';
-
-/** Gitea's `[ui] FEED_MAX_COMMIT_NUM` default: the most commits a push payload lists. */
-const FEED_MAX_COMMIT_NUM = 5;
-/** The most commits back from a new branch's tip that Gitea reads (CommitsBeforeLimit(10)). */
-const NEW_BRANCH_COMMITS = 10;
 
 const HEADS = 'refs/heads/';
 const TAGS = 'refs/tags/';
@@ -40,56 +36,33 @@ const TAGS = 'refs/tags/';
 /** One event ready to queue. */
 export interface PlannedEvent { type: HookEventType; payload: HookPayload; scope: EventScope }
 
-const escapePath = (s: string) => s.split('/').map(encodeURIComponent).join('/');
-
-/** The commits of a branch change: listed (newest first, with their files), counted, and the head commit. */
-async function branchCommits(ctx: DbContext, dir: string, repoHtml: string, c: RefChange): Promise<{ list: PayloadCommit[]; total: number; head: PayloadCommit | null; oldest: string | null }> {
-  const created = c.oldCommitId === ZERO_ID;
-  const ids = created
-    ? await listCommitIds(dir, { rev: c.newCommitId }, NEW_BRANCH_COMMITS)
-    : await listCommitIds(dir, { rev: c.newCommitId, not: [c.oldCommitId] }, FEED_MAX_COMMIT_NUM);
-  const total = created ? ids.length : ids.length < FEED_MAX_COMMIT_NUM ? ids.length : await countCommits(dir, { rev: c.newCommitId, not: [c.oldCommitId] });
-  const shown = ids.slice(0, FEED_MAX_COMMIT_NUM);
-  const wanted = [...new Set([...shown, c.newCommitId])];
-  const records = await readCommits(dir, wanted);
+/** The commits of a branch change as a push payload lists them (with their files), its count and head commit. */
+async function branchCommits(ctx: DbContext, dir: string, repoHtml: string, range: PushRange): Promise<{ list: PayloadCommit[]; total: number; head: PayloadCommit | null }> {
+  const records = [...range.shown, ...(range.head && !range.shown.some((r) => r.id === range.head!.id) ? [range.head] : [])];
   const files = await diffCommits(dir, records.map((r) => r.id));
   const converted = await hookCommits(ctx, records.map((r) => ({ ...r, files: files.get(r.id)?.files ?? [] })), repoHtml);
   const byId = new Map(converted.map((p) => [p.id, p]));
-  return { list: shown.flatMap((id) => byId.get(id) ?? []), total, head: byId.get(c.newCommitId) ?? null, oldest: ids.length ? ids[ids.length - 1] : null };
-}
-
-/** Gitea's compare URL of a push: from the old tip, or for a new branch from the oldest listed commit's parent, else the default branch. */
-async function compareUrl(dir: string, repo: RepositoryModel, repoHtml: string, c: RefChange, oldest: string | null): Promise<string> {
-  let from = c.oldCommitId;
-  if (from === ZERO_ID && oldest) from = (await readCommits(dir, [oldest]))[0]?.parents[0] ?? ZERO_ID;
-  const branch = c.refName.startsWith(HEADS) ? c.refName.slice(HEADS.length) : '';
-  if (from === ZERO_ID && repo.defaultBranch !== branch) from = repo.defaultBranch;
-  // why: Gitea prefixes its ROOT_URL to the compare path, which is empty when there is nothing to compare.
-  return from === ZERO_ID ? settings().server.rootUrl : `${repoHtml}/compare/${escapePath(from)}...${c.newCommitId}`;
+  return { list: range.shown.flatMap((r) => byId.get(r.id) ?? []), total: range.total, head: range.head ? byId.get(range.head.id) ?? null : null };
 }
 
 /**
  * Plan the hook events of `changes` (pushed by `pusherId`, 0 when unknown: the Ghost user), or
  * nothing when no hook of the repository wants push, create or delete events.
  */
-export async function planPushEvents(ctx: DbContext, repo: RepositoryModel, owner: UserModel, pusherId: number, changes: RefChange[], dir: string): Promise<PlannedEvent[]> {
+export async function planPushEvents(
+  ctx: DbContext, repo: RepositoryModel, owner: UserModel, pusherId: number, changes: RefChange[], dir: string, ranges: PushRanges,
+): Promise<PlannedEvent[]> {
   if (changes.length === 0 || settings().security.disableWebhooks) return [];
   const hooks = await hooksForEvent(ctx, repo.id, owner.id);
   const wanted = (type: HookEventType, scope: EventScope) => selectHooks(hooks, type, scope).length > 0;
   if (!(['push', 'create', 'delete'] as const).some((t) => selectHooks(hooks, t).length)) return [];
   const pusher = pusherId > 0 ? await findUserById(ctx, pusherId) : null;
   const sender = hookUser(pusher);
-  const repoHtml = `${settings().server.rootUrl}${escapePath(owner.name)}/${escapePath(repo.name)}`;
+  const repoHtml = repoUrls(settings().server.rootUrl, owner.name, repo.name).html;
   const owned = await hookRepo(ctx, repo, owner, pusher, 'owner');
   const unprivileged = { ...owned, permissions: { admin: false, push: false, pull: false } };
   const out: PlannedEvent[] = [];
-  // why: the branches of one push often share their commits (many branches made at one commit); each range is read once.
-  const ranges = new Map<string, ReturnType<typeof branchCommits>>();
-  const commitsOf = (c: RefChange) => {
-    const key = `${c.oldCommitId}..${c.newCommitId}`;
-    if (!ranges.has(key)) ranges.set(key, branchCommits(ctx, dir, repoHtml, c));
-    return ranges.get(key)!;
-  };
+  const commitsOf = async (c: RefChange) => branchCommits(ctx, dir, repoHtml, await ranges.of(c));
   for (const c of changes) {
     const tag = c.refName.startsWith(TAGS);
     const short = c.refName.slice(tag ? TAGS.length : HEADS.length);
@@ -110,8 +83,10 @@ export async function planPushEvents(ctx: DbContext, repo: RepositoryModel, owne
       if (created) out.push({ type: 'create', payload: { sha: c.newCommitId, ref: short, ref_type: refType, repository: unprivileged, sender }, scope });
       if (wanted('push', scope)) {
         const commits = await commitsOf(c);
+        const from = await ranges.compareBase(c, repo.defaultBranch);
         push({
-          ref: c.refName, before: c.oldCommitId, after: c.newCommitId, compare_url: await compareUrl(dir, repo, repoHtml, c, commits.oldest),
+          // why: Gitea prefixes its ROOT_URL to the compare path, which is empty when there is nothing to compare.
+          ref: c.refName, before: c.oldCommitId, after: c.newCommitId, compare_url: from ? `${repoHtml}/compare/${pathEscapeSegments(from)}...${c.newCommitId}` : settings().server.rootUrl,
           commits: commits.list, total_commits: commits.total, head_commit: commits.head, repository: owned, pusher: sender, sender,
         }, commits.total === 0);
       }
@@ -142,7 +117,7 @@ export async function testRepoHook(ctx: DbContext, rc: RepoContext, doer: UserMo
   const sha = (await resolveRefCommit(dir, wanted))?.commitId;
   if (!sha) throw notFoundWith('unable to find a git ref', null);
   const { commits, usernames } = await commitsWithUsers(ctx, dir, [sha]);
-  const repoHtml = `${settings().server.rootUrl}${escapePath(rc.owner.name)}/${escapePath(rc.repo.name)}`;
+  const repoHtml = repoUrls(settings().server.rootUrl, rc.owner.name, rc.repo.name).html;
   const commit = hookVerifiedCommit(commits.get(sha)!, repoHtml, usernames);
   const sender = hookUser(doer);
   const refName = ref?.trim() ? ref : `refs/heads/${rc.repo.defaultBranch}`;
