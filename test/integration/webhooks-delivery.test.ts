@@ -178,6 +178,12 @@ describe('webhooks: deliveries', () => {
     const sync = await rx.wait('pull synchronized', (x) => ev(x) === 'pull_request_sync' && x.json.number === pr.number);
     expect([sync.json.action, sync.json.sender.login]).to.deep.equal(['synchronized', 'bob']);
 
+    expect((await w.raw('POST', '/repos/alice/proj/branches', { new_branch_name: 'other', old_branch_name: 'main' }, { token: alice.token })).status).to.equal(201);
+    expect((await w.raw('PATCH', `/repos/alice/proj/pulls/${pr.number}`, { base: 'other' }, { token: alice.token })).status).to.equal(201);
+    const retargeted = await rx.wait('pull retargeted', (x) => ev(x) === 'pull_request' && x.json.action === 'edited' && x.json.number === pr.number);
+    expect([retargeted.json.changes, retargeted.json.pull_request.base.ref]).to.deep.equal([{ ref: { from: 'main' } }, 'other']);
+    expect((await w.raw('PATCH', `/repos/alice/proj/pulls/${pr.number}`, { base: 'main' }, { token: alice.token })).status).to.equal(201);
+
     await alice.api.repos.repoCreatePullReview('alice', 'proj', pr.number!, { event: 'APPROVED', body: 'fine' });
     const approved = await rx.wait('review approved', (x) => ev(x) === 'pull_request_review_approved' && x.json.number === pr.number);
     expect([approved.headers['x-gitea-event'], approved.json.action, approved.json.review, approved.json.requested_reviewer.login])

@@ -5,9 +5,9 @@
  * whose head moved, writes their push entry of the timeline, and queues a check of every affected
  * pull request. All of it is carried by the outbox, so a restart loses none of it.
  */
-import { queueIssueNotification } from '../notification/notify';
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { emitIssueEvent } from '../webhook/payload';
+import { queueIssueNotification } from '../notification/notify';
 import { listCommitIds, sameChanges } from '../../git/history';
 import { dropsCommits } from '../../git/push-range';
 import { refId } from '../../git/ref-info';

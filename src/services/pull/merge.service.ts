@@ -8,10 +8,10 @@
  * the repository's lock; then the pull request is marked merged, and optionally its head branch
  * deleted and the pull requests based on it retargeted.
  */
-import { markIssueNotificationRead } from '../../models/notification.model';
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
 import { HttpError, NotFound, Validation } from '../../errors';
+import { markIssueNotificationRead } from '../../models/notification.model';
 import { readCommits } from '../../git/history';
 import { isAncestor } from '../../git/merge';
 import { repoPath } from '../../git/paths';

@@ -4,9 +4,9 @@
  * reviewers a pull request's JSON lists. Every name is checked before anything is written, so a
  * refused request changes nothing.
  */
-import { queueIssueNotification } from '../notification/notify';
 import { withTx, type DbContext } from '../../db';
 import { emitIssueEvent } from '../webhook/payload';
+import { queueIssueNotification } from '../notification/notify';
 import { Forbidden, HttpError, Validation } from '../../errors';
 import { collaboratorMode, teamGrants } from '../../models/access';
 import { CommentType } from '../../models/comment.model';

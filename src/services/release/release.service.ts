@@ -6,7 +6,6 @@
  * else lightweight) at `target_commitish` under the repository lock, through the same ref sync as
  * a push. Deleting a release keeps its tag (the row turns back into a tag-only row).
  */
-import { recordActivity, releaseActivity } from '../activity/record';
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { emitReleaseEvent } from '../webhook/payload';
 import { Conflict, NotFound, Validation } from '../../errors';
@@ -27,6 +26,7 @@ import { canControlTag } from '../refs/tag-protection.service';
 import { writeTag } from '../refs/tag.service';
 import { syncRepoRefsLocked } from '../git-push/sync.service';
 import { removeAttachmentFiles } from './attachment-store';
+import { recordActivity, releaseActivity } from '../activity/record';
 
 /** A release with its publisher and assets, for the converter. */
 export interface ReleaseView { row: ReleaseModel; publisher: UserModel; assets: AttachmentModel[] }

@@ -2,11 +2,11 @@
  * Forks: a bare copy of a repository owned by the caller or one of its organizations, linked to
  * its parent (is_fork, fork_id, the parent's num_forks), with Gitea's rules and answers.
  */
-import { ActionType } from '../../models/action.model';
-import { recordActivity, repoActivity } from '../activity/record';
 import { withTx, type DbContext } from '../../db';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
+import { ActionType } from '../../models/action.model';
+import { recordActivity, repoActivity } from '../activity/record';
 import { repoPath } from '../../git/paths';
 import { cloneBare, dirExists } from '../../git/init';
 import { withRepoLock } from '../../lock';

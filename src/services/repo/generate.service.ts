@@ -4,12 +4,12 @@
  * selected by `.gitea/template` expanded with the template variables, `.gitea/template` removed.
  * The tree is built in the new repository's object database, never in a worktree.
  */
-import { ActionType } from '../../models/action.model';
-import { recordActivity, repoActivity } from '../activity/record';
 import { withTx, type DbContext } from '../../db';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
 import { repoPath } from '../../git/paths';
+import { ActionType } from '../../models/action.model';
+import { recordActivity, repoActivity } from '../activity/record';
 import { dirExists, initBare, validBranchName } from '../../git/init';
 import { commitTree, updateRef } from '../../git/tree-edit';
 import { readBlob, writeBlob } from '../../git/objects';
