@@ -43,6 +43,10 @@ export class PushRanges {
 
   private async read(c: RefChange): Promise<PushRange> {
     const created = c.oldCommitId === ZERO_ID;
+    // why: most moves add one commit (every server-side write does); its record, read through the
+    // repository's long-running cat-file, says so without a rev-list process under the push's lock.
+    const [tip] = created ? [] : await readCommits(this.dir, [c.newCommitId]);
+    if (tip && tip.parents.length === 1 && tip.parents[0] === c.oldCommitId) return { shown: [tip], total: 1, head: tip, oldest: tip.id };
     const range = created ? { rev: c.newCommitId } : { rev: c.newCommitId, not: [c.oldCommitId] };
     const ids = await listCommitIds(this.dir, range, created ? NEW_BRANCH_COMMITS : FEED_MAX_COMMIT_NUM);
     const total = created || ids.length < FEED_MAX_COMMIT_NUM ? ids.length : await countCommits(this.dir, range);
