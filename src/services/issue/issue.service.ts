@@ -70,9 +70,7 @@ export async function insertIssueWithLinks(
   await addAssignees(tx, created.id, links.assignees.map((u) => u.id));
   const mentioned = await recordMentions(tx, rc, created, doer, created.content);
   const assigned = links.assignees.map((u) => u.id).filter((id) => id !== doer.id);
-  // why: a new issue's only follower besides the repository's watchers is its author; with no other watcher and nobody targeted, no job is queued.
-  const broadcast = await othersWatch(tx, rc.repo, doer.id);
-  await queueIssueNotification(tx, { issueId: created.id, commentId: 0, doerId: doer.id, broadcast, targets: [...mentioned, ...assigned], ignoreWip: fields.isPull });
+  await queueIssueNotification(tx, { issueId: created.id, commentId: 0, doerId: doer.id, broadcast: true, targets: [...mentioned, ...assigned], ignoreWip: fields.isPull });
   if (!closed) return created;
   const locked = (await lockIssue(tx, created.id))!;
   await changeState(tx, locked, doer, true);

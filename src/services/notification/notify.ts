@@ -40,7 +40,11 @@ export interface IssueNotification {
 
 /** Queue a notification in `tx` (nothing when it reaches nobody); the node's outbox runner is woken once it commits. */
 export async function queueIssueNotification(tx: DbContext, n: IssueNotification): Promise<void> {
-  if (!n.broadcast && n.targets.length === 0) return;
+  // why: most events are followed by nobody but their doer (one's own issue in one's own repository);
+  // a read here spares the job's three writes (queue, claim, done) on the single SQLite writer.
+  const followed = n.broadcast && (await followerIds(tx, n.issueId, true)).some((id) => id !== n.doerId);
+  if (!followed && n.targets.length === 0) return;
+  if (!followed) n = { ...n, broadcast: false };
   await enqueue(tx, NOTIFY_TOPIC, n);
   if (tx.tx) tx.tx.afterCommit(() => notifyEnqueued());
   else notifyEnqueued();
