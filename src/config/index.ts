@@ -49,6 +49,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
   git: {
     PROCESS_MEMORY_LIMIT: { kind: 'int', def: '4096', min: 0, max: 1e9 },
     MAX_TREE_ENTRIES: { kind: 'int', def: '100000', min: 1, max: 1e9 },
+    BACKGROUND_NICENESS: { kind: 'int', def: '19', min: 0, max: 19 },
   },
   'git.timeout': { DEFAULT: { kind: 'int', def: '360', min: 1, max: 1e7 } },
   database: {
@@ -244,8 +245,11 @@ export interface Settings {
   lfs: { path: string };
   /** Where built archives are cached, and the cache's bound in MB (least recently served are evicted). */
   repoArchive: { path: string; maxSize: number; maxArchiveSize: number };
-  /** Limits on git children: memory (MB of data per process, 0 = none) and entries a tree listing reads. */
-  git: { processMemoryLimit: number; maxTreeEntries: number };
+  /**
+   * Limits on git children: memory (MB of data per process, 0 = none), entries a tree listing
+   * reads, and the niceness of background work (archives, commit stats).
+   */
+  git: { processMemoryLimit: number; maxTreeEntries: number; backgroundNiceness: number };
   /** Seconds a git command may run unless it has its own bound (clones and pushes end with their client). */
   gitTimeout: { default: number };
   database: {

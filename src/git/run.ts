@@ -137,10 +137,6 @@ export function gitEnv(opts: GitOptions = {}): Record<string, string> {
   return env;
 }
 
-// why: the kernel shares CPU by weight; a dozen archive builds at niceness 10 together still
-// outweigh the server's event loop, at 19 they do not.
-const BACKGROUND_NICE = 19;
-
 /**
  * Start git and stream its stdio. The caller must consume stdout and stderr. git is started by the
  * launcher process (./launcher), never forked from the server itself.
@@ -150,7 +146,7 @@ export function spawnGit(args: string[], opts: GitOptions = {}): GitChild {
   // why: never run in the server's own working directory, where git would find and use the forge's checkout.
   const cwd = opts.cwd ?? opts.gitDir ?? os.tmpdir();
   const child = launchGit(argv, {
-    cwd, env: gitEnv(opts), nice: opts.background ? BACKGROUND_NICE : 0, stdoutFile: opts.stdoutFile, maxFileBytes: opts.maxFileBytes,
+    cwd, env: gitEnv(opts), nice: opts.background ? settings().git.backgroundNiceness : 0, stdoutFile: opts.stdoutFile, maxFileBytes: opts.maxFileBytes,
     stdin: opts.stdin,
   });
   const signal = opts.signal ?? currentCancellation();

@@ -12,8 +12,12 @@ export interface LockOptions {
   waitMs: number;
 }
 
-/** Defaults for repository write locks. */
-export const DEFAULT_LOCK_OPTIONS: LockOptions = { ttlMs: 30_000, waitMs: 10_000 };
+/**
+ * Defaults for repository write locks.
+ * why: eight API writers to one branch on a loaded two-core machine waited over 10 s for the last
+ * turn; a client would rather wait than retry, and Gitea waits without bound.
+ */
+export const DEFAULT_LOCK_OPTIONS: LockOptions = { ttlMs: 30_000, waitMs: 30_000 };
 
 /** A held lock. */
 export interface Lock {
