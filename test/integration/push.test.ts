@@ -193,6 +193,30 @@ describe('push processing', () => {
     expect(rows.map((b) => [b.name, b.commit_id])).to.deep.equal([['trunk', await serverRef('inited', 'refs/heads/trunk')]]);
   });
 
+  it('records just the reported branches when the database holds their old values, and compares every ref when it does not', async () => {
+    const repoId = await createRepo('drift');
+    const d = await work('drift');
+    const c1 = await commit(d, 'a.txt', 'one');
+    ok(await g(['push', '-q', 'origin', 'main'], d));
+    await waitFor('the first push', async () => (await eventCount(repoId)) === 1);
+    // why: git itself moves refs here, as a change made outside the server would.
+    ok(await g(['--git-dir', bare('drift'), 'update-ref', 'refs/heads/side', c1]));
+    ok(await g(['push', '-q', 'origin', 'main:topic'], d));
+    await waitFor('the topic push', async () => (await eventCount(repoId)) === 2);
+    expect((await branchRows(repoId)).map((b) => b.name)).to.deep.equal(['main', 'topic']);
+    // main moved outside the server: the next push reports an old value the database never saw
+    const outside = ok(await g(['--git-dir', bare('drift'), 'commit-tree', '-p', 'main', '-m', 'made outside', 'main^{tree}'])).stdout.trim();
+    ok(await g(['--git-dir', bare('drift'), 'update-ref', 'refs/heads/main', outside]));
+    ok(await g(['pull', '-q', '--ff-only', 'origin', 'main'], d));
+    const c3 = await commit(d, 'a.txt', 'three');
+    ok(await g(['push', '-q', 'origin', 'main'], d));
+    await waitFor('the main push', async () => (await eventCount(repoId)) === 4);
+    expect((await events(repoId)).slice(2).map((e) => [e.ref_name, e.old_commit_id, e.new_commit_id, e.pusher_id])).to.deep.equal([
+      ['refs/heads/main', c1, c3, alice.id], ['refs/heads/side', ZERO, c1, 0],
+    ]);
+    expect((await branchRows(repoId)).map((b) => [b.name, b.commit_id])).to.deep.equal([['main', c3], ['side', c1], ['topic', c1]]);
+  });
+
   it('reconciles ref changes made while the server was down, exactly once', async () => {
     const repoId = await createRepo('offline');
     const d = await work('offline');

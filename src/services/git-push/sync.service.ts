@@ -9,7 +9,7 @@ import { systemCtx, withTx, type DbContext } from '../../db';
 import { repoPath } from '../../git/paths';
 import { dirExists, setHeadBranch } from '../../git/init';
 import { updateCommitGraph } from '../../git/history';
-import { listBranchAndTagRefs, commitSummaries, repoSizeBytes, headBranch, ZERO_ID } from '../../git/refs';
+import { listBranchAndTagRefs, commitSummaries, repoSizeBytes, headBranch, refTips, ZERO_ID } from '../../git/refs';
 import { withRepoLock } from '../../lock';
 import { findRepoById, updateRepoGitState, type RepositoryModel } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
@@ -73,23 +73,46 @@ function chooseDefaultBranch(repo: RepositoryModel, branches: string[], changes:
 const NO_HINT: SyncHint = { pusherId: 0, transport: '', updates: [] };
 
 /**
- * The server's own moves of existing branches (a merge, a file commit), when the database recorded
- * every one of them at its old value: then they are all that changed, and no ref of the rest of the
- * repository needs reading. null otherwise (the full comparison runs).
- * why: the server wrote them itself with their expected old values under the repository's lock;
- * reading every ref and every recorded branch costs a git process and a scan per write.
+ * The repository's size after the changes.
+ * why: the server's own writes (transport api) add a few objects; the size is measured again by
+ * the next push or the reconciler, not on every merge or file commit.
  */
-async function serverMoves(ctx: DbContext, repoId: number, hint: SyncHint): Promise<RefChange[] | null> {
-  const u = hint.updates;
-  if (hint.transport !== 'api' || u.length === 0 || !u.every((m) => m.ref.startsWith(HEADS) && m.old !== ZERO_ID && m.new !== ZERO_ID)) return null;
-  const rows = await liveBranchRows(ctx, repoId, u.map((m) => m.ref.slice(HEADS.length)));
-  const recorded = new Map(rows.map((r) => [HEADS + r.name, r.commitId]));
-  if (!u.every((m) => recorded.get(m.ref) === m.old)) return null;
-  return u.map((m) => ({ refName: m.ref, oldCommitId: m.old, newCommitId: m.new }));
+async function sizeAfter(repo: RepositoryModel, dir: string, hint: SyncHint): Promise<number> {
+  return hint.transport === 'api' ? Number(repo.size) : repoSizeBytes(dir);
+}
+
+/** The most reported refs the short path takes; a larger push is compared whole. */
+const MAX_REPORTED = 1000;
+
+type Observed = { changes: RefChange[]; state: { isEmpty: boolean; defaultBranch: string; size: number } };
+
+/**
+ * The branch changes a push or a server-side write reported, when they are all that changed:
+ * every reported ref is a branch, the database recorded each at its reported old value, git holds
+ * each at its new value (the server's own writes, made under this lock, are taken as written), and
+ * the default branch stays. null otherwise, and every ref is compared.
+ * why: comparing every ref with every recorded branch costs a scan per push that grows with the
+ * repository (a bench repository reached thousands of branches); the reconciler still compares all.
+ */
+async function reportedChanges(ctx: DbContext, repo: RepositoryModel, dir: string, hint: SyncHint): Promise<Observed | null> {
+  const u = hint.updates.filter((m) => m.old !== m.new);
+  const defaultRef = HEADS + repo.defaultBranch;
+  if (repo.isEmpty || u.length === 0 || u.length > MAX_REPORTED || !u.every((m) => m.ref.startsWith(HEADS) && !(m.ref === defaultRef && m.new === ZERO_ID))) return null;
+  const names = [...new Set([...u.map((m) => m.ref), defaultRef])].map((r) => r.slice(HEADS.length));
+  const recorded = new Map((await liveBranchRows(ctx, repo.id, names)).map((r) => [HEADS + r.name, r.commitId]));
+  if (!recorded.has(defaultRef) || !u.every((m) => (recorded.get(m.ref) ?? ZERO_ID) === m.old)) return null;
+  if (hint.transport !== 'api') {
+    const tips = await refTips(dir, u.map((m) => m.ref));
+    if (!u.every((m) => (tips.get(m.ref) ?? ZERO_ID) === m.new)) return null;
+  }
+  return {
+    changes: u.map((m) => ({ refName: m.ref, oldCommitId: m.old, newCommitId: m.new })),
+    state: { isEmpty: false, defaultBranch: repo.defaultBranch, size: await sizeAfter(repo, dir, hint) },
+  };
 }
 
 /** Every ref compared with what the database recorded, and the repository state that follows (HEAD set again when the branch set changed). */
-async function observedChanges(ctx: DbContext, repo: RepositoryModel, dir: string, hint: SyncHint): Promise<{ changes: RefChange[]; state: { isEmpty: boolean; defaultBranch: string; size: number } }> {
+async function observedChanges(ctx: DbContext, repo: RepositoryModel, dir: string, hint: SyncHint): Promise<Observed> {
   const actual = await listBranchAndTagRefs(dir);
   const changes = diffRefs(await recordedRefs(ctx, repo.id), actual, hint.updates.map((u) => u.ref));
   const branches = [...actual.keys()].filter((r) => r.startsWith(HEADS)).map((r) => r.slice(HEADS.length));
@@ -99,9 +122,7 @@ async function observedChanges(ctx: DbContext, repo: RepositoryModel, dir: strin
   if ((branchSetChanged || defaultBranch !== repo.defaultBranch) && branches.includes(defaultBranch) && (await headBranch(dir)) !== defaultBranch) {
     await setHeadBranch(dir, defaultBranch);
   }
-  // why: the server's own writes (transport api) add a few objects; the size is measured again by the next push or the reconciler, not on every merge or file commit.
-  const size = hint.transport === 'api' ? Number(repo.size) : await repoSizeBytes(dir);
-  return { changes, state: { isEmpty: branches.length === 0, defaultBranch, size } };
+  return { changes, state: { isEmpty: branches.length === 0, defaultBranch, size: await sizeAfter(repo, dir, hint) } };
 }
 
 /** Compare a repository's refs with the database and record every difference. No-op for a missing repository. */
@@ -120,9 +141,7 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
   if (!repo || !owner) return [];
   const dir = repoPath(owner.name, repo.name);
   if (!(await dirExists(dir))) return [];
-  const unchanged = { isEmpty: repo.isEmpty, defaultBranch: repo.defaultBranch, size: Number(repo.size) };
-  const moved = await serverMoves(ctx, repoId, hint);
-  const { changes, state } = moved ? { changes: moved, state: unchanged } : await observedChanges(ctx, repo, dir, hint);
+  const { changes, state } = (await reportedChanges(ctx, repo, dir, hint)) ?? await observedChanges(ctx, repo, dir, hint);
   const stateChanged = state.isEmpty !== repo.isEmpty || state.defaultBranch !== repo.defaultBranch || state.size !== Number(repo.size);
   if (changes.length === 0 && !stateChanged) return [];
 
