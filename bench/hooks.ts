@@ -2,9 +2,10 @@
  * bench/hooks: webhook delivery at volume and through faults, on the embedded default (SQLite,
  * BENCH_WORKERS workers). Three gitea hooks on alice/proj (push, create and issues events) point at
  * a receiver in this process that counts deliveries by X-Gitea-Delivery (a second arrival of one id
- * is a duplicate). Events come from issues created by BENCH_CONCURRENCY API clients and, at the same
- * time, from git pushes over HTTP, one after another, each making BENCH_BRANCHES new branches (a
- * create and a push event each); BENCH_ISSUE_SHARE of the events are issues.
+ * is a duplicate). Events come from issues created by BENCH_CONCURRENCY API clients (8) and, at the
+ * same time, from git pushes over HTTP by BENCH_PUSHERS clients (1, each from its own clone, one push
+ * after another), each push making BENCH_BRANCHES new branches (a create and a push event each);
+ * BENCH_ISSUE_SHARE of the events are issues.
  * - steady: BENCH_EVENTS events, each delivered to the three hooks: deliveries per second (first
  *   event to last delivery) and event-to-delivery p50/p99 (from the answer of the request or push
  *   that caused the event to its arrival at the receiver);
@@ -34,6 +35,7 @@ const KILL_EVENTS = Number(process.env.BENCH_KILL_EVENTS ?? '3000');
 const ISSUE_SHARE = Number(process.env.BENCH_ISSUE_SHARE ?? '0.2');
 const BRANCHES = Number(process.env.BENCH_BRANCHES ?? '50');
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? '8');
+const PUSHERS = Number(process.env.BENCH_PUSHERS ?? '1');
 const OUTAGE_SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS ?? '60');
 const SLOW_MS = Number(process.env.BENCH_SLOW_MS ?? '20');
 const WORKERS = Number(process.env.BENCH_WORKERS ?? '1');
@@ -132,20 +134,26 @@ const pct = (xs: number[], p: number) => {
 /** The event sources: the API for issues, a working clone for pushes. */
 class Events {
   private pushes = 0;
-  constructor(private readonly server: TestServer, private readonly token: string, private readonly work: string, private readonly env: NodeJS.ProcessEnv) {}
+  /** How long each push and each issue creation took (ms), for the table. */
+  readonly pushMs: number[] = [];
+  readonly issueMs: number[] = [];
+  /** `works`: one working clone per pusher. */
+  constructor(private readonly server: TestServer, private readonly token: string, private readonly works: string[], private readonly env: NodeJS.ProcessEnv) {}
 
-  private git(args: string[]): Promise<{ stdout: string }> {
-    return execFileP('git', ['-C', this.work, ...args], { env: this.env, maxBuffer: 64 << 20 });
+  private git(work: string, args: string[]): Promise<{ stdout: string }> {
+    return execFileP('git', ['-C', work, ...args], { env: this.env, maxBuffer: 64 << 20 });
   }
 
-  /** One push of BRANCHES new branches at a new commit; their events' keys with the push's end time. */
-  private async push(at: Map<string, number>): Promise<number> {
+  /** One push from `work` of BRANCHES new branches at a new commit; their events' keys with the push's end time. */
+  private async push(work: string, at: Map<string, number>): Promise<number> {
     const n = ++this.pushes;
-    fs.writeFileSync(path.join(this.work, 'f.txt'), `push ${n}\n`);
-    await this.git(['commit', '-q', '-a', '-m', `push ${n}`]);
+    fs.writeFileSync(path.join(work, 'f.txt'), `push ${n}\n`);
+    await this.git(work, ['commit', '-q', '-a', '-m', `push ${n}`]);
     const names = Array.from({ length: BRANCHES }, (_, i) => `p${n}-${i}`);
-    await this.git(['push', '-q', 'origin', ...names.map((b) => `HEAD:refs/heads/${b}`)]);
+    const started = Date.now();
+    await this.git(work, ['push', '-q', 'origin', ...names.map((b) => `HEAD:refs/heads/${b}`)]);
     const t = Date.now();
+    this.pushMs.push(t - started);
     for (const b of names) {
       at.set(`create:${b}`, t);
       at.set(`push:refs/heads/${b}`, t);
@@ -161,17 +169,24 @@ class Events {
     const client = async () => {
       while (next < issues) {
         next++;
+        const started = Date.now();
         const r = await post(this.server, this.token, '/repos/alice/proj/issues', { title: `event ${next}` }).catch(() => null);
         if (r?.status === 201) {
+          this.issueMs.push(r.at - started);
           at.set(`issue:${r.json.number as number}`, r.at);
           made++;
         }
       }
     };
-    const pusher = async () => {
-      for (let left = total - issues; left > 0;) left -= await this.push(at).then((n) => { made += n; return n; });
+    let left = total - issues;
+    const pusher = async (work: string) => {
+      while (left > 0) {
+        left -= BRANCHES * 2;
+        const n = await this.push(work, at);
+        made += n;
+      }
     };
-    await Promise.all([...Array.from({ length: CONCURRENCY }, client), pusher()]);
+    await Promise.all([...Array.from({ length: CONCURRENCY }, client), ...this.works.map(pusher)]);
     return made;
   }
 }
@@ -208,12 +223,14 @@ export async function run(): Promise<void> {
     if (r.status !== 201) throw new Error(`hook: ${r.status} ${JSON.stringify(r.json)}`);
   }
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-hooks-'));
-  const work = path.join(home, 'w');
   const env = { ...process.env, HOME: home, GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'alice', GIT_AUTHOR_EMAIL: 'alice@example.com', GIT_COMMITTER_NAME: 'alice', GIT_COMMITTER_EMAIL: 'alice@example.com' };
-  await execFileP('git', ['clone', '-q', `http://alice:${token}@127.0.0.1:${server.httpPort}/alice/proj.git`, work], { env });
-  fs.writeFileSync(path.join(work, 'f.txt'), 'start\n');
-  await execFileP('git', ['-C', work, 'add', 'f.txt'], { env });
-  const events = new Events(server, token, work, env);
+  const works = Array.from({ length: PUSHERS }, (_, i) => path.join(home, `w${i}`));
+  for (const work of works) {
+    await execFileP('git', ['clone', '-q', `http://alice:${token}@127.0.0.1:${server.httpPort}/alice/proj.git`, work], { env });
+    fs.writeFileSync(path.join(work, 'f.txt'), 'start\n');
+    await execFileP('git', ['-C', work, 'add', 'f.txt'], { env });
+  }
+  const events = new Events(server, token, works, env);
   const rows: string[][] = [];
   const drainNote = (ok: boolean) => (ok ? '' : ' (NOT drained)');
 
@@ -226,6 +243,8 @@ export async function run(): Promise<void> {
   const arrivals = rx.arrivals(steadyAt.keys());
   const latencies = [...steadyAt].flatMap(([k, at]) => (rx.byEvent.get(k) ?? []).map((t) => Math.max(0, t - at)));
   rows.push(['steady: events made / per second', `${steady} / ${(steady / createdIn).toFixed(0)}`, '']);
+  rows.push([`steady: git push of ${BRANCHES} branches p50 / p99 (ms)`, `${pct(events.pushMs, 50).toFixed(0)} / ${pct(events.pushMs, 99).toFixed(0)}`, '']);
+  rows.push([`steady: issue creation p50 / p99 (ms), ${CONCURRENCY} clients`, `${pct(events.issueMs, 50).toFixed(0)} / ${pct(events.issueMs, 99).toFixed(0)}`, '']);
   rows.push(['steady: deliveries/s', (arrivals.length / ((Math.max(...arrivals) - t0) / 1000)).toFixed(0), '>= 1000']);
   rows.push(['steady: event-to-delivery p50 (ms)', pct(latencies, 50).toFixed(0), '']);
   rows.push(['steady: event-to-delivery p99 (ms)', pct(latencies, 99).toFixed(0), '< 2000']);
@@ -271,7 +290,7 @@ export async function run(): Promise<void> {
   fs.rmSync(home, { recursive: true, force: true });
   const w0 = Math.max(...rows.map((r) => r[0].length));
   const w1 = Math.max(...rows.map((r) => r[1].length));
-  console.log(`\nwebhooks: ${HOOKS} hooks, ${WORKERS} workers, SQLite, ${BRANCHES} branches a push, ${ISSUE_SHARE * 100}% issues, retries from ${RETRY_FIRST} s (${os.cpus().length} cores)`);
+  console.log(`\nwebhooks: ${HOOKS} hooks, ${WORKERS} workers, SQLite, ${PUSHERS} pushers of ${BRANCHES} branches a push, ${CONCURRENCY} API clients, ${ISSUE_SHARE * 100}% issues, retries from ${RETRY_FIRST} s (${os.cpus().length} cores)`);
   console.log(`${'scenario'.padEnd(w0)}  ${'figure'.padStart(w1)}  target`);
   for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)}  ${b.padStart(w1)}  ${c}`);
 }
