@@ -45,9 +45,11 @@ export function drainable(server: http.Server): DrainableServer {
       draining = true;
       // why: http.Server.close would also close idle keep-alive connections at once; only the listener goes here.
       net.Server.prototype.close.call(server);
+      const stoppedAt = Date.now();
       const sweep = setInterval(() => {
         const now = Date.now();
-        for (const [socket, c] of conns) if (c.active === 0 && now - c.idleSince > IDLE_GRACE_MS) socket.destroy();
+        // why: the grace runs from the stop (or from the end of a later exchange), so a clone whose ref advertisement ended just before the stop still gets it whole.
+        for (const [socket, c] of conns) if (c.active === 0 && now - Math.max(c.idleSince, stoppedAt) > IDLE_GRACE_MS) socket.destroy();
         if (conns.size === 0) {
           clearInterval(sweep);
           resolve();

@@ -39,7 +39,9 @@ function uploadPacks(dir: string): number {
 }
 
 describe('graceful stop', () => {
-  it('lets running SSH clones finish, and exits 0', async () => {
+  it('lets running SSH clones finish, and exits 0', async function () {
+    // why: a 30 MB push and six 30 MB clones beside the busy suite took 111 s.
+    this.timeout(300_000);
     const w = await startWorld();
     try {
       const alice = await w.user('alice');
@@ -65,7 +67,9 @@ describe('graceful stop', () => {
     }
   });
 
-  it('serves the second request of a clone on its keep-alive connection after SIGTERM, and exits 0', async () => {
+  it('serves the second request of a clone on its keep-alive connection after SIGTERM, and exits 0', async function () {
+    // why: a 30 MB push and its clone beside the busy suite took 109 s in one pass and over 120 s in the other.
+    this.timeout(300_000);
     const w = await startWorld();
     try {
       const alice = await w.user('alice');
