@@ -2,15 +2,32 @@
  * Server-owned repository hooks. The scripts are static and hold no paths or secrets: the server
  * passes the hook program and how to reach its internal API in the environment of each
  * receive-pack it starts (src/services/repo/git-serve.ts). A push that does not come through the
- * server has none of it, and the hooks refuse it.
+ * server has none of it, and the hooks refuse it. post-receive starts no program of ours: it
+ * hands git's list of updated refs to the server through the file FORGE_PUSH_FILE names, which
+ * the server records once receive-pack exits.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+
+/** One `<old> <new> <ref>` line of hook input: a ref git is about to move, or moved. */
+export interface RefUpdate { old: string; new: string; ref: string }
+
+/** The ref updates of a hook's input (one `<old> <new> <ref>` line each). */
+export function parseRefUpdates(input: string): RefUpdate[] {
+  return input.split('\n').filter(Boolean).map((line) => {
+    const [oldId, newId, ref] = line.split(' ');
+    return { old: oldId, new: newId, ref };
+  });
+}
 
 /** The hooks every repository gets. */
 export const HOOK_NAMES = ['pre-receive', 'post-receive', 'proc-receive'] as const;
 
 function script(name: string): string {
+  if (name === 'post-receive') {
+    // why: no guard needed: pre-receive refused a push that did not come through the server before any ref moved.
+    return ['#!/bin/sh', '# Installed by the forge; the server rewrites this file, do not edit.', 'exec cat > "${FORGE_PUSH_FILE:-/dev/null}"', ''].join('\n');
+  }
   return [
     '#!/bin/sh',
     '# Installed by the forge; the server rewrites this file, do not edit.',

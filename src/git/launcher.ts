@@ -39,7 +39,13 @@ export class GitChild extends EventEmitter {
   private fds = 0;
   private readonly wanted: number;
   private exited = false;
+  private exitEmitted = false;
   private closed = false;
+  /**
+   * Work done once git has exited and before 'exit' and 'close' are emitted (the server recording
+   * what a receive-pack did), so whoever waits for git waits for that too. Its failure is its own.
+   */
+  afterExit: (() => Promise<void>) | null = null;
   private open: number;
 
   constructor(readonly id: number, private readonly send: (req: LauncherRequest) => void, toFile: boolean, hasStdin: boolean) {
@@ -99,8 +105,13 @@ export class GitChild extends EventEmitter {
     this.exited = true;
     this.exitCode = code;
     this.signalCode = signal;
-    this.emit('exit', code, signal);
-    this.maybeClose();
+    const emitExit = () => {
+      this.exitEmitted = true;
+      this.emit('exit', code, signal);
+      this.maybeClose();
+    };
+    if (this.afterExit) void this.afterExit().catch(() => undefined).then(emitExit);
+    else emitExit();
   }
 
   /** @internal git could not be started, or the launcher died. */
@@ -109,12 +120,13 @@ export class GitChild extends EventEmitter {
     this.exited = true;
     this.emit('error', err);
     if (!first) return;
+    this.exitEmitted = true;
     for (const s of [this.stdin, this.stdout, this.stderr]) s.destroy();
     this.maybeClose();
   }
 
   private maybeClose(): void {
-    if (!this.exited || this.open > 0 || this.closed) return;
+    if (!this.exitEmitted || this.open > 0 || this.closed) return;
     this.closed = true;
     this.emit('close', this.exitCode, this.signalCode);
   }

@@ -74,7 +74,15 @@ function streamGit(req: Request, res: Response, t: Target, service: GitService, 
   });
   res.status(200);
   if (prefix) res.write(prefix);
-  pipeline(child.stdout, res, () => undefined);
+  if (service === 'receive-pack' && input) {
+    // why: the server records the push once git exits (spawnGitService); the answer ends only then,
+    // so a client whose push returned finds it recorded, and a draining worker waits for it.
+    child.stdout.pipe(res, { end: false });
+    child.once('close', () => res.end());
+    res.once('close', () => child.stdout.destroy());
+  } else {
+    pipeline(child.stdout, res, () => undefined);
+  }
   if (input) {
     pipeline(input, child.stdin, (err) => { if (err) child.kill('SIGKILL'); });
   } else {

@@ -1,6 +1,6 @@
 /**
  * The internal API, authorized by the instance's internal token: what the server-owned hooks call
- * over loopback (`/api/internal/hook/pre-receive`, `/post-receive` and `/proc-receive`; refusals
+ * over loopback (`/api/internal/hook/pre-receive` and `/proc-receive`; refusals
  * carry the message git prints to the pusher), and `/api/internal/cache/table-written`
  * ({"table": name}) for one who changed a table behind the server's back (SQL by hand, test
  * fixtures): every process drops what it cached from that table, as after its own writes.
@@ -11,7 +11,7 @@ import { settings } from '../config';
 import { systemCtx, tableWritten } from '../db';
 import { publishAndWait, subscribe } from '../queue/bus';
 import { Unauthorized, Validation } from '../errors';
-import { preReceive, postReceive, type HookRequest } from '../services/git-push/hook.service';
+import { preReceive, type HookRequest } from '../services/git-push/hook.service';
 import { procReceive, type ProcReceiveRequest } from '../services/pull/agit.service';
 
 const TABLE_WRITTEN = 'table-written';
@@ -27,18 +27,13 @@ function requireInternalToken(req: Request, _res: Response, next: NextFunction):
   next(tokenMatches(req.headers.authorization) ? undefined : new Unauthorized('invalid internal token'));
 }
 
-function hook(fn: (r: HookRequest) => Promise<void>) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    fn(req.body as HookRequest).then(() => res.json({}), next);
-  };
-}
-
 /** The internal routes; mount before the public API's authentication. */
 export function internalRouter(): Router {
   const r = express.Router();
   r.use('/api/internal', requireInternalToken, express.json({ limit: '64mb' }));
-  r.post('/api/internal/hook/pre-receive', hook(preReceive));
-  r.post('/api/internal/hook/post-receive', hook(postReceive));
+  r.post('/api/internal/hook/pre-receive', (req: Request, res: Response, next: NextFunction) => {
+    preReceive(req.body as HookRequest).then(() => res.json({}), next);
+  });
   r.post('/api/internal/hook/proc-receive', (req: Request, res: Response, next: NextFunction) => {
     procReceive(req.body as ProcReceiveRequest, systemCtx).then((answer) => res.json(answer), next);
   });

@@ -1,8 +1,9 @@
 /**
- * What the server-owned hooks ask of the server (through the internal API): pre-receive decides
- * whether a push may update its refs; post-receive records the push in the durable outbox, where
- * a worker processes it (push.worker.ts).
+ * The server's side of the server-owned hooks: pre-receive asks (through the internal API) whether
+ * a push may update its refs; once receive-pack exits, the refs post-receive listed are recorded in
+ * the durable outbox, where a worker processes them (push.worker.ts).
  */
+import fs from 'node:fs/promises';
 import { settings } from '../../config';
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { Forbidden, NotFound, Validation } from '../../errors';
@@ -13,7 +14,7 @@ import { AccessMode, UnitType } from '../../models/perm';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { enqueue, notifyEnqueued } from '../../queue/outbox';
-import type { RefUpdate } from './sync.service';
+import { parseRefUpdates, type RefUpdate } from '../../git/hooks';
 import { assertTagPushAllowed } from '../refs/tag-protection.service';
 import { assertBranchPushAllowed } from '../refs/branch-guard';
 import { asUser } from '../auth/principal';
@@ -102,13 +103,26 @@ async function assertPusherMay(ctx: DbContext, repo: RepositoryModel, owner: Use
   }
 }
 
-/** Record a completed push in the outbox; the processing happens in a worker. */
-export async function postReceive(r: HookRequest, ctx: DbContext = systemCtx): Promise<void> {
-  assertHookRequest(r);
-  // why: push processing syncs the code repository's branch table, default branch, empty flag and
-  // size; none of that describes a wiki, whose only state is its git refs, so nothing is recorded.
-  if (r.repo_kind === 'wiki') return;
-  const job: PushJob = { repoId: r.repo_id, pusherId: r.pusher_id, transport: r.transport.slice(0, 16), updates: r.updates };
+/** Who pushed to which repository, and how. */
+export interface Pusher { repoId: number; pusherId: number; transport: string }
+
+/**
+ * Record a finished push in the outbox: the refs git updated, as post-receive wrote them to
+ * `file` (nothing when git updated none and post-receive did not run); the file is removed.
+ * why: post-receive is a shell line, not a program of ours, so a push starts one process less;
+ * the server that ran receive-pack records it as soon as git exits. A crash in between leaves the
+ * change to the reconciler, as a crash between git's ref update and post-receive always did.
+ */
+export async function recordPush(file: string, p: Pusher, ctx: DbContext = systemCtx): Promise<void> {
+  const text = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return '';
+    throw err;
+  });
+  await fs.rm(file, { force: true });
+  const updates = parseRefUpdates(text);
+  if (updates.length === 0) return;
+  assertHookRequest({ repo_id: p.repoId, pusher_id: p.pusherId, deploy_key_id: 0, transport: p.transport, updates });
+  const job: PushJob = { repoId: p.repoId, pusherId: p.pusherId, transport: p.transport.slice(0, 16), updates };
   await withTx(ctx, (tx) => enqueue(tx, PUSH_TOPIC, job));
   notifyEnqueued();
 }

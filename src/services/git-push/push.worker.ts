@@ -1,12 +1,17 @@
 /**
  * The background side of pushes in each worker process: the outbox handler that processes
  * recorded pushes, and the reconciler that finds ref changes no push reported (a crash between
- * git's ref update and the post-receive hook, or a change made outside the server).
+ * git's ref update and the recording of the push, or a change made outside the server) and
+ * brings the server-owned hooks of every repository up to date (after an upgrade).
  */
 import { settings } from '../../config';
 import { systemCtx } from '../../db';
+import { alteredHooks, installHooks } from '../../git/hooks';
+import { dirExists } from '../../git/init';
+import { repoPath } from '../../git/paths';
 import { removeStaleQuarantines } from '../../git/quarantine';
-import { listRepoIdsAfter } from '../../models/repository.model';
+import { findRepoById, listRepoIdsAfter } from '../../models/repository.model';
+import { findUserById } from '../../models/user.model';
 import { startOutboxWorker, type OutboxWorker } from '../../queue/worker';
 import { deliverIssueNotification, NOTIFY_TOPIC } from '../notification/notify';
 import { PUSH_TOPIC, type PushJob } from './hook.service';
@@ -22,7 +27,20 @@ export async function processPush(payload: unknown): Promise<void> {
   if (changes.length) await refreshCommitGraph(job.repoId);
 }
 
-/** Sync every repository, in id order, one at a time; returns how many it checked and how many had unrecorded changes. */
+/** Rewrite the server-owned hooks of a repository and its wiki where they are missing or not what this version writes. */
+async function refreshHooks(repoId: number): Promise<void> {
+  const repo = await findRepoById(systemCtx, repoId);
+  const owner = repo && (await findUserById(systemCtx, repo.ownerId));
+  if (!repo || !owner) return;
+  for (const dir of [repoPath(owner.name, repo.name), repoPath(owner.name, repo.name, true)]) {
+    if ((await dirExists(dir)) && (await alteredHooks(dir)).length > 0) await installHooks(dir);
+  }
+}
+
+/**
+ * Sync every repository, in id order, one at a time, and refresh its hooks; returns how many it
+ * checked and how many had unrecorded changes.
+ */
 export async function reconcileAll(shouldStop: () => boolean = () => false): Promise<{ checked: number; changed: number }> {
   let after = 0;
   let changed = 0;
@@ -34,6 +52,7 @@ export async function reconcileAll(shouldStop: () => boolean = () => false): Pro
       if (shouldStop()) break;
       checked++;
       try {
+        await refreshHooks(id);
         if ((await syncRepoRefs(id)).length > 0) changed++;
       } catch (err) {
         console.error(`reconcile repository ${id}:`, err);

@@ -16,15 +16,13 @@ import { findUserById } from '../../models/user.model';
 import { listBranchRows, liveBranchRows, upsertBranch, markBranchDeleted } from '../../models/branch.model';
 import { listTaggedReleases, upsertTagRelease, removeTagRelease } from '../../models/release.model';
 import { insertPushEvents, type RefChange } from '../../models/push-event.model';
+import type { RefUpdate } from '../../git/hooks';
 import { notePullBranchesMoved } from '../pull/branch-moves';
 import { notifyEnqueued } from '../../queue/outbox';
 import { planPushEvents, queuePushEvents } from '../webhook/push-events';
 import { PushRanges } from '../refs/push-range';
 import { planPushActivity } from '../activity/push';
 import { recordActivity } from '../activity/record';
-
-/** One `<old> <new> <ref>` update as reported by the hooks. */
-export interface RefUpdate { old: string; new: string; ref: string }
 
 /** Who caused the changes, when known. */
 export interface SyncHint {

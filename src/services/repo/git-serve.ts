@@ -3,12 +3,15 @@
  * and SSH both come through here, so the server-owned hooks always learn who pushes to which
  * repository and how to reach this node's internal API.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { settings } from '../../config';
 import { missingRepo, spawnGit, type GitChild } from '../../git/run';
 import { repoPath } from '../../git/paths';
 import type { Principal } from '../auth/principal';
+import { recordPush } from '../git-push/hook.service';
 import type { RepoContext } from './context';
 
 /** The git services a client may run. */
@@ -69,5 +72,18 @@ export function spawnGitService(rc: RepoContext, p: Principal, service: GitServi
   const config = service === 'receive-pack' && maxPush > 0 ? ['-c', `receive.maxInputSize=${maxPush * 1024 * 1024}`] : [];
   // why: the AGit flow. Pushes to refs/for/* go to the proc-receive hook, which opens or updates a pull request instead of a ref; push options carry its topic, title and description.
   if (service === 'receive-pack' && !opts.wiki) config.push('-c', 'receive.procReceiveRefs=refs/for', '-c', 'receive.advertisePushOptions=true');
-  return spawnGit([...config, service, ...(opts.flags ?? []), dir], { cwd: dir, signal: opts.signal, gitProtocol: opts.gitProtocol, env, timeoutMs: 24 * 3600_000 });
+  // why: post-receive writes the refs git updated to this file; the push is recorded from it once
+  // git exits and before the client hears the end, so a finished push is always in the outbox. A
+  // wiki push records nothing (its only state is its git refs).
+  const pushes = service === 'receive-pack' && !opts.wiki && !opts.flags?.includes('--advertise-refs');
+  const pushFile = pushes ? path.join(os.tmpdir(), `forge-push-${crypto.randomUUID()}`) : null;
+  if (pushFile) env.FORGE_PUSH_FILE = pushFile;
+  const child = spawnGit([...config, service, ...(opts.flags ?? []), dir], { cwd: dir, signal: opts.signal, gitProtocol: opts.gitProtocol, env, timeoutMs: 24 * 3600_000 });
+  if (pushFile) {
+    const pusher = { repoId: rc.repo.id, pusherId: p.user?.id ?? 0, transport: opts.transport };
+    child.afterExit = () => recordPush(pushFile, pusher).catch((err: Error) => {
+      console.error(`recording a push to ${rc.owner.name}/${rc.repo.name} failed (the reconciler will find it): ${err.message}`);
+    });
+  }
+  return child;
 }
