@@ -4,14 +4,15 @@
 # processes. Within a pass the test files run in parallel (each file starts its own server on free
 # ports, with its own data dir and database). Installs and starts PostgreSQL and Redis (Debian
 # packages) when they are absent; they run on private ports with their data under /tmp.
-# FORGE_TEST_JOBS sets the files run at once per pass (default 3).
+# FORGE_TEST_JOBS sets the files run at once per pass (default 4). Each pass ends with its ten
+# slowest files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FORGE_SETUP_TEST_DEPS=1 bash scripts/setup.sh
 
 PG_PORT=${FORGE_TEST_PG_PORT:-55432}
 REDIS_PORT=${FORGE_TEST_REDIS_PORT:-56379}
-JOBS=${FORGE_TEST_JOBS:-3}
+JOBS=${FORGE_TEST_JOBS:-4}
 FORGE_TEST_PG_PORT=$PG_PORT FORGE_TEST_REDIS_PORT=$REDIS_PORT bash scripts/services.sh
 
 npm run -s lint
@@ -27,7 +28,7 @@ pass() {
   (
     start=$(date +%s)
     status=0
-    npx mocha --parallel --jobs "$JOBS" "$@" > "$out/$name.log" 2>&1 || status=1
+    FORGE_TEST_TIMES="$out/$name.times" npx mocha --parallel --jobs "$JOBS" "$@" > "$out/$name.log" 2>&1 || status=1
     echo "$status $(( $(date +%s) - start ))" > "$out/$name.result"
   ) &
 }
@@ -42,6 +43,8 @@ for name in sqlite postgres; do
   label=$([ "$name" = sqlite ] && echo "SQLite, one worker" || echo "PostgreSQL + Redis, two workers")
   echo "== $label =="
   cat "$out/$name.log"
+  echo "slowest files (seconds):"
+  sort -rn "$out/$name.times" 2>/dev/null | head -10 | sed 's/^/  /'
   read -r code secs < "$out/$name.result"
   [ "$code" = 0 ] || status=1
   summary+="$(printf '%-34s %dm%02ds %s' "$label" $((secs / 60)) $((secs % 60)) "$([ "$code" = 0 ] && echo passed || echo FAILED)")"$'\n'
