@@ -7,6 +7,7 @@ import type { DbContext } from '../db';
 import { UserModel, UserType, Visibility } from './user.model';
 import { OrgUserModel } from './org-user.model';
 import { deleteWebhooksOf } from './webhook.model';
+import { deleteActionsSettingsOf } from './action-variable.model';
 
 /** The columns a new organization row needs. */
 export interface NewOrgRow {
@@ -75,8 +76,9 @@ export async function orgIdsOfMember(ctx: DbContext, uid: number): Promise<numbe
   return rows.map((r) => r.orgId);
 }
 
-/** Delete an organization's users row and its hooks. */
+/** Delete an organization's users row, its hooks, actions secrets and variables. */
 export async function deleteOrgRow(ctx: DbContext, orgId: number): Promise<void> {
   await deleteWebhooksOf(ctx, { ownerId: orgId });
+  await deleteActionsSettingsOf(ctx, { ownerId: orgId });
   await UserModel.destroy({ where: { id: orgId, type: UserType.Organization }, transaction: ctx.tx });
 }

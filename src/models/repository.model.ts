@@ -10,6 +10,7 @@ import { deleteDeployKeysOfRepo } from './deploy-key.model';
 import { deleteTrackerOfRepo } from './issue-links';
 import { UserModel } from './user.model';
 import { deleteWebhooksOf } from './webhook.model';
+import { deleteActionsSettingsOf } from './action-variable.model';
 import { OrgUserModel } from './org-user.model';
 import type { UnitType } from './perm';
 import { readOnlyRow, TableCache } from './table-cache';
@@ -180,6 +181,7 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   await deleteDeployKeysOfRepo(ctx, repoId);
   await deleteTrackerOfRepo(ctx, repoId);
   await deleteWebhooksOf(ctx, { repoId });
+  await deleteActionsSettingsOf(ctx, { repoId });
   await RepositoryModel.destroy({ where: { id: repoId }, transaction: ctx.tx });
 }
 

@@ -10,6 +10,7 @@ import { AccessTokenModel } from './access-token.model';
 import { RepositoryModel, deleteRepoRows } from './repository.model';
 import { OrgUserModel } from './org-user.model';
 import { deleteWebhooksOf } from './webhook.model';
+import { deleteActionsSettingsOf } from './action-variable.model';
 
 /** Filters of the admin user list (Gitea's SearchUserOptions as /admin/users uses them). */
 export interface AdminUserFilter { loginName?: string; sourceId?: number }
@@ -154,6 +155,7 @@ export async function deleteUserRows(ctx: DbContext, uid: number): Promise<void>
   for (const [table, col] of byColumn) await exec(ctx, `DELETE FROM ${table} WHERE ${col} = :uid`, { uid });
   await exec(ctx, 'DELETE FROM user_blocking WHERE blocker_id = :uid OR blockee_id = :uid', { uid });
   await deleteWebhooksOf(ctx, { ownerId: uid });
+  await deleteActionsSettingsOf(ctx, { ownerId: uid });
   await UserModel.destroy({ where: { id: uid, type: UserType.Individual }, transaction: ctx.tx });
 }
 

@@ -21,7 +21,7 @@ import { withTx } from '../../db';
 import { onEnqueued } from '../../queue/outbox';
 import type { HookEventType } from './events';
 import { globRegExp, parseHostList } from './host-matcher';
-import { open } from './secret-box';
+import { open } from '../auth/secret-box';
 import { buildRequest, type DeliveryRequest } from './request';
 import { send, type SendOptions } from './client';
 

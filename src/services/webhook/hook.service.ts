@@ -24,7 +24,7 @@ import type { RepoContext } from '../repo/context';
 import { compileGlob } from '../refs/pattern';
 import { eventNames, parseStoredEvents, storedEvents } from './events';
 import { hostAllowed, parseHostList } from './host-matcher';
-import { open, seal } from './secret-box';
+import { open, seal } from '../auth/secret-box';
 
 /** The hook types Gitea knows (modules/webhook/type.go). */
 export const HOOK_TYPES = ['gitea', 'gogs', 'slack', 'discord', 'dingtalk', 'telegram', 'msteams', 'feishu', 'matrix', 'wechatwork', 'packagist'];

@@ -1,6 +1,7 @@
 /**
  * Values the server keeps encrypted at rest with a key derived from `[security] SECRET_KEY`
- * (AES-256-GCM): a hook's Authorization header. The stored form is base64 of IV, tag and text.
+ * (AES-256-GCM): a hook's Authorization header, the actions secrets. The stored form is base64 of
+ * IV, tag and text.
  */
 import crypto from 'node:crypto';
 import { settings } from '../../config';
