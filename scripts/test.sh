@@ -4,7 +4,7 @@
 # processes. Within a pass the test files run in parallel (each file starts its own server on free
 # ports, with its own data dir and database). Installs and starts PostgreSQL and Redis (Debian
 # packages) when they are absent; they run on private ports with their data under /tmp.
-# FORGE_TEST_JOBS sets the files run at once per pass (default 4). Each pass ends with its ten
+# FORGE_TEST_JOBS sets the files run at once per pass (default 3). Each pass ends with its ten
 # slowest files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ FORGE_SETUP_TEST_DEPS=1 bash scripts/setup.sh
 
 PG_PORT=${FORGE_TEST_PG_PORT:-55432}
 REDIS_PORT=${FORGE_TEST_REDIS_PORT:-56379}
-JOBS=${FORGE_TEST_JOBS:-4}
+JOBS=${FORGE_TEST_JOBS:-3}
 FORGE_TEST_PG_PORT=$PG_PORT FORGE_TEST_REDIS_PORT=$REDIS_PORT bash scripts/services.sh
 
 npm run -s lint
