@@ -10,7 +10,7 @@ import type { ApiErrorBody } from '../errors';
 import { ctxOf, doerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
 import { toActionVariable, toSecret } from '../convert/actions';
-import type { ActionsScope } from '../models/secret.model';
+import type { ActionsScope } from '../models/actions-scope';
 import { repoAssignment } from '../services/repo/context';
 import * as svc from '../services/actions/settings.service';
 

@@ -5,9 +5,7 @@
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
 import { nowUnix } from './issue.model';
-
-/** Whose secrets or variables: a repository's (`ownerId` 0) or a user's or organization's (`repoId` 0). */
-export interface ActionsScope { ownerId: number; repoId: number }
+import type { ActionsScope } from './actions-scope';
 
 @Table({ tableName: 'secret', underscored: true, timestamps: false })
 export class SecretModel extends Model {
@@ -20,16 +18,6 @@ export class SecretModel extends Model {
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
 }
 
-/** A scope's secrets by id, one page (all of them without `page`), and their number. */
-export function listSecrets(ctx: DbContext, s: ActionsScope, page?: { limit: number; offset: number }): Promise<{ rows: SecretModel[]; count: number }> {
-  return SecretModel.findAndCountAll({ where: { ...s }, order: [['id', 'ASC']], ...(page ?? {}), transaction: ctx.tx });
-}
-
-/** A scope's secret by its (upper-cased) name, or null. */
-export function findSecret(ctx: DbContext, s: ActionsScope, name: string): Promise<SecretModel | null> {
-  return SecretModel.findOne({ where: { ...s, name }, transaction: ctx.tx });
-}
-
 /** Store a new secret. */
 export function insertSecret(ctx: DbContext, s: ActionsScope, row: { name: string; data: string; description: string }): Promise<SecretModel> {
   return SecretModel.create({ ...s, ...row, createdUnix: nowUnix() }, { transaction: ctx.tx });
@@ -38,9 +26,4 @@ export function insertSecret(ctx: DbContext, s: ActionsScope, row: { name: strin
 /** Replace a secret's value and description. */
 export async function updateSecret(ctx: DbContext, id: number, row: { data: string; description: string }): Promise<void> {
   await SecretModel.update(row, { where: { id }, transaction: ctx.tx });
-}
-
-/** Delete a scope's secret by name; whether there was one. */
-export async function deleteSecret(ctx: DbContext, s: ActionsScope, name: string): Promise<boolean> {
-  return (await SecretModel.destroy({ where: { ...s, name }, transaction: ctx.tx })) > 0;
 }

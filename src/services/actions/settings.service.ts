@@ -10,9 +10,9 @@ import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { BadRequest, Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { AccessMode } from '../../models/perm';
 import type { UserModel } from '../../models/user.model';
-import * as secrets from '../../models/secret.model';
-import * as variables from '../../models/action-variable.model';
-import type { ActionsScope } from '../../models/secret.model';
+import { insertSecret, updateSecret, SecretModel } from '../../models/secret.model';
+import { insertVariable, updateVariable as updateVariableRow, ActionVariableModel } from '../../models/action-variable.model';
+import { deleteScoped, findScoped, listScoped, type ActionsScope } from '../../models/actions-scope';
 import type { CreateOrUpdateSecretOption, CreateVariableOption, UpdateVariableOption } from '../../api/actions';
 import type { Principal } from '../auth/principal';
 import { seal } from '../auth/secret-box';
@@ -64,8 +64,8 @@ function description(d: unknown): string {
 }
 
 /** A scope's secrets, one page (all of them without `page`). */
-export function listSecrets(ctx: DbContext, s: ActionsScope, page?: { limit: number; offset: number }): Promise<{ rows: secrets.SecretModel[]; count: number }> {
-  return secrets.listSecrets(ctx, s, page);
+export function listSecrets(ctx: DbContext, s: ActionsScope, page?: { limit: number; offset: number }): Promise<{ rows: SecretModel[]; count: number }> {
+  return listScoped(SecretModel, ctx, s, page);
 }
 
 /** Create or replace a secret; whether it was created. */
@@ -75,19 +75,19 @@ export async function putSecret(ctx: DbContext, s: ActionsScope, rawName: string
   if (Buffer.byteLength(data) > MAX_DATA) throw new BadRequest('data too long');
   const row = { data: seal(data), description: description(o.description) };
   return withTx(ctx, async (tx) => {
-    const existing = await secrets.findSecret(tx, s, name);
+    const existing = await findScoped(SecretModel, tx, s, name);
     if (existing) {
-      await secrets.updateSecret(tx, existing.id, row);
+      await updateSecret(tx, existing.id, row);
       return false;
     }
-    await secrets.insertSecret(tx, s, { name, ...row });
+    await insertSecret(tx, s, { name, ...row });
     return true;
   }).catch(async (err: unknown) => {
     // why: another request created it between the look and the insert; this one replaces it, as it would have a moment later.
     if (!isUniqueViolation(err)) throw err;
-    const existing = await secrets.findSecret(ctx, s, name);
+    const existing = await findScoped(SecretModel, ctx, s, name);
     if (!existing) throw err;
-    await secrets.updateSecret(ctx, existing.id, row);
+    await updateSecret(ctx, existing.id, row);
     return false;
   });
 }
@@ -95,17 +95,17 @@ export async function putSecret(ctx: DbContext, s: ActionsScope, rawName: string
 /** Delete a secret. */
 export async function deleteSecret(ctx: DbContext, s: ActionsScope, rawName: string): Promise<void> {
   const name = storedName(rawName, false);
-  if (!(await secrets.deleteSecret(ctx, s, name))) throw new NotFound(`secret was not found [name: ${name}]`);
+  if (!(await deleteScoped(SecretModel, ctx, s, name))) throw new NotFound(`secret was not found [name: ${name}]`);
 }
 
 /** A scope's variables, one page (all of them without `page`). */
-export function listVariables(ctx: DbContext, s: ActionsScope, page?: { limit: number; offset: number }): Promise<{ rows: variables.ActionVariableModel[]; count: number }> {
-  return variables.listVariables(ctx, s, page);
+export function listVariables(ctx: DbContext, s: ActionsScope, page?: { limit: number; offset: number }): Promise<{ rows: ActionVariableModel[]; count: number }> {
+  return listScoped(ActionVariableModel, ctx, s, page);
 }
 
 /** A variable by name (any case). */
-export async function getVariable(ctx: DbContext, s: ActionsScope, name: string): Promise<variables.ActionVariableModel> {
-  const v = await variables.findVariable(ctx, s, name.toUpperCase());
+export async function getVariable(ctx: DbContext, s: ActionsScope, name: string): Promise<ActionVariableModel> {
+  const v = await findScoped(ActionVariableModel, ctx, s, name.toUpperCase());
   if (!v) throw new NotFound('variable not found');
   return v;
 }
@@ -120,12 +120,12 @@ function variableData(value: unknown): string {
 const taken = (name: string) => new Conflict(`variable name ${name} already exists`);
 
 /** Create a variable (409 when the name is taken). */
-export async function createVariable(ctx: DbContext, s: ActionsScope, rawName: string, o: CreateVariableOption): Promise<variables.ActionVariableModel> {
+export async function createVariable(ctx: DbContext, s: ActionsScope, rawName: string, o: CreateVariableOption): Promise<ActionVariableModel> {
   required(o?.value, 'Value');
-  if (await variables.findVariable(ctx, s, rawName.toUpperCase())) throw taken(rawName);
+  if (await findScoped(ActionVariableModel, ctx, s, rawName.toUpperCase())) throw taken(rawName);
   const name = storedName(rawName, true);
   const row = { name, data: variableData(o.value), description: description(o.description) };
-  return variables.insertVariable(ctx, s, row).catch((err: unknown) => {
+  return insertVariable(ctx, s, row).catch((err: unknown) => {
     throw isUniqueViolation(err) ? taken(rawName) : err;
   });
 }
@@ -138,7 +138,7 @@ export async function updateVariable(ctx: DbContext, s: ActionsScope, rawName: s
   const newName = o.name || rawName;
   const name = storedName(newName, true);
   const row = { name, data: variableData(o.value), description: description(o.description) };
-  await variables.updateVariable(ctx, v.id, row).catch((err: unknown) => {
+  await updateVariableRow(ctx, v.id, row).catch((err: unknown) => {
     throw isUniqueViolation(err) ? taken(newName) : err;
   });
 }
@@ -146,5 +146,5 @@ export async function updateVariable(ctx: DbContext, s: ActionsScope, rawName: s
 /** Delete a variable. */
 export async function deleteVariable(ctx: DbContext, s: ActionsScope, rawName: string): Promise<void> {
   const name = storedName(rawName, true);
-  if (!(await variables.deleteVariable(ctx, s, name))) throw new NotFound('variable not found');
+  if (!(await deleteScoped(ActionVariableModel, ctx, s, name))) throw new NotFound('variable not found');
 }
