@@ -202,6 +202,10 @@ describe('merging pull requests', () => {
     expect((await merge(wip.number, { Do: 'merge' })).body.message).to.equal('Work in progress PRs cannot be merged');
     const conflicting = await propose(rw.carol, { 'clash.txt': 'theirs\n' });
     await advanceMain('clash.txt');
+    // why: the push's processing finds the conflict; until then the pull request reads as it was.
+    await waitFor('the conflict to be found', async () =>
+      (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0
+      && (await api('GET', `/pulls/${conflicting.number}`, undefined, rw.alice)).body.mergeable === false);
     const tip = await mainTip();
     const c = await merge(conflicting.number, { Do: 'merge' });
     expect([c.status, c.body.message]).to.deep.equal([405, 'Please try again later']);
