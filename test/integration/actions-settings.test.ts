@@ -73,6 +73,11 @@ describe('actions secrets and variables', () => {
       expect([bobs.status, bobs.body.message]).to.deep.equal([403, 'user should be the owner of the repo']);
       expect((await call('GET', '/repos/alice/proj/actions/secrets', undefined, bob)).status).to.equal(403);
       expect((await w.raw('GET', '/repos/alice/proj/actions/secrets')).status).to.equal(401);
+      // nor is an admin collaborator (Gitea's reqOwner); the site admin is
+      expect((await call('PUT', '/repos/alice/proj/collaborators/bob', { permission: 'admin' })).status).to.equal(204);
+      expect((await call('PUT', '/repos/alice/proj/actions/secrets/OK', { data: 'x' }, bob)).status).to.equal(403);
+      expect((await call('DELETE', '/repos/alice/proj/collaborators/bob')).status).to.equal(204);
+      expect((await call('GET', '/repos/alice/proj/actions/secrets', undefined, w.admin)).status).to.equal(200);
       // the reserved names without the underscore, CI and `_` alone are fine for secrets
       for (const name of ['GITEA', 'CI', '_']) expect((await call('PUT', `/repos/alice/proj/actions/secrets/${name}`, { data: 'v' })).status, name).to.equal(201);
       expect((await secretRows()).map((r) => r.name)).to.deep.equal(['GITEA', 'CI', '_']);
