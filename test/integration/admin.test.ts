@@ -9,7 +9,6 @@ import { sql, count, insert, insertOrg, insertRepo } from '../helpers/db';
 const BLOCKED_DOMAIN = 'blocked.example';
 
 describe('admin users API', function () {
-  this.timeout(60_000);
   let w: World;
   let nonAdmin: TestUser;
   before(async () => {

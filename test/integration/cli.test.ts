@@ -8,7 +8,6 @@ import { startWorld, type World } from '../helpers/world';
 import { count, sql } from '../helpers/db';
 
 describe('forge CLI', function () {
-  this.timeout(60_000);
   let w: World;
   before(async () => { w = await startWorld(); });
   after(async () => { await w?.stop(); });

@@ -13,7 +13,6 @@ import { git, gitHome, serverRepoDir, type GitResult } from '../helpers/repo-fix
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 
 describe('contents API', function () {
-  this.timeout(60_000);
   let w: World;
   let alice: TestUser;
   let bob: TestUser;
