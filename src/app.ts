@@ -23,6 +23,7 @@ import { attachmentsRouter } from './web/attachments';
 import { avatarsRouter } from './web/avatars';
 import { healthRouter } from './web/health';
 import { downloadsRouter } from './web/downloads';
+import { runnerRpcHandler } from './web/runner-rpc';
 
 /** The HTTP server of one worker process, serving the Express application. */
 export function createWebServer(): http.Server {
@@ -107,6 +108,7 @@ function buildApp(): Express {
 
   app.use(internalRouter());
   app.use(healthRouter());
+  app.use('/api/actions', runnerRpcHandler());
 
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {

@@ -158,6 +158,16 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     RETRY_FIRST_DELAY: { kind: 'int', def: '10', min: 1, max: 86400 },
     PAGING_NUM: { kind: 'int', def: '10', min: 1, max: 1000 },
   },
+  actions: {
+    ENABLED: { kind: 'bool', def: 'true' },
+    LOG_PATH: { kind: 'string', def: '' },
+    DEFAULT_ACTIONS_URL: { kind: 'string', def: 'github' },
+    ZOMBIE_TASK_TIMEOUT: { kind: 'duration', def: '10m', min: 1, max: 30 * 86400 },
+    ENDLESS_TASK_TIMEOUT: { kind: 'duration', def: '3h', min: 1, max: 30 * 86400 },
+    ABANDONED_JOB_TIMEOUT: { kind: 'duration', def: '24h', min: 1, max: 365 * 86400 },
+    RUNNER_LONG_POLL_TIMEOUT: { kind: 'duration', def: '50s', min: 0, max: 600 },
+    MAX_LOG_SIZE: { kind: 'int', def: '104857600', min: 1024, max: 1e12 },
+  },
   user: { ENABLE_SSH_KEYS: { kind: 'bool', def: 'true' }, ENABLE_GPG_KEYS: { kind: 'bool', def: 'true' } },
   log: { LEVEL: { kind: 'string', def: 'info', oneOf: ['trace', 'debug', 'info', 'warn', 'error', 'none'] } },
 };
@@ -326,6 +336,16 @@ export interface Settings {
    * all but the newest NUMBER_TO_KEEP of each hook).
    */
   hookTaskCleanup: { enabled: boolean; runAtStart: boolean; cleanupType: string; olderThan: number; numberToKeep: number };
+  /**
+   * [actions]: whether Actions run at all, where job logs are kept (default APP_DATA_PATH/actions_log),
+   * where `uses:` actions come from (`github` or `self`), the seconds after which a silent task, a
+   * task running too long and a job never picked are given up, how long a runner's FetchTask may
+   * wait for a job, and the largest log of one task (bytes).
+   */
+  actions: {
+    enabled: boolean; logPath: string; defaultActionsUrl: string; zombieTaskTimeout: number; endlessTaskTimeout: number;
+    abandonedJobTimeout: number; runnerLongPollTimeout: number; maxLogSize: number;
+  };
   log: { level: string };
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
@@ -386,6 +406,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     picture: out.picture,
     webhook: out.webhook,
     hookTaskCleanup: out['cron.cleanup_hook_task_table'],
+    actions: out.actions,
     log: out.log,
     warnings,
   } as unknown as Settings;
@@ -406,6 +427,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   s.repoArchive.path = path.resolve(s.repoArchive.path || path.join(s.server.appDataPath, 'repo-archive'));
   s.attachment.path = path.resolve(s.server.appDataPath, s.attachment.path || 'attachments');
   s.picture.avatarUploadPath = path.resolve(s.server.appDataPath, s.picture.avatarUploadPath || 'avatars');
+  s.actions.logPath = path.resolve(s.server.appDataPath, s.actions.logPath || 'actions_log');
   if (!s.database.path) s.database.path = path.join(s.server.appDataPath, 'forge.db');
   if (!s.repository.root) s.repository.root = path.join(s.server.appDataPath, 'repositories');
   if (s.git.processMemoryLimit !== 0 && s.git.processMemoryLimit < 256) {

@@ -286,3 +286,13 @@ async function computeFileChanges(gitDir: string, from: string, to: string, flag
 export async function updateCommitGraph(gitDir: string): Promise<void> {
   await runGit(['commit-graph', 'write', '--reachable', '--changed-paths', '--split', '--no-progress'], { gitDir });
 }
+
+/**
+ * The paths that differ between commits `from` and `to` (full ids; `from` may be the zero id: then
+ * the paths `to` changed against its first parent, or all its paths for a root commit).
+ */
+export async function changedPaths(gitDir: string, from: string, to: string): Promise<string[]> {
+  const args = /^0+$/.test(from) ? ['diff-tree', '-r', '-z', '--name-only', '--no-renames', '--root', '--no-commit-id', to] : ['diff', '-z', '--name-only', '--no-renames', from, to, '--'];
+  const out = (await runGit(args, { gitDir })).stdout.toString('utf8');
+  return out.split('\0').filter(Boolean);
+}

@@ -6,6 +6,7 @@
  * however often the sync runs, because a second run finds nothing left to record.
  */
 import { systemCtx, withTx, type DbContext } from '../../db';
+import { queueActionsPush } from '../actions/trigger';
 import { repoPath } from '../../git/paths';
 import { dirExists, setHeadBranch } from '../../git/init';
 import { updateCommitGraph } from '../../git/history';
@@ -180,6 +181,7 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
       await queuePushEvents(tx, { repoId, ownerId: owner.id }, hookEvents);
       await recordActivity(tx, activity);
       queued = await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
+      queued = (await queueActionsPush(tx, repoId, hint.pusherId, changes)) || queued;
     }
     await updateRepoGitState(tx, repoId, state);
   });

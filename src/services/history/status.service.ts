@@ -39,6 +39,14 @@ export async function createCommitStatus(ctx: DbContext, rc: RepoContext, doer: 
   if (!rc.perm.can(UnitType.Code, AccessMode.Write)) throw new Forbidden('user should have write permission to the repository code');
   if (!(COMMIT_STATUS_STATES as readonly string[]).includes(r.state)) throw new Validation(`invalid commit status state: ${JSON.stringify(r.state)}`);
   const commit = await resolveCommitId(repoPath(rc.owner.name, rc.repo.name), sha, 'sha');
+  return recordCommitStatus(ctx, rc, doer, commit, r);
+}
+
+/**
+ * Record a status for commit `commit` (a full id) as `doer`, without permission checks: the
+ * callers are the API above and the server's own reporters (Actions).
+ */
+export async function recordCommitStatus(ctx: DbContext, rc: Pick<RepoContext, 'owner' | 'repo'>, doer: UserModel, commit: string, r: StatusReport): Promise<CommitStatusModel> {
   const context = (r.context ?? '').trim();
   const row = {
     repoId: rc.repo.id, sha: commit, state: r.state as CommitStatusState, targetUrl: r.target_url ?? '', description: r.description ?? '',

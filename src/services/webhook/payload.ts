@@ -216,7 +216,7 @@ export async function emitForkEvent(tx: DbContext, original: RepositoryModel, fo
 }
 
 /** Emit a commit status event in `tx`, the commit with its changed files. */
-export async function emitStatusEvent(tx: DbContext, rc: RepoContext, doer: UserModel, s: CommitStatusModel): Promise<void> {
+export async function emitStatusEvent(tx: DbContext, rc: Pick<RepoContext, 'owner' | 'repo'>, doer: UserModel, s: CommitStatusModel): Promise<void> {
   await emitRepoEvent(tx, rc.repo.id, doer, 'status', async (hc) => {
     const dir = repoPath(rc.owner.name, rc.repo.name);
     const [record] = await readCommits(dir, [s.sha]);

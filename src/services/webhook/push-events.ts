@@ -11,7 +11,7 @@
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
 import { NotFound } from '../../errors';
-import type { HookPayload } from '../../api/webhook';
+import type { HookPayload, PushPayload } from '../../api/webhook';
 import type { PayloadCommit } from '../../api/refs';
 import { ZERO_ID } from '../../git/refs';
 import { diffCommits } from '../../git/history';
@@ -25,7 +25,7 @@ import { pathEscapeSegments, resolveRefCommit } from '../content/refs';
 import { repoUrls } from '../content/view';
 import { notFoundWith } from '../content/access';
 import { commitsWithUsers } from '../refs/ref-ops';
-import type { PushRange, PushRanges } from '../refs/push-range';
+import { PushRanges, type PushRange } from '../refs/push-range';
 import { hookCommits, hookRepo, hookUser, hookVerifiedCommit } from './payload';
 import { selectHooks, queueHookTasks, type EventScope } from './emit';
 import type { HookEventType } from './events';
@@ -45,6 +45,37 @@ async function branchCommits(ctx: DbContext, dir: string, repoHtml: string, rang
   return { list: range.shown.flatMap((r) => byId.get(r.id) ?? []), total: range.total, head: range.head ? byId.get(range.head.id) ?? null : null };
 }
 
+/** What the push payloads of one push share. */
+interface PushEnv { ctx: DbContext; dir: string; repo: RepositoryModel; repoHtml: string; owned: PushPayload['repository']; sender: PushPayload['sender']; ranges: PushRanges }
+
+/** The push payload of one ref change: a branch's with its commits, a tag's with its head commit only. */
+async function pushPayload(e: PushEnv, c: RefChange): Promise<PushPayload> {
+  const root = settings().server.rootUrl;
+  const deleted = c.newCommitId === ZERO_ID;
+  if (c.refName.startsWith(TAGS)) {
+    const head = deleted ? null : (await branchCommits(e.ctx, e.dir, e.repoHtml, await e.ranges.of({ ...c, oldCommitId: c.newCommitId }))).head;
+    return {
+      ref: c.refName, before: c.oldCommitId, after: c.newCommitId, compare_url: deleted ? root : `${e.repoHtml}/compare/${ZERO_ID}...${c.newCommitId}`,
+      commits: [], total_commits: 0, head_commit: head, repository: e.owned, pusher: e.sender, sender: e.sender,
+    };
+  }
+  const commits = await branchCommits(e.ctx, e.dir, e.repoHtml, await e.ranges.of(c));
+  const from = await e.ranges.compareBase(c, e.repo.defaultBranch);
+  return {
+    // why: Gitea prefixes its ROOT_URL to the compare path, which is empty when there is nothing to compare.
+    ref: c.refName, before: c.oldCommitId, after: c.newCommitId, compare_url: from ? `${e.repoHtml}/compare/${pathEscapeSegments(from)}...${c.newCommitId}` : root,
+    commits: commits.list, total_commits: commits.total, head_commit: commits.head, repository: e.owned, pusher: e.sender, sender: e.sender,
+  };
+}
+
+/** The push payload of one ref change that is not a deletion, as hooks get it (Actions' `github.event`). */
+export async function buildPushPayload(ctx: DbContext, repo: RepositoryModel, owner: UserModel, pusherId: number, c: RefChange): Promise<PushPayload> {
+  const pusher = pusherId > 0 ? await findUserById(ctx, pusherId) : null;
+  const dir = repoPath(owner.name, repo.name);
+  const repoHtml = repoUrls(settings().server.rootUrl, owner.name, repo.name).html;
+  return pushPayload({ ctx, dir, repo, repoHtml, owned: await hookRepo(ctx, repo, owner, pusher, 'owner'), sender: hookUser(pusher), ranges: new PushRanges(dir) }, c);
+}
+
 /**
  * Plan the hook events of `changes` (pushed by `pusherId`, 0 when unknown: the Ghost user), or
  * nothing when no hook of the repository wants push, create or delete events.
@@ -62,7 +93,7 @@ export async function planPushEvents(
   const owned = await hookRepo(ctx, repo, owner, pusher, 'owner');
   const unprivileged = { ...owned, permissions: { admin: false, push: false, pull: false } };
   const out: PlannedEvent[] = [];
-  const commitsOf = async (c: RefChange) => branchCommits(ctx, dir, repoHtml, await ranges.of(c));
+  const env: PushEnv = { ctx, dir, repo, repoHtml, owned, sender, ranges };
   for (const c of changes) {
     const tag = c.refName.startsWith(TAGS);
     const short = c.refName.slice(tag ? TAGS.length : HEADS.length);
@@ -73,22 +104,12 @@ export async function planPushEvents(
     const push = (payload: HookPayload, noCommits = false) => out.push({ type: 'push', payload, scope: { ...scope, noCommits } });
     // why: the git work of a push payload is skipped when no hook takes the push (a tag push has no commits: gitea and gogs hooks only).
     if (tag && wanted('push', { ...scope, noCommits: true })) {
-      const head = deleted ? null : (await commitsOf({ ...c, oldCommitId: c.newCommitId })).head;
-      push({
-        ref: c.refName, before: c.oldCommitId, after: c.newCommitId,
-        compare_url: deleted ? settings().server.rootUrl : `${repoHtml}/compare/${ZERO_ID}...${c.newCommitId}`,
-        commits: [], total_commits: 0, head_commit: head, repository: owned, pusher: sender, sender,
-      }, true);
+      push(await pushPayload(env, c), true);
     } else if (!tag && !deleted) {
       if (created) out.push({ type: 'create', payload: { sha: c.newCommitId, ref: short, ref_type: refType, repository: unprivileged, sender }, scope });
       if (wanted('push', scope)) {
-        const commits = await commitsOf(c);
-        const from = await ranges.compareBase(c, repo.defaultBranch);
-        push({
-          // why: Gitea prefixes its ROOT_URL to the compare path, which is empty when there is nothing to compare.
-          ref: c.refName, before: c.oldCommitId, after: c.newCommitId, compare_url: from ? `${repoHtml}/compare/${pathEscapeSegments(from)}...${c.newCommitId}` : settings().server.rootUrl,
-          commits: commits.list, total_commits: commits.total, head_commit: commits.head, repository: owned, pusher: sender, sender,
-        }, commits.total === 0);
+        const payload = await pushPayload(env, c);
+        push(payload, payload.total_commits === 0);
       }
     }
     if (tag && created && !deleted) out.push({ type: 'create', payload: { sha: c.newCommitId, ref: short, ref_type: refType, repository: unprivileged, sender }, scope });

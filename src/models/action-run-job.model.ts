@@ -1,0 +1,104 @@
+/**
+ * Gitea's `action_run_job`: one job of a run (one per matrix combination), with its single-job
+ * workflow, the job ids it needs, its `runs-on` labels, and the task of its latest attempt.
+ */
+import { Op, type WhereOptions } from 'sequelize';
+import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import type { DbContext } from '../db';
+import { bigintColumn } from './action-runner.model';
+import { ActionStatus } from './action-run.model';
+
+@Table({ tableName: 'action_run_job', underscored: true, timestamps: false })
+export class ActionRunJobModel extends Model {
+  @Column({ type: DataType.INTEGER, primaryKey: true, autoIncrement: true }) declare id: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare runId: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare repoId: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare ownerId: number;
+  @Column({ type: DataType.STRING(64), allowNull: false }) declare commitSha: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isForkPullRequest: boolean;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare name: string;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare attempt: number;
+  @Column({ type: DataType.TEXT, allowNull: false }) declare workflowPayload: string;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare jobId: string;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '[]' }) declare needs: string;
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '[]' }) declare runsOn: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare hasIf: boolean;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare taskId: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare status: ActionStatus;
+  @Column(bigintColumn('started')) declare started: number;
+  @Column(bigintColumn('stopped')) declare stopped: number;
+  @Column(bigintColumn('created')) declare created: number;
+  @Column(bigintColumn('updated')) declare updated: number;
+
+  /** The job ids this job needs. */
+  needList(): string[] { return JSON.parse(this.needs) as string[]; }
+  /** The labels a runner must have. */
+  labels(): string[] { return JSON.parse(this.runsOn) as string[]; }
+}
+
+/** The fields of a new job. */
+export type NewJob = Pick<ActionRunJobModel, 'runId' | 'repoId' | 'ownerId' | 'commitSha' | 'isForkPullRequest' | 'name' | 'workflowPayload' | 'jobId' | 'hasIf' | 'status'>
+  & { needs: string[]; runsOn: string[] };
+
+/** Store a run's jobs. */
+export async function insertJobs(ctx: DbContext, jobs: NewJob[], now: number): Promise<ActionRunJobModel[]> {
+  return ActionRunJobModel.bulkCreate(jobs.map((j) => ({ ...j, needs: JSON.stringify(j.needs), runsOn: JSON.stringify(j.runsOn), created: now, updated: now })), { transaction: ctx.tx, returning: true });
+}
+
+/** The jobs of a run, in id order. */
+export function listJobsOfRun(ctx: DbContext, runId: number): Promise<ActionRunJobModel[]> {
+  return ActionRunJobModel.findAll({ where: { runId }, order: [['id', 'ASC']], transaction: ctx.tx });
+}
+
+/** A job by id, or null. */
+export function findJobById(ctx: DbContext, id: number): Promise<ActionRunJobModel | null> {
+  return ActionRunJobModel.findByPk(id, { transaction: ctx.tx });
+}
+
+/** What narrows a job listing. */
+export interface JobFilter { repoId?: number; ownerId?: number; runId?: number; statuses?: ActionStatus[] }
+
+/** Jobs matching `f`, newest first, one page, and their number. */
+export function listJobs(ctx: DbContext, f: JobFilter, page: { limit: number; offset: number }): Promise<{ rows: ActionRunJobModel[]; count: number }> {
+  const where: WhereOptions = {};
+  for (const k of ['repoId', 'ownerId', 'runId'] as const) if (f[k] !== undefined) Object.assign(where, { [k]: f[k] });
+  if (f.statuses) Object.assign(where, { status: f.statuses });
+  return ActionRunJobModel.findAndCountAll({ where, order: [['id', 'DESC']], ...page, transaction: ctx.tx });
+}
+
+/** Up to `limit` jobs waiting for a runner, the longest waiting first. */
+export function listPickableJobs(ctx: DbContext, limit: number): Promise<ActionRunJobModel[]> {
+  return ActionRunJobModel.findAll({
+    attributes: ['id', 'runId', 'repoId', 'ownerId', 'runsOn'],
+    where: { status: ActionStatus.Waiting, taskId: 0 }, order: [['updated', 'ASC'], ['id', 'ASC']], limit, transaction: ctx.tx,
+  });
+}
+
+/** Give a waiting job to a task: false when another runner took it first. */
+export async function claimJob(ctx: DbContext, id: number, taskId: number, now: number): Promise<boolean> {
+  const [n] = await ActionRunJobModel.update(
+    { taskId, status: ActionStatus.Running, started: now, stopped: 0, updated: now },
+    { where: { id, taskId: 0, status: ActionStatus.Waiting }, transaction: ctx.tx },
+  );
+  if (n > 0) await ActionRunJobModel.increment({ attempt: 1 }, { where: { id }, transaction: ctx.tx });
+  return n > 0;
+}
+
+/** Change a job, only while its status is one of `from` (when given); whether it changed. */
+export async function updateJob(
+  ctx: DbContext, id: number, changes: Partial<Pick<ActionRunJobModel, 'status' | 'started' | 'stopped' | 'taskId'>>, now: number, from?: ActionStatus[],
+): Promise<boolean> {
+  const where = from ? { id, status: from } : { id };
+  const [n] = await ActionRunJobModel.update({ ...changes, updated: now }, { where, transaction: ctx.tx });
+  return n > 0;
+}
+
+/** Delete the jobs of runs. */
+export async function deleteJobsOfRuns(ctx: DbContext, runIds: number[]): Promise<void> {
+  if (runIds.length) await ActionRunJobModel.destroy({ where: { runId: runIds }, transaction: ctx.tx });
+}
+
+/** Jobs waiting or blocked since before `cutoff` (abandoned). */
+export function abandonedJobs(ctx: DbContext, cutoff: number, limit: number): Promise<ActionRunJobModel[]> {
+  return ActionRunJobModel.findAll({ where: { status: [ActionStatus.Waiting, ActionStatus.Blocked], updated: { [Op.lt]: cutoff } }, limit, transaction: ctx.tx });
+}

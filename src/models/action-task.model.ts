@@ -1,0 +1,93 @@
+/**
+ * Gitea's `action_task`: one attempt of a job on a runner, with the hash of its token (the job's
+ * GITEA_TOKEN) and where its log is: rows counted in `log_length`, bytes in `log_size`, moved to
+ * compressed storage (`log_in_storage`) when the runner sends its last rows.
+ */
+import { Op } from 'sequelize';
+import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import type { DbContext } from '../db';
+import { bigintColumn } from './action-runner.model';
+import { ActionStatus } from './action-run.model';
+
+@Table({ tableName: 'action_task', underscored: true, timestamps: false })
+export class ActionTaskModel extends Model {
+  @Column({ type: DataType.INTEGER, primaryKey: true, autoIncrement: true }) declare id: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare jobId: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare attempt: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare runnerId: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare status: ActionStatus;
+  @Column(bigintColumn('started')) declare started: number;
+  @Column(bigintColumn('stopped')) declare stopped: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare repoId: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare ownerId: number;
+  @Column({ type: DataType.STRING(64), allowNull: false }) declare commitSha: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isForkPullRequest: boolean;
+  @Column({ type: DataType.STRING(64), allowNull: false }) declare tokenHash: string;
+  @Column({ type: DataType.STRING(8), allowNull: false }) declare tokenLastEight: string;
+  @Column({ type: DataType.STRING(255), allowNull: false, defaultValue: '' }) declare logFilename: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare logInStorage: boolean;
+  @Column(bigintColumn('logLength')) declare logLength: number;
+  @Column(bigintColumn('logSize')) declare logSize: number;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare logExpired: boolean;
+  @Column(bigintColumn('created')) declare created: number;
+  @Column(bigintColumn('updated')) declare updated: number;
+}
+
+/** The fields of a new task. */
+export type NewTask = Pick<ActionTaskModel, 'jobId' | 'attempt' | 'runnerId' | 'repoId' | 'ownerId' | 'commitSha' | 'isForkPullRequest' | 'tokenHash' | 'tokenLastEight'>;
+
+/** Store a new running task. */
+export function insertTask(ctx: DbContext, t: NewTask, now: number): Promise<ActionTaskModel> {
+  return ActionTaskModel.create({ ...t, status: ActionStatus.Running, started: now, created: now, updated: now }, { transaction: ctx.tx });
+}
+
+/** Name a task's log file (its id is known once stored). */
+export async function setTaskLogFilename(ctx: DbContext, id: number, logFilename: string): Promise<void> {
+  await ActionTaskModel.update({ logFilename }, { where: { id }, transaction: ctx.tx });
+}
+
+/** A task by id, or null. */
+export function findTaskById(ctx: DbContext, id: number): Promise<ActionTaskModel | null> {
+  return ActionTaskModel.findByPk(id, { transaction: ctx.tx });
+}
+
+/** Tasks by id. */
+export function findTasksByIds(ctx: DbContext, ids: number[]): Promise<ActionTaskModel[]> {
+  const wanted = [...new Set(ids.filter((i) => i > 0))];
+  return wanted.length ? ActionTaskModel.findAll({ where: { id: wanted }, transaction: ctx.tx }) : Promise.resolve([]);
+}
+
+/** The running tasks whose token ends with `lastEight` (the candidates for a job token). */
+export function runningTasksByTokenEnd(ctx: DbContext, lastEight: string): Promise<ActionTaskModel[]> {
+  return ActionTaskModel.findAll({ where: { tokenLastEight: lastEight, status: ActionStatus.Running }, transaction: ctx.tx });
+}
+
+/** Change a task, only while its status is one of `from` (when given); whether it changed. */
+export async function updateTask(
+  ctx: DbContext, id: number, changes: Partial<Pick<ActionTaskModel, 'status' | 'stopped' | 'logLength' | 'logSize' | 'logInStorage'>>, now: number, from?: ActionStatus[],
+): Promise<boolean> {
+  const [n] = await ActionTaskModel.update({ ...changes, updated: now }, { where: from ? { id, status: from } : { id }, transaction: ctx.tx });
+  return n > 0;
+}
+
+/** A repository's tasks, newest first, one page, and their number. */
+export function listTasksOfRepo(ctx: DbContext, repoId: number, page: { limit: number; offset: number }): Promise<{ rows: ActionTaskModel[]; count: number }> {
+  return ActionTaskModel.findAndCountAll({ where: { repoId }, order: [['id', 'DESC']], ...page, transaction: ctx.tx });
+}
+
+/** Running tasks not updated since `cutoff`, or started before `startedBefore` (zombie and endless tasks). */
+export function staleRunningTasks(ctx: DbContext, cutoff: number, startedBefore: number, limit: number): Promise<ActionTaskModel[]> {
+  return ActionTaskModel.findAll({
+    where: { status: ActionStatus.Running, [Op.or]: [{ updated: { [Op.lt]: cutoff } }, { started: { [Op.lt]: startedBefore } }] }, limit, transaction: ctx.tx,
+  });
+}
+
+/** The tasks of jobs (for the deletion of runs). */
+export function tasksOfJobs(ctx: DbContext, jobIds: number[]): Promise<ActionTaskModel[]> {
+  return jobIds.length ? ActionTaskModel.findAll({ where: { jobId: jobIds }, transaction: ctx.tx }) : Promise.resolve([]);
+}
+
+/** Delete tasks by id. */
+export async function deleteTasks(ctx: DbContext, ids: number[]): Promise<void> {
+  if (ids.length) await ActionTaskModel.destroy({ where: { id: ids }, transaction: ctx.tx });
+}

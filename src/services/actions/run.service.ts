@@ -1,0 +1,335 @@
+/**
+ * Workflow runs: made from an event (a push, a dispatch), their jobs unblocked as their needs
+ * finish (Gitea's job emitter), their status aggregated from the jobs, cancelled, rerun and
+ * deleted; each job's state reported as a commit status. A job becomes waiting in a transaction;
+ * runners are woken once it commits.
+ */
+import YAML from 'yaml';
+import { settings } from '../../config';
+import { systemCtx, withTx, type DbContext } from '../../db';
+import { BadRequest } from '../../errors';
+import { repoPath } from '../../git/paths';
+import { changedPaths } from '../../git/history';
+import {
+  ActionStatus, isDone, findRunById, insertRun, nextRunIndex, unfinishedRunsLike, updateRun, deleteRunRow, type ActionRunModel, type NewRun,
+} from '../../models/action-run.model';
+import { insertJobs, listJobsOfRun, updateJob, deleteJobsOfRuns, type ActionRunJobModel } from '../../models/action-run-job.model';
+import { insertTask, setTaskLogFilename, tasksOfJobs, updateTask, deleteTasks } from '../../models/action-task.model';
+import { deleteStepsOfTasks } from '../../models/action-task-step.model';
+import { deleteOutputsOfTasks } from '../../models/action-task-output.model';
+import { latestCommitStatuses } from '../../models/commit-status.model';
+import { unitConfigOf } from '../../models/repo-unit.model';
+import { UnitType } from '../../models/perm';
+import { findRepoById, type RepositoryModel } from '../../models/repository.model';
+import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
+import { nowUnix } from '../../models/issue.model';
+import { recordCommitStatus } from '../history/status.service';
+import { appendLog, archiveLog, formatLogLine, logFilename, removeLog } from './log-store';
+import { signalJobsReady } from './jobs-signal';
+import { parseWorkflow, planJobs, pushMatches, WorkflowError, type PlannedJob, type Workflow } from './workflow-parse';
+import { workflowFiles, type WorkflowFile } from './workflows';
+
+/** An event that may start workflows. */
+export interface WorkflowEvent {
+  repo: RepositoryModel;
+  owner: UserModel;
+  doerId: number;
+  /** Gitea's event name (`push`, `workflow_dispatch`). */
+  event: string;
+  ref: string;
+  sha: string;
+  payload: unknown;
+  title: string;
+  /** The `on:` key a parsed workflow is triggered by for this event, or null when it is not. */
+  trigger: (wf: Workflow) => Promise<string | null>;
+  /** Only this workflow (a dispatch). */
+  workflowId?: string;
+}
+
+/** The Actions settings of a repository: whether its Actions unit is on, and its disabled workflows. */
+export async function actionsConfig(ctx: DbContext, repoId: number): Promise<{ enabled: boolean; disabled: string[] }> {
+  const text = await unitConfigOf(ctx, repoId, UnitType.Actions);
+  if (text === null || !settings().actions.enabled) return { enabled: false, disabled: [] };
+  try {
+    const list = (JSON.parse(text || '{}') as { DisabledWorkflows?: unknown }).DisabledWorkflows;
+    return { enabled: true, disabled: Array.isArray(list) ? list.map(String) : [] };
+  } catch {
+    return { enabled: true, disabled: [] };
+  }
+}
+
+/** Gitea's AggregateJobStatus: the status of a run (or of a job's matrix legs) from its jobs'. */
+export function aggregateStatus(statuses: ActionStatus[]): ActionStatus {
+  const S = ActionStatus;
+  if (statuses.length === 0) return S.Unknown;
+  if (statuses.every((s) => s === S.Skipped)) return S.Skipped;
+  if (statuses.every((s) => s === S.Success || s === S.Skipped)) return S.Success;
+  for (const s of [S.Cancelled, S.Running, S.Waiting, S.Failure, S.Blocked]) if (statuses.includes(s)) return s;
+  return S.Unknown;
+}
+
+/** What a transaction changed in a run, for what follows its commit. */
+interface RunChange { runId: number; jobIds: Set<number>; ready: boolean }
+
+/** Make the runs an event triggers; returns them. A workflow file that does not parse makes a failed run on a push. */
+export async function createRuns(ev: WorkflowEvent): Promise<ActionRunModel[]> {
+  const config = await actionsConfig(systemCtx, ev.repo.id);
+  if (!config.enabled || ev.repo.isArchived) return [];
+  const dir = repoPath(ev.owner.name, ev.repo.name);
+  const made: ActionRunModel[] = [];
+  for (const file of await workflowFiles(dir, ev.sha)) {
+    if (ev.workflowId !== undefined && file.id !== ev.workflowId) continue;
+    if (config.disabled.includes(file.id)) continue;
+    let wf: Workflow;
+    try {
+      wf = parseWorkflow(file.content);
+    } catch (err) {
+      if (ev.event === 'push' && err instanceof WorkflowError) made.push(await insertBrokenRun(ev, file, err.message));
+      continue;
+    }
+    const trigger = await ev.trigger(wf);
+    if (!trigger) continue;
+    made.push(await insertRunOf(ev, file, trigger, planJobs(wf)));
+  }
+  return made;
+}
+
+/** The trigger of a push for a workflow: `push` when its filters let the ref (and changed paths) through. */
+export function pushTrigger(dir: string, ref: string, before: string, after: string): (wf: Workflow) => Promise<string | null> {
+  let files: Promise<string[]> | null = null;
+  const changed = () => (files ??= changedPaths(dir, before, after));
+  return async (wf) => (wf.on.has('push') && (await pushMatches(wf.on.get('push') ?? null, ref, changed)) ? 'push' : null);
+}
+
+function runRow(ev: WorkflowEvent, file: WorkflowFile, trigger: string, status: ActionStatus): NewRun {
+  return {
+    title: ev.title.split('\n')[0].slice(0, 255), repoId: ev.repo.id, ownerId: ev.owner.id, workflowId: file.id, triggerUserId: ev.doerId, scheduleId: 0,
+    ref: ev.ref, commitSha: ev.sha, isForkPullRequest: false, needApproval: false, event: ev.event, eventPayload: JSON.stringify(ev.payload),
+    triggerEvent: trigger, status,
+  };
+}
+
+/** Store a run and its jobs (cancelling the unfinished runs it replaces), then wake runners and report statuses. */
+async function insertRunOf(ev: WorkflowEvent, file: WorkflowFile, trigger: string, jobs: PlannedJob[]): Promise<ActionRunModel> {
+  const now = nowUnix();
+  const statusOf = (j: PlannedJob) => (j.needs.length ? ActionStatus.Blocked : ActionStatus.Waiting);
+  const changes: RunChange[] = [];
+  const run = await withTx(systemCtx, async (tx) => {
+    // why: as Gitea, a new push or dispatch of a workflow makes its older unfinished runs for that ref pointless.
+    if (ev.event === 'push' || ev.event === 'workflow_dispatch') {
+      for (const old of await unfinishedRunsLike(tx, ev.repo.id, file.id, ev.ref, ev.event)) changes.push(await cancelRunIn(tx, old, now));
+    }
+    const index = await nextRunIndex(tx, ev.repo.id);
+    const made = await insertRun(tx, { ...runRow(ev, file, trigger, aggregateStatus(jobs.map(statusOf))), index, now });
+    const rows = await insertJobs(tx, jobs.map((j) => ({
+      runId: made.id, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, name: j.name,
+      workflowPayload: j.payload, jobId: j.jobId, hasIf: j.hasIf, status: statusOf(j), needs: j.needs, runsOn: j.runsOn,
+    })), now);
+    changes.push({ runId: made.id, jobIds: new Set(rows.map((r) => r.id)), ready: rows.some((r) => r.status === ActionStatus.Waiting) });
+    return made;
+  });
+  await announce(changes);
+  return run;
+}
+
+/** A failed run for a workflow file that does not parse, its error in the log of its one job. */
+async function insertBrokenRun(ev: WorkflowEvent, file: WorkflowFile, error: string): Promise<ActionRunModel> {
+  const now = nowUnix();
+  const name = `${ev.owner.name}/${ev.repo.name}`;
+  const { run, taskId } = await withTx(systemCtx, async (tx) => {
+    const index = await nextRunIndex(tx, ev.repo.id);
+    const made = await insertRun(tx, { ...runRow(ev, file, ev.event, ActionStatus.Failure), index, now });
+    await updateRun(tx, made.id, { started: now, stopped: now }, now);
+    const [job] = await insertJobs(tx, [{
+      runId: made.id, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, name: file.id,
+      workflowPayload: file.content, jobId: file.id, hasIf: false, status: ActionStatus.Failure, needs: [], runsOn: [],
+    }], now);
+    const task = await insertTask(tx, { jobId: job.id, attempt: 1, runnerId: 0, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, tokenHash: '', tokenLastEight: '' }, now);
+    await setTaskLogFilename(tx, task.id, logFilename(ev.owner.name, ev.repo.name, task.id));
+    await updateJob(tx, job.id, { taskId: task.id, started: now, stopped: now }, now);
+    return { run: made, taskId: task.id };
+  });
+  const log = logFilename(ev.owner.name, ev.repo.name, taskId);
+  const size = await appendLog(log, [formatLogLine(new Date(), `Invalid workflow file ${file.path} in ${name}: ${error}`)]);
+  await archiveLog(log);
+  await withTx(systemCtx, (tx) => updateTask(tx, taskId, { status: ActionStatus.Failure, stopped: now, logLength: 1, logSize: size, logInStorage: true }, now));
+  await announce([{ runId: run.id, jobIds: new Set((await listJobsOfRun(systemCtx, run.id)).map((j) => j.id)), ready: false }]);
+  return (await findRunById(systemCtx, run.id))!;
+}
+
+/**
+ * After jobs of a run changed in `tx`: unblock the jobs whose needs are all done (waiting when
+ * they all succeeded or the job has an `if:` for the runner to judge, else skipped), then bring
+ * the run's status and times up to date. Returns what changed.
+ */
+export async function settleRun(tx: DbContext, runId: number, now: number, changed: Iterable<number> = []): Promise<RunChange> {
+  const change: RunChange = { runId, jobIds: new Set(changed), ready: false };
+  let jobs = await listJobsOfRun(tx, runId);
+  for (let moved = true; moved;) {
+    moved = false;
+    const legs = new Map<string, ActionStatus[]>();
+    for (const j of jobs) legs.set(j.jobId, [...(legs.get(j.jobId) ?? []), j.status]);
+    for (const j of jobs.filter((x) => x.status === ActionStatus.Blocked)) {
+      const needed = j.needList().flatMap((n) => legs.get(n) ?? []);
+      if (!needed.every(isDone)) continue;
+      const next = needed.every((s) => s === ActionStatus.Success) || j.hasIf ? ActionStatus.Waiting : ActionStatus.Skipped;
+      if (await updateJob(tx, j.id, { status: next, ...(next === ActionStatus.Skipped ? { stopped: now } : {}) }, now, [ActionStatus.Blocked])) {
+        change.jobIds.add(j.id);
+        if (next === ActionStatus.Waiting) change.ready = true;
+        moved = true;
+      }
+    }
+    if (moved) jobs = await listJobsOfRun(tx, runId);
+  }
+  const run = await findRunById(tx, runId);
+  if (!run) return change;
+  const status = aggregateStatus(jobs.map((j) => j.status));
+  const started = run.started || (jobs.some((j) => j.started > 0) ? Math.min(...jobs.filter((j) => j.started > 0).map((j) => j.started)) : 0);
+  const stopped = isDone(status) ? Math.max(now, ...jobs.map((j) => j.stopped)) : 0;
+  if (status !== run.status || started !== run.started || stopped !== run.stopped) await updateRun(tx, runId, { status, started, stopped }, now);
+  return change;
+}
+
+/** Cancel a run's unfinished jobs in `tx` (blocked and waiting ones at once; running tasks hear it at their next report). */
+async function cancelRunIn(tx: DbContext, run: ActionRunModel, now: number): Promise<RunChange> {
+  const changed: number[] = [];
+  for (const j of await listJobsOfRun(tx, run.id)) {
+    if (isDone(j.status)) continue;
+    if (j.taskId) await updateTask(tx, j.taskId, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Running, ActionStatus.Waiting]);
+    if (await updateJob(tx, j.id, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Blocked, ActionStatus.Waiting, ActionStatus.Running])) changed.push(j.id);
+  }
+  return settleRun(tx, run.id, now, changed);
+}
+
+/** Cancel a run; 400 when it is already done. */
+export async function cancelRun(run: ActionRunModel): Promise<void> {
+  if (isDone(run.status)) throw new BadRequest('this run is already done');
+  const now = nowUnix();
+  await announce([await withTx(systemCtx, (tx) => cancelRunIn(tx, run, now))]);
+}
+
+/**
+ * Run a finished run again: every job (`jobId` absent), or one job and the jobs that need it,
+ * directly or not. The run's earlier duration is kept in `previous_duration`. 400 while the run
+ * (or the job) is not done.
+ */
+export async function rerun(run: ActionRunModel, jobId?: number): Promise<void> {
+  const now = nowUnix();
+  const change = await withTx(systemCtx, async (tx) => {
+    const fresh = (await findRunById(tx, run.id))!;
+    const jobs = await listJobsOfRun(tx, run.id);
+    let chosen: ActionRunJobModel[];
+    if (jobId === undefined) {
+      if (!isDone(fresh.status)) throw new BadRequest('this run is not done');
+      chosen = jobs;
+    } else {
+      const job = jobs.find((j) => j.id === jobId)!;
+      if (!isDone(job.status)) throw new BadRequest('this job is not done');
+      const ids = new Set([job.jobId]);
+      for (let grew = true; grew;) {
+        grew = false;
+        for (const j of jobs) if (!ids.has(j.jobId) && j.needList().some((n) => ids.has(n))) { ids.add(j.jobId); grew = true; }
+      }
+      chosen = jobs.filter((j) => ids.has(j.jobId));
+    }
+    const rerunIds = new Set(chosen.map((j) => j.jobId));
+    let ready = false;
+    for (const j of chosen) {
+      // why: a job whose needs are all outside the rerun (so done) may start at once; the others wait for theirs.
+      const blocked = j.needList().some((n) => rerunIds.has(n));
+      ready ||= !blocked;
+      await updateJob(tx, j.id, { status: blocked ? ActionStatus.Blocked : ActionStatus.Waiting, taskId: 0, started: 0, stopped: 0 }, now);
+    }
+    if (isDone(fresh.status)) await updateRun(tx, run.id, { previousDuration: fresh.previousDuration + Math.max(0, fresh.stopped - fresh.started), started: 0, stopped: 0 }, now);
+    const settled = await settleRun(tx, run.id, now, chosen.map((j) => j.id));
+    settled.ready ||= ready;
+    return settled;
+  });
+  await announce([change]);
+}
+
+/** Delete a finished run with its jobs, tasks and logs; 400 while it runs. */
+export async function deleteRun(run: ActionRunModel): Promise<void> {
+  if (!isDone(run.status)) throw new BadRequest('this run is not done');
+  const logs = await withTx(systemCtx, async (tx) => {
+    const jobs = await listJobsOfRun(tx, run.id);
+    const tasks = await tasksOfJobs(tx, jobs.map((j) => j.id));
+    const ids = tasks.map((t) => t.id);
+    await deleteOutputsOfTasks(tx, ids);
+    await deleteStepsOfTasks(tx, ids);
+    await deleteTasks(tx, ids);
+    await deleteJobsOfRuns(tx, [run.id]);
+    await deleteRunRow(tx, run.id);
+    return tasks.map((t) => t.logFilename);
+  });
+  for (const l of logs) await removeLog(l);
+}
+
+/** After a commit: wake runners when jobs became ready, and report the changed jobs' statuses. */
+export async function announce(changes: RunChange[]): Promise<void> {
+  if (changes.some((c) => c.ready)) signalJobsReady();
+  for (const c of changes) {
+    if (c.jobIds.size === 0) continue;
+    try {
+      await reportStatuses(c.runId, c.jobIds);
+    } catch (err) {
+      console.error(`actions: commit statuses of run ${c.runId}:`, err);
+    }
+  }
+}
+
+const STATE: Record<ActionStatus, 'success' | 'failure' | 'pending' | 'error'> = {
+  [ActionStatus.Unknown]: 'error', [ActionStatus.Success]: 'success', [ActionStatus.Failure]: 'failure', [ActionStatus.Cancelled]: 'failure',
+  [ActionStatus.Skipped]: 'success', [ActionStatus.Waiting]: 'pending', [ActionStatus.Running]: 'pending', [ActionStatus.Blocked]: 'pending',
+};
+
+/** Go's duration text for whole seconds (`0s`, `1m5s`, `2h0m3s`). */
+function goDuration(secs: number): string {
+  const h = Math.floor(secs / 3600);
+  const m = Math.floor((secs % 3600) / 60);
+  const s = secs % 60;
+  return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`;
+}
+
+function describe(j: ActionRunJobModel): string {
+  const took = goDuration(Math.max(0, (j.stopped || nowUnix()) - j.started));
+  switch (j.status) {
+    case ActionStatus.Success: return `Successful in ${took}`;
+    case ActionStatus.Failure: return `Failing after ${took}`;
+    case ActionStatus.Cancelled: return 'Has been cancelled';
+    case ActionStatus.Skipped: return 'Has been skipped';
+    case ActionStatus.Running: return 'Has started running';
+    case ActionStatus.Waiting: return 'Waiting to run';
+    case ActionStatus.Blocked: return 'Blocked by required conditions';
+    default: return '';
+  }
+}
+
+/** The name of a run's workflow: the file's `name:` when it has one, else the file name. */
+export function workflowName(run: ActionRunModel, job?: ActionRunJobModel): string {
+  try {
+    const name = job ? (YAML.parse(job.workflowPayload) as { name?: unknown })?.name : undefined;
+    if (typeof name === 'string' && name) return name;
+  } catch { /* a broken file is named by its file */ }
+  return run.workflowId;
+}
+
+/** Report jobs of a run as commit statuses (push runs only, as Gitea; a state already shown is not repeated). */
+async function reportStatuses(runId: number, jobIds: Set<number>): Promise<void> {
+  const run = await findRunById(systemCtx, runId);
+  if (!run || run.event !== 'push') return;
+  const repo = await findRepoById(systemCtx, run.repoId);
+  const owner = repo && (await findUserById(systemCtx, repo.ownerId));
+  if (!repo || !owner) return;
+  const jobs = await listJobsOfRun(systemCtx, runId);
+  const latest = await latestCommitStatuses(systemCtx, repo.id, run.commitSha);
+  for (const [i, j] of jobs.entries()) {
+    if (!jobIds.has(j.id)) continue;
+    const context = `${workflowName(run, j)} / ${j.name} (${run.triggerEvent})`;
+    const state = STATE[j.status];
+    if (latest.some((s) => s.context === context && s.state === state)) continue;
+    await recordCommitStatus(systemCtx, { owner, repo }, pseudoUser(-2), run.commitSha, {
+      state, context, description: describe(j), target_url: `/${owner.name}/${repo.name}/actions/runs/${run.index}/jobs/${i}`,
+    });
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * Tasks: a job claimed by a runner (one atomic update guarded on `task_id = 0`), the Task message
+ * it is sent (single-job workflow, context, secrets, variables, the results and outputs of the
+ * jobs it needs), the runner's state reports and log rows, and the sweep that fails tasks whose
+ * runner went silent.
+ */
+import crypto from 'node:crypto';
+import { settings } from '../../config';
+import { systemCtx, withTx } from '../../db';
+import { BadRequest, Conflict, Forbidden, NotFound, TooLarge } from '../../errors';
+import { RunnerResult, type LogRowMsg, type TaskMsg, type TaskStateMsg } from '../../api/runner-proto';
+import { ActionStatus, isDone, findRunById, type ActionRunModel } from '../../models/action-run.model';
+import { claimJob, findJobById, listJobsOfRun, updateJob, type ActionRunJobModel } from '../../models/action-run-job.model';
+import { findTaskById, findTasksByIds, insertTask, setTaskLogFilename, staleRunningTasks, updateTask, type ActionTaskModel } from '../../models/action-task.model';
+import { insertSteps, listStepsOfTasks, updateStep } from '../../models/action-task-step.model';
+import { insertOutputs, listOutputsOfTasks } from '../../models/action-task-output.model';
+import { findRepoById } from '../../models/repository.model';
+import { findUserById } from '../../models/user.model';
+import { nowUnix } from '../../models/issue.model';
+import { open } from '../auth/secret-box';
+import { repoUrls } from '../content/view';
+import { listSecrets, listVariables } from './settings.service';
+import { aggregateStatus, announce, settleRun } from './run.service';
+import { removeRunner, notePresence, type RunnerIdentity } from './runner.service';
+import { appendLog, archiveLog, formatLogLine, logFilename } from './log-store';
+import { stepNames } from './workflow-parse';
+
+const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
+const MAX_OUTPUT_KEY = 255;
+const MAX_OUTPUT_VALUE = 1 << 20;
+// why: a running task's heartbeat need not reach the database more often than this; the zombie timeout is minutes.
+const HEARTBEAT_WRITE_EVERY = 30;
+
+/** Whether a runner may run a job: its scope covers the job's repository and it has every label the job asks for. */
+export function runnerFits(r: RunnerIdentity, job: Pick<ActionRunJobModel, 'repoId' | 'ownerId'> & { labels(): string[] }): boolean {
+  if (r.repoId ? job.repoId !== r.repoId : r.ownerId ? job.ownerId !== r.ownerId : false) return false;
+  // why: act_runner may declare `name:docker://image`; jobs name the label only.
+  const have = new Set(r.labels.map((l) => l.split(':')[0]));
+  return job.labels().every((l) => have.has(l));
+}
+
+class Taken extends Error {}
+
+/** Claim a waiting job for a runner and build its Task; null when another runner took it first. */
+export async function claimTask(runner: RunnerIdentity, jobId: number): Promise<TaskMsg | null> {
+  const token = crypto.randomBytes(20).toString('hex');
+  const now = nowUnix();
+  let claimed: { task: ActionTaskModel; job: ActionRunJobModel; change: Awaited<ReturnType<typeof settleRun>> };
+  try {
+    claimed = await withTx(systemCtx, async (tx) => {
+      const job = await findJobById(tx, jobId);
+      if (!job || job.status !== ActionStatus.Waiting || job.taskId !== 0) throw new Taken();
+      const repo = await findRepoById(tx, job.repoId);
+      const owner = repo && (await findUserById(tx, repo.ownerId));
+      if (!repo || !owner) throw new Taken();
+      const task = await insertTask(tx, {
+        jobId, attempt: job.attempt + 1, runnerId: runner.id, repoId: job.repoId, ownerId: job.ownerId, commitSha: job.commitSha,
+        isForkPullRequest: job.isForkPullRequest, tokenHash: sha256(token), tokenLastEight: token.slice(-8),
+      }, now);
+      // why: the guarded update is the claim: of two runners racing for a job, one changes the row and the other rolls back.
+      if (!(await claimJob(tx, jobId, task.id, now))) throw new Taken();
+      await setTaskLogFilename(tx, task.id, logFilename(owner.name, repo.name, task.id));
+      await insertSteps(tx, stepNames(job.workflowPayload).map((name, index) => ({ name, index, taskId: task.id, repoId: job.repoId, status: ActionStatus.Waiting })), now);
+      const change = await settleRun(tx, job.runId, now, [jobId]);
+      return { task, job: (await findJobById(tx, jobId))!, change };
+    });
+  } catch (err) {
+    if (err instanceof Taken) return null;
+    throw err;
+  }
+  await announce([claimed.change]);
+  return taskMessage(claimed.task, claimed.job, token);
+}
+
+/** The results and merged outputs of the jobs a job needs (matrix legs share a job id). */
+async function needsOf(job: ActionRunJobModel): Promise<TaskMsg['needs']> {
+  const needs = job.needList();
+  if (needs.length === 0) return {};
+  const jobs = await listJobsOfRun(systemCtx, job.runId);
+  const tasks = new Map((await findTasksByIds(systemCtx, jobs.map((j) => j.taskId))).map((t) => [t.id, t]));
+  const outputs = await listOutputsOfTasks(systemCtx, [...tasks.keys()]);
+  const out: TaskMsg['needs'] = {};
+  for (const id of needs) {
+    const legs = jobs.filter((j) => j.jobId === id);
+    const merged: Record<string, string> = {};
+    for (const leg of legs) {
+      if (!isDone(leg.status) || !tasks.has(leg.taskId)) continue;
+      for (const o of outputs.filter((x) => x.taskId === leg.taskId)) if (o.outputValue !== '' || !(o.outputKey in merged)) merged[o.outputKey] = o.outputValue;
+    }
+    out[id] = { outputs: merged, result: aggregateStatus(legs.map((l) => l.status)) };
+  }
+  return out;
+}
+
+/** Gitea's `github` context of a task. */
+function taskContext(run: ActionRunModel, job: ActionRunJobModel, owner: string, repo: string, actor: string, token: string): Record<string, unknown> {
+  const root = settings().server.rootUrl;
+  let event: Record<string, unknown> = {};
+  try { event = JSON.parse(run.eventPayload) as Record<string, unknown>; } catch { /* an empty event */ }
+  const pr = event.pull_request as { base?: { ref?: string }; head?: { ref?: string } } | undefined;
+  const refName = run.ref.replace(/^refs\/(heads|tags)\//, '');
+  const refType = run.ref.startsWith('refs/heads/') ? 'branch' : run.ref.startsWith('refs/tags/') ? 'tag' : /^[0-9a-f]{40,64}$/.test(run.ref) ? 'commit' : '';
+  const blank = Object.fromEntries(['action', 'action_path', 'action_ref', 'action_repository', 'action_status', 'env', 'event_path', 'graphql_url', 'path', 'retention_days', 'triggering_actor', 'workspace'].map((k) => [k, '']));
+  return {
+    ...blank,
+    actor, api_url: `${root}api/v1`, base_ref: pr?.base?.ref ?? '', head_ref: pr?.head?.ref ?? '', event, event_name: run.triggerEvent, job: job.jobId,
+    ref: run.ref, ref_name: refName, ref_type: refType, ref_protected: false, repository: `${owner}/${repo}`, repository_owner: owner,
+    repositoryUrl: repoUrls(root, owner, repo).html, run_id: String(run.id), run_number: String(run.index), run_attempt: String(job.attempt),
+    secret_source: 'Actions', server_url: root.replace(/\/$/, ''), sha: run.commitSha, workflow: run.workflowId,
+    gitea_default_actions_url: settings().actions.defaultActionsUrl === 'self' ? root.replace(/\/$/, '') : 'https://github.com',
+    token,
+  };
+}
+
+/** The Task message of a claimed job. */
+async function taskMessage(task: ActionTaskModel, job: ActionRunJobModel, token: string): Promise<TaskMsg> {
+  const run = (await findRunById(systemCtx, job.runId))!;
+  const repo = (await findRepoById(systemCtx, job.repoId))!;
+  const owner = (await findUserById(systemCtx, repo.ownerId))!;
+  const actor = run.triggerUserId > 0 ? (await findUserById(systemCtx, run.triggerUserId))?.name ?? 'Ghost' : 'Ghost';
+  const secrets: Record<string, string> = { GITHUB_TOKEN: token, GITEA_TOKEN: token };
+  // why: a pull request from a fork runs code its author wrote; it gets the job token and nothing else.
+  if (!job.isForkPullRequest) {
+    for (const scope of [{ ownerId: repo.ownerId, repoId: 0 }, { ownerId: 0, repoId: repo.id }]) {
+      for (const s of (await listSecrets(systemCtx, scope)).rows) secrets[s.name] = open(s.data);
+    }
+  }
+  const vars: Record<string, string> = {};
+  for (const scope of [{ ownerId: 0, repoId: 0 }, { ownerId: repo.ownerId, repoId: 0 }, { ownerId: 0, repoId: repo.id }]) {
+    for (const v of (await listVariables(systemCtx, scope)).rows) vars[v.name] = v.data;
+  }
+  return {
+    id: BigInt(task.id), workflowPayload: Buffer.from(job.workflowPayload), context: taskContext(run, job, owner.name, repo.name, actor, token),
+    secrets, machine: '', needs: await needsOf(job), vars,
+  };
+}
+
+/** A task of the calling runner; 404 for none, 403 for another runner's. */
+async function heldTask(runner: RunnerIdentity, id: bigint | number): Promise<ActionTaskModel> {
+  const task = Number(id) > 0 && Number(id) < 2 ** 31 ? await findTaskById(systemCtx, Number(id)) : null;
+  if (!task) throw new NotFound(`task ${id} not found`);
+  if (task.runnerId !== runner.id) throw new Forbidden(`task ${id} is not held by this runner`);
+  return task;
+}
+
+const tsSeconds = (t?: { seconds: bigint }) => (t ? Number(t.seconds) : 0);
+
+/** UpdateTask: a runner's report on its task (steps, outputs, maybe its result). Returns the task's final result, if any, and the output keys stored. */
+export async function reportTaskState(runner: RunnerIdentity, state: TaskStateMsg | undefined, outputs: Record<string, string>): Promise<{ result: number; sentOutputs: string[] }> {
+  if (!state) throw new BadRequest('missing task state');
+  const task = await heldTask(runner, state.id);
+  notePresence(runner.id, true);
+  const now = nowUnix();
+  const kept = Object.entries(outputs).filter(([k, v]) => Buffer.byteLength(k) <= MAX_OUTPUT_KEY && Buffer.byteLength(v) <= MAX_OUTPUT_VALUE);
+  let change: Awaited<ReturnType<typeof settleRun>> | null = null;
+  const final = await withTx(systemCtx, async (tx) => {
+    await insertOutputs(tx, task.id, kept);
+    const fresh = (await findTaskById(tx, task.id))!;
+    // why: a task already done (cancelled while running) stays so; the runner learns it from the answer.
+    if (isDone(fresh.status)) return fresh.status;
+    const steps = await listStepsOfTasks(tx, [task.id]);
+    for (const s of state.steps) {
+      const row = steps.find((x) => x.index === Number(s.id));
+      if (!row) continue;
+      const status = s.result ? s.result as ActionStatus : s.startedAt ? ActionStatus.Running : row.status;
+      const next = { status, logIndex: Number(s.logIndex), logLength: Number(s.logLength), started: tsSeconds(s.startedAt) || row.started, stopped: tsSeconds(s.stoppedAt) || row.stopped };
+      if (next.status !== row.status || next.logIndex !== row.logIndex || next.logLength !== row.logLength || next.started !== row.started || next.stopped !== row.stopped) {
+        await updateStep(tx, task.id, row.index, next, now);
+      }
+    }
+    if (state.result === RunnerResult.Unspecified) {
+      if (now - fresh.updated >= HEARTBEAT_WRITE_EVERY) await updateTask(tx, task.id, {}, now);
+      return ActionStatus.Unknown;
+    }
+    const result = state.result as ActionStatus;
+    const stopped = tsSeconds(state.stoppedAt) || now;
+    await updateTask(tx, task.id, { status: result, stopped }, now, [ActionStatus.Running]);
+    await updateJob(tx, task.jobId, { status: result, stopped }, now, [ActionStatus.Running]);
+    change = await settleRun(tx, (await findJobById(tx, task.jobId))!.runId, now, [task.jobId]);
+    return result;
+  });
+  if (change) {
+    await announce([change]);
+    if (runner.ephemeral) await removeRunner(systemCtx, runner.id, runner.uuid).catch(() => undefined);
+  }
+  const stored = (await listOutputsOfTasks(systemCtx, [task.id])).map((o) => o.outputKey);
+  return { result: isDone(final) ? final : RunnerResult.Unspecified, sentOutputs: stored };
+}
+
+// why: a runner sends one task's rows one request at a time; this keeps two requests that cross anyway in order.
+const logTurns = new Map<number, Promise<unknown>>();
+
+/** UpdateLog: append rows from `index` on; returns the rows now stored (the ack). A gap or an archived log is refused. */
+export function appendTaskLog(runner: RunnerIdentity, taskId: bigint, index: bigint, rows: LogRowMsg[], noMore: boolean): Promise<number> {
+  const id = Number(taskId);
+  const turn = (logTurns.get(id) ?? Promise.resolve()).then(() => appendInTurn(runner, taskId, Number(index), rows, noMore));
+  const settled = turn.catch(() => undefined);
+  logTurns.set(id, settled);
+  settled.then(() => { if (logTurns.get(id) === settled) logTurns.delete(id); });
+  return turn;
+}
+
+async function appendInTurn(runner: RunnerIdentity, taskId: bigint, index: number, rows: LogRowMsg[], noMore: boolean): Promise<number> {
+  const task = await heldTask(runner, taskId);
+  notePresence(runner.id, true);
+  const ack = task.logLength;
+  if (index > ack) throw new BadRequest(`log rows must follow on: index ${index} leaves a gap after row ${ack}`);
+  if (task.logInStorage) {
+    if (rows.length === 0 || index + rows.length <= ack) return ack;
+    throw new Conflict('the log of this task is complete');
+  }
+  const fresh = rows.slice(ack - index);
+  const now = nowUnix();
+  let changes: { logLength: number; logSize: number; logInStorage?: boolean } | null = null;
+  if (fresh.length) {
+    const lines = fresh.map((r) => formatLogLine(r.time ? new Date(Number(r.time.seconds) * 1000 + Math.floor(r.time.nanos / 1e6)) : new Date(), r.content));
+    const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l), 0);
+    if (task.logSize + bytes > settings().actions.maxLogSize) throw new TooLarge(`the log of task ${task.id} would pass ${settings().actions.maxLogSize} bytes`);
+    await appendLog(task.logFilename, lines);
+    changes = { logLength: ack + fresh.length, logSize: task.logSize + bytes };
+  }
+  if (noMore) {
+    await archiveLog(task.logFilename);
+    changes = { logLength: changes?.logLength ?? ack, logSize: changes?.logSize ?? task.logSize, logInStorage: true };
+  }
+  if (changes) {
+    const c = changes;
+    await withTx(systemCtx, (tx) => updateTask(tx, task.id, c, now));
+  }
+  return changes?.logLength ?? ack;
+}
+
+/**
+ * Fail the tasks whose runner went silent for [actions] ZOMBIE_TASK_TIMEOUT or that ran longer
+ * than ENDLESS_TASK_TIMEOUT. why: every node may run it; the updates are guarded on the running status.
+ */
+export async function sweepStaleTasks(): Promise<number> {
+  const now = nowUnix();
+  const a = settings().actions;
+  const stale = await staleRunningTasks(systemCtx, now - a.zombieTaskTimeout, now - a.endlessTaskTimeout, 100);
+  for (const t of stale) {
+    const change = await withTx(systemCtx, async (tx) => {
+      if (!(await updateTask(tx, t.id, { status: ActionStatus.Failure, stopped: now }, now, [ActionStatus.Running]))) return null;
+      await updateJob(tx, t.jobId, { status: ActionStatus.Failure, stopped: now }, now, [ActionStatus.Running]);
+      const job = await findJobById(tx, t.jobId);
+      return job ? settleRun(tx, job.runId, now, [t.jobId]) : null;
+    });
+    if (change) await announce([change]);
+  }
+  return stale.length;
+}

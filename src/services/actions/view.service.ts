@@ -1,0 +1,148 @@
+/**
+ * What the REST API reads of runs, jobs, tasks and logs of a repository, for readers of its
+ * Actions unit; and the changes its writers make (cancel, rerun, delete).
+ */
+import type { Readable } from 'node:stream';
+import type { DbContext } from '../../db';
+import { BadRequest, NotFound } from '../../errors';
+import { UnitType } from '../../models/perm';
+import { ActionStatus, findRunById, findRunsByIds, listRuns, type ActionRunModel, type RunFilter } from '../../models/action-run.model';
+import { findJobById, listJobs, listJobsOfRun, type ActionRunJobModel, type JobFilter } from '../../models/action-run-job.model';
+import { findTaskById, findTasksByIds, listTasksOfRepo } from '../../models/action-task.model';
+import { listStepsOfTasks, type ActionTaskStepModel } from '../../models/action-task-step.model';
+import { findRunnersByIds, type ActionRunnerModel } from '../../models/action-runner.model';
+import { findUserByName } from '../../models/user.model';
+import { assertUnitReadable, assertUnitWriter } from '../refs/access';
+import type { RepoContext } from '../repo/context';
+import { readLog } from './log-store';
+import { cancelRun, deleteRun, rerun } from './run.service';
+
+/** The statuses a `status` query names (GitHub's words and Gitea's); 400 for another word. */
+export function statusesOf(words: string[]): ActionStatus[] | undefined {
+  if (words.length === 0) return undefined;
+  const S = ActionStatus;
+  const map: Record<string, ActionStatus[]> = {
+    pending: [S.Blocked], waiting: [S.Blocked], requested: [S.Blocked], action_required: [S.Blocked], queued: [S.Waiting], in_progress: [S.Running],
+    completed: [S.Success, S.Failure, S.Cancelled, S.Skipped], success: [S.Success], failure: [S.Failure], skipped: [S.Skipped], neutral: [S.Skipped],
+    cancelled: [S.Cancelled], timed_out: [S.Cancelled],
+  };
+  return words.flatMap((w) => {
+    if (!map[w]) throw new BadRequest(`invalid status: ${w}`);
+    return map[w];
+  });
+}
+
+/** 404 when the repository's Actions unit is off, 403 for a caller who cannot read it. */
+export function assertActionsReadable(rc: RepoContext): void {
+  assertUnitReadable(rc, UnitType.Actions);
+}
+
+/** The filters of a run listing. */
+export interface RunQuery { event?: string; branch?: string; status: string[]; actor?: string; headSha?: string }
+
+/** Runs matching `q` (repository, user or organization, or all for the instance), newest first. */
+export async function listRunsWhere(ctx: DbContext, scope: Pick<RunFilter, 'repoId' | 'ownerId'>, q: RunQuery, page: { limit: number; offset: number }) {
+  const f: RunFilter = { ...scope, statuses: statusesOf(q.status) };
+  if (q.event) f.event = q.event;
+  if (q.branch) f.ref = `refs/heads/${q.branch}`;
+  if (q.headSha) f.commitSha = q.headSha;
+  if (q.actor) {
+    const u = await findUserByName(ctx, q.actor);
+    if (!u) return { rows: [], count: 0 };
+    f.triggerUserId = u.id;
+  }
+  return listRuns(ctx, f, page);
+}
+
+/** A repository's run by id; 404 for another repository's. */
+export async function repoRun(ctx: DbContext, rc: RepoContext, runId: number, write = false): Promise<ActionRunModel> {
+  (write ? assertUnitWriter : assertUnitReadable)(rc, UnitType.Actions);
+  const run = await findRunById(ctx, runId);
+  if (!run || run.repoId !== rc.repo.id) throw new NotFound('run not found');
+  return run;
+}
+
+/** A repository's job by id; 404 for another repository's. */
+export async function repoJob(ctx: DbContext, rc: RepoContext, jobId: number, write = false): Promise<ActionRunJobModel> {
+  (write ? assertUnitWriter : assertUnitReadable)(rc, UnitType.Actions);
+  const job = await findJobById(ctx, jobId);
+  if (!job || job.repoId !== rc.repo.id) throw new NotFound('job not found');
+  return job;
+}
+
+/** Jobs with what their view needs: the run, the job's place in it, and its latest task's runner and steps. */
+export interface JobView { job: ActionRunJobModel; run: ActionRunModel; index: number; task?: { runner?: ActionRunnerModel; steps: ActionTaskStepModel[] } }
+
+/** The views of jobs. */
+export async function jobViews(ctx: DbContext, jobs: ActionRunJobModel[]): Promise<JobView[]> {
+  const runs = new Map((await findRunsByIds(ctx, jobs.map((j) => j.runId))).map((r) => [r.id, r]));
+  const siblings = new Map<number, number[]>();
+  for (const runId of runs.keys()) siblings.set(runId, (await listJobsOfRun(ctx, runId)).map((j) => j.id));
+  const tasks = await findTasksByIds(ctx, jobs.map((j) => j.taskId));
+  const runners = new Map((await findRunnersByIds(ctx, tasks.map((t) => t.runnerId).filter((id) => id > 0))).map((r) => [r.id, r]));
+  const steps = await listStepsOfTasks(ctx, tasks.map((t) => t.id));
+  return jobs.flatMap((job) => {
+    const run = runs.get(job.runId);
+    if (!run) return [];
+    const task = tasks.find((t) => t.id === job.taskId);
+    return [{
+      job, run, index: siblings.get(run.id)!.indexOf(job.id),
+      ...(task ? { task: { runner: runners.get(task.runnerId), steps: steps.filter((s) => s.taskId === task.id) } } : {}),
+    }];
+  });
+}
+
+/** Jobs matching a filter, newest first, as views. */
+export async function listJobViews(ctx: DbContext, f: JobFilter, status: string[], page: { limit: number; offset: number }) {
+  const { rows, count } = await listJobs(ctx, { ...f, statuses: statusesOf(status) }, page);
+  return { views: await jobViews(ctx, rows), count };
+}
+
+/** The log of a job's latest attempt: its stream, size and download name. 404 before a task ran it. */
+export async function jobLog(ctx: DbContext, rc: RepoContext, jobId: number): Promise<{ stream: Readable; size: number; filename: string }> {
+  const job = await repoJob(ctx, rc, jobId);
+  if (!job.taskId) throw new NotFound('job not started');
+  const task = await findTaskById(ctx, job.taskId);
+  const stream = task && !task.logExpired ? readLog(task.logFilename, task.logInStorage) : null;
+  if (!task || !stream) throw new NotFound('logs have been cleaned up');
+  const run = (await findRunById(ctx, job.runId))!;
+  return { stream, size: task.logSize, filename: `${run.workflowId.split('.')[0]}-${job.name}-${task.id}.log` };
+}
+
+/** A repository's tasks with their jobs and runs, newest first. */
+export async function listRepoTasks(ctx: DbContext, rc: RepoContext, page: { limit: number; offset: number }) {
+  assertUnitReadable(rc, UnitType.Actions);
+  const { rows, count } = await listTasksOfRepo(ctx, rc.repo.id, page);
+  const jobs = new Map<number, ActionRunJobModel>();
+  for (const t of rows) {
+    const j = await findJobById(ctx, t.jobId);
+    if (j) jobs.set(t.jobId, j);
+  }
+  const runs = new Map((await findRunsByIds(ctx, [...jobs.values()].map((j) => j.runId))).map((r) => [r.id, r]));
+  const items = rows.flatMap((task) => {
+    const job = jobs.get(task.jobId);
+    const run = job && runs.get(job.runId);
+    return job && run ? [{ task, job, run }] : [];
+  });
+  return { items, count };
+}
+
+/** Cancel a run (writers of the Actions unit). */
+export async function cancelRepoRun(ctx: DbContext, rc: RepoContext, runId: number): Promise<void> {
+  await cancelRun(await repoRun(ctx, rc, runId, true));
+}
+
+/** Rerun a run, or one of its jobs and the jobs that need it (writers). */
+export async function rerunRepoRun(ctx: DbContext, rc: RepoContext, runId: number, jobId?: number): Promise<void> {
+  const run = await repoRun(ctx, rc, runId, true);
+  if (jobId !== undefined) {
+    const job = await repoJob(ctx, rc, jobId, true);
+    if (job.runId !== run.id) throw new NotFound('job not found');
+  }
+  await rerun(run, jobId);
+}
+
+/** Delete a finished run (writers). */
+export async function deleteRepoRun(ctx: DbContext, rc: RepoContext, runId: number): Promise<void> {
+  await deleteRun(await repoRun(ctx, rc, runId, true));
+}
