@@ -110,3 +110,22 @@ export async function runIdsOfRepo(ctx: DbContext, repoId: number): Promise<numb
 export function staleUnfinishedRuns(ctx: DbContext, cutoff: number, limit: number): Promise<ActionRunModel[]> {
   return ActionRunModel.findAll({ where: { status: [ActionStatus.Waiting, ActionStatus.Blocked], updated: { [Op.lt]: cutoff } }, limit, transaction: ctx.tx });
 }
+
+/** Delete every run of a repository with its jobs, tasks, steps, outputs and run numbers. */
+export async function deleteRunsOfRepo(ctx: DbContext, repoId: number): Promise<void> {
+  const exec = (q: string) => db().query(q, { replacements: { repoId }, transaction: ctx.tx });
+  await exec('DELETE FROM action_task_output WHERE task_id IN (SELECT id FROM action_task WHERE repo_id = :repoId)');
+  await exec('DELETE FROM action_task_step WHERE repo_id = :repoId');
+  await exec('DELETE FROM action_task WHERE repo_id = :repoId');
+  await exec('DELETE FROM action_run_job WHERE repo_id = :repoId');
+  await exec('DELETE FROM action_run WHERE repo_id = :repoId');
+  await exec('DELETE FROM action_run_index WHERE group_id = :repoId');
+}
+
+/** The log files of a repository's tasks (to remove with it). */
+export async function logFilesOfRepo(ctx: DbContext, repoId: number): Promise<string[]> {
+  const rows = await db().query<{ log_filename: string }>("SELECT log_filename FROM action_task WHERE repo_id = :repoId AND log_filename <> ''", {
+    replacements: { repoId }, type: QueryTypes.SELECT, transaction: ctx.tx,
+  });
+  return rows.map((r) => r.log_filename);
+}

@@ -6,6 +6,9 @@ import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
 import { nowUnix } from './issue.model';
 import { SecretModel } from './secret.model';
+import { deleteRunnersOf } from './action-runner.model';
+import { deleteRunnerTokensOf } from './action-runner-token.model';
+import { deleteRunsOfRepo } from './action-run.model';
 import type { ActionsScope } from './actions-scope';
 
 @Table({ tableName: 'action_variable', underscored: true, timestamps: false })
@@ -31,9 +34,12 @@ export async function updateVariable(ctx: DbContext, id: number, row: { name: st
   await ActionVariableModel.update({ ...row, updatedUnix: nowUnix() }, { where: { id }, transaction: ctx.tx });
 }
 
-/** Delete every secret and variable of a repository, or of a user or organization. */
+/** Delete every secret, variable, runner and registration token of a repository, or of a user or organization, and a repository's runs. */
 export async function deleteActionsSettingsOf(ctx: DbContext, s: { repoId: number } | { ownerId: number }): Promise<void> {
   const where = 'repoId' in s ? { repoId: s.repoId, ownerId: 0 } : { ownerId: s.ownerId, repoId: 0 };
   await ActionVariableModel.destroy({ where, transaction: ctx.tx });
   await SecretModel.destroy({ where, transaction: ctx.tx });
+  await deleteRunnersOf(ctx, where);
+  await deleteRunnerTokensOf(ctx, where);
+  if ('repoId' in s) await deleteRunsOfRepo(ctx, s.repoId);
 }

@@ -34,6 +34,8 @@ import type { RepoContext } from './context';
 import { transferViewOf, type TransferView } from './transfer.service';
 import { emitRepositoryEvent } from '../webhook/payload';
 import { ActionType, markRepoActionsPrivate } from '../../models/action.model';
+import { logFilesOfRepo } from '../../models/action-run.model';
+import { removeLog } from '../actions/log-store';
 import { recordActivity, repoActivity } from '../activity/record';
 
 /**
@@ -262,6 +264,7 @@ export async function deleteRepo(ctx: DbContext, doer: UserModel, rc: RepoContex
   assertRepoAdmin(rc);
   await withRepoLock(rc.repo.id, async () => {
     const attachments = await attachmentUuidsOfRepos(ctx, [rc.repo.id]);
+    const logs = await logFilesOfRepo(ctx, rc.repo.id);
     await withTx(ctx, async (tx) => {
       // why: written before the rows go, it reaches the owner's and the system's hooks (the repository's own go with it).
       await emitRepositoryEvent(tx, rc.repo, rc.owner, doer, 'deleted');
@@ -272,6 +275,7 @@ export async function deleteRepo(ctx: DbContext, doer: UserModel, rc: RepoContex
     await removeRepoDir(repoPath(rc.owner.name, rc.repo.name, true));
     await removeArchives(rc.repo.id);
     await removeAttachmentFiles(attachments);
+    for (const log of logs) await removeLog(log);
   });
 }
 
