@@ -46,9 +46,10 @@ describe('actions runs', () => {
   let runner: ConformanceRunner;
   const call = (method: string, p: string, body?: unknown, u: TestUser = alice) => w.raw(method, p, body, { token: u.token });
 
-  /** A new repository of alice's with these workflow files pushed to main; returns the pushed commit. */
-  async function pushWorkflows(repo: string, files: Record<string, string>, branch = 'main'): Promise<string> {
+  /** A new repository of alice's (`setup` runs once it exists) with these workflow files pushed to main; returns the pushed commit. */
+  async function pushWorkflows(repo: string, files: Record<string, string>, setup?: () => Promise<void>): Promise<string> {
     await apiRepo(w, alice, repo);
+    await setup?.();
     const dir = await g.clone(alice, 'alice', repo);
     for (const [name, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
@@ -56,7 +57,7 @@ describe('actions runs', () => {
     }
     await g.ok(['add', '-A'], dir);
     await g.ok(['commit', '-q', '-m', `workflows of ${repo}\n\nbody`], dir);
-    await g.ok(['push', '-q', 'origin', `HEAD:${branch}`], dir);
+    await g.ok(['push', '-q', 'origin', 'HEAD:main'], dir);
     return g.ok(['rev-parse', 'HEAD'], dir);
   }
 
@@ -64,7 +65,7 @@ describe('actions runs', () => {
   const waitRuns = (repo: string, n: number) => waitFor(`${n} runs in ${repo}`, async () => (await runsOf(repo)).total_count >= n);
 
   before(async () => {
-    w = await startWorld();
+    w = await startWorld({ env: { FORGE__WEBHOOK__ALLOWED_HOST_LIST: 'loopback' } });
     alice = await w.user('alice');
     g = new GitTool(w);
     const reg = await call('POST', '/user/actions/runners/registration-token');
@@ -209,5 +210,26 @@ describe('actions runs', () => {
     expect((await w.raw('GET', '/repos/alice/ci/actions/runs')).status).to.equal(404);
     const [run] = (await runsOf('ci')).workflow_runs;
     expect((await call('POST', `/repos/alice/ci/actions/runs/${run.id}/rerun`, undefined, bob)).status).to.equal(404);
+  });
+
+  it('emits workflow_run and workflow_job events as the run and its jobs move', async () => {
+    await pushWorkflows('hooked', { '.gitea/workflows/h.yml': 'name: Hooked\non: push\njobs:\n  only:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo hi\n' }, async () => {
+      const hook = await call('POST', '/repos/alice/hooked/hooks', { type: 'gitea', active: true, events: ['workflow_run', 'workflow_job'], config: { url: 'http://127.0.0.1:9/', content_type: 'json' } });
+      expect(hook.status, hook.text).to.equal(201);
+      expect(hook.body.events.sort()).to.deep.equal(['workflow_job', 'workflow_run']);
+    });
+    await waitRuns('hooked', 1);
+    await runner.drain();
+    const tasks = await sql(w.server, "SELECT event_type, payload_content FROM hook_task ORDER BY id");
+    const of = (type: string) => tasks.filter((t) => t.event_type === type).map((t) => JSON.parse(t.payload_content));
+    expect(of('workflow_run').map((p) => [p.action, p.workflow_run.status, p.workflow.name])).to.deep.equal([
+      ['requested', 'queued', 'Hooked'], ['in_progress', 'in_progress', 'Hooked'], ['completed', 'completed', 'Hooked'],
+    ]);
+    const jobs = of('workflow_job');
+    expect(jobs.map((p) => p.action)).to.deep.equal(['queued', 'in_progress', 'completed']);
+    expect(jobs[2].workflow_job).to.include({ name: 'only', conclusion: 'success', runner_name: 'conformance' });
+    expect(jobs[2].workflow_job.url).to.match(/\/api\/v1\/repos\/alice\/hooked\/actions\/jobs\/\d+$/);
+    expect(jobs[2]).to.include.keys('repository', 'sender');
+    expect(jobs[2].sender.login).to.equal('alice');
   });
 });

@@ -439,14 +439,14 @@ describe('hook formats', () => {
       const events = ['create', 'delete', 'fork', 'push', 'issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment', 'pull_request',
         'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment', 'pull_request_review_approved',
         'pull_request_review_rejected', 'pull_request_review_comment', 'pull_request_sync', 'pull_request_review_request', 'wiki', 'repository',
-        'release', 'package', 'status', 'workflow_job'];
+        'release', 'package', 'status', 'workflow_run', 'workflow_job'];
       for (const type of ['slack', 'discord', 'msteams', 'matrix', 'telegram', 'dingtalk', 'feishu', 'wechatwork', 'packagist']) {
         for (const event of events) expect(() => request(type, event, event === 'wiki' ? wiki : generic), `${type} ${event}`).to.not.throw();
       }
     });
 
     it("fails as Gitea does on an event type it does not know and on an unreadable payload", () => {
-      expect(() => formatRequest('slack', META.slack, 'workflow_run', '{}')).to.throw('newPayload unsupported event: workflow_run');
+      expect(() => formatRequest('slack', META.slack, 'schedule', '{}')).to.throw('newPayload unsupported event: schedule');
       expect(() => formatRequest('slack', META.slack, 'push', 'not json')).to.throw(/^could not unmarshal payload: /);
     });
   });

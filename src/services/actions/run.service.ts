@@ -24,6 +24,8 @@ import { findRepoById, type RepositoryModel } from '../../models/repository.mode
 import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
 import { nowUnix } from '../../models/issue.model';
 import { recordCommitStatus } from '../history/status.service';
+import { emitWorkflowEvents } from '../webhook/payload';
+import { jobViews } from './job-view';
 import { appendLog, archiveLog, formatLogLine, logFilename, removeLog } from './log-store';
 import { signalJobsReady } from './jobs-signal';
 import { parseWorkflow, planJobs, pushMatches, WorkflowError, type PlannedJob, type Workflow } from './workflow-parse';
@@ -125,7 +127,8 @@ async function insertRunOf(ev: WorkflowEvent, file: WorkflowFile, trigger: strin
       runId: made.id, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, name: j.name,
       workflowPayload: j.payload, jobId: j.jobId, hasIf: j.hasIf, status: statusOf(j), needs: j.needs, runsOn: j.runsOn,
     })), now);
-    changes.push({ runId: made.id, jobIds: new Set(rows.map((r) => r.id)), ready: rows.some((r) => r.status === ActionStatus.Waiting) });
+    const settled = await settleRun(tx, made.id, now, rows.map((r) => r.id), true);
+    changes.push({ ...settled, ready: rows.some((r) => r.status === ActionStatus.Waiting) });
     return made;
   });
   await announce(changes);
@@ -139,7 +142,6 @@ async function insertBrokenRun(ev: WorkflowEvent, file: WorkflowFile, error: str
   const { run, taskId } = await withTx(systemCtx, async (tx) => {
     const index = await nextRunIndex(tx, ev.repo.id);
     const made = await insertRun(tx, { ...runRow(ev, file, ev.event, ActionStatus.Failure), index, now });
-    await updateRun(tx, made.id, { started: now, stopped: now }, now);
     const [job] = await insertJobs(tx, [{
       runId: made.id, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, name: file.id,
       workflowPayload: file.content, jobId: file.id, hasIf: false, status: ActionStatus.Failure, needs: [], runsOn: [],
@@ -147,6 +149,7 @@ async function insertBrokenRun(ev: WorkflowEvent, file: WorkflowFile, error: str
     const task = await insertTask(tx, { jobId: job.id, attempt: 1, runnerId: 0, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, tokenHash: '', tokenLastEight: '' }, now);
     await setTaskLogFilename(tx, task.id, logFilename(ev.owner.name, ev.repo.name, task.id));
     await updateJob(tx, job.id, { taskId: task.id, started: now, stopped: now }, now);
+    await settleRun(tx, made.id, now, [job.id], true);
     return { run: made, taskId: task.id };
   });
   const log = logFilename(ev.owner.name, ev.repo.name, taskId);
@@ -160,9 +163,10 @@ async function insertBrokenRun(ev: WorkflowEvent, file: WorkflowFile, error: str
 /**
  * After jobs of a run changed in `tx`: unblock the jobs whose needs are all done (waiting when
  * they all succeeded or the job has an `if:` for the runner to judge, else skipped), then bring
- * the run's status and times up to date. Returns what changed.
+ * the run's status and times up to date, and emit the workflow_job events of the changed jobs and
+ * the workflow_run event of a run made (`created`) or whose status moved. Returns what changed.
  */
-export async function settleRun(tx: DbContext, runId: number, now: number, changed: Iterable<number> = []): Promise<RunChange> {
+export async function settleRun(tx: DbContext, runId: number, now: number, changed: Iterable<number> = [], created = false): Promise<RunChange> {
   const change: RunChange = { runId, jobIds: new Set(changed), ready: false };
   let jobs = await listJobsOfRun(tx, runId);
   for (let moved = true; moved;) {
@@ -187,7 +191,17 @@ export async function settleRun(tx: DbContext, runId: number, now: number, chang
   const started = run.started || (jobs.some((j) => j.started > 0) ? Math.min(...jobs.filter((j) => j.started > 0).map((j) => j.started)) : 0);
   const stopped = isDone(status) ? Math.max(now, ...jobs.map((j) => j.stopped)) : 0;
   if (status !== run.status || started !== run.started || stopped !== run.stopped) await updateRun(tx, runId, { status, started, stopped }, now);
+  const runAction = created || runActionOf(status) !== runActionOf(run.status) ? runActionOf(status) : null;
+  if (change.jobIds.size || runAction) {
+    const views = await jobViews(tx, jobs.filter((j) => change.jobIds.has(j.id)));
+    await emitWorkflowEvents(tx, (await findRunById(tx, runId))!, workflowName(run, jobs[0]), views, runAction);
+  }
   return change;
+}
+
+/** The workflow_run action of a run's status: requested until a job runs, in_progress, completed. */
+function runActionOf(status: ActionStatus): 'requested' | 'in_progress' | 'completed' {
+  return isDone(status) ? 'completed' : status === ActionStatus.Running ? 'in_progress' : 'requested';
 }
 
 /** Cancel a run's unfinished jobs in `tx` (blocked and waiting ones at once; running tasks hear it at their next report). */

@@ -7,14 +7,15 @@ import type { DbContext } from '../../db';
 import { BadRequest, NotFound } from '../../errors';
 import { UnitType } from '../../models/perm';
 import { ActionStatus, findRunById, findRunsByIds, listRuns, type ActionRunModel, type RunFilter } from '../../models/action-run.model';
-import { findJobById, listJobs, listJobsOfRun, type ActionRunJobModel, type JobFilter } from '../../models/action-run-job.model';
-import { findTaskById, findTasksByIds, listTasksOfRepo } from '../../models/action-task.model';
-import { listStepsOfTasks, type ActionTaskStepModel } from '../../models/action-task-step.model';
-import { findRunnersByIds, type ActionRunnerModel } from '../../models/action-runner.model';
+import { findJobById, listJobs, type ActionRunJobModel, type JobFilter } from '../../models/action-run-job.model';
+import { findTaskById, listTasksOfRepo } from '../../models/action-task.model';
 import { findUserByName } from '../../models/user.model';
 import { assertUnitReadable, assertUnitWriter } from '../refs/access';
 import type { RepoContext } from '../repo/context';
 import { readLog } from './log-store';
+import { jobViews } from './job-view';
+
+export { jobViews };
 import { cancelRun, deleteRun, rerun } from './run.service';
 
 /** The statuses a `status` query names (GitHub's words and Gitea's); 400 for another word. */
@@ -68,28 +69,6 @@ export async function repoJob(ctx: DbContext, rc: RepoContext, jobId: number, wr
   const job = await findJobById(ctx, jobId);
   if (!job || job.repoId !== rc.repo.id) throw new NotFound('job not found');
   return job;
-}
-
-/** Jobs with what their view needs: the run, the job's place in it, and its latest task's runner and steps. */
-export interface JobView { job: ActionRunJobModel; run: ActionRunModel; index: number; task?: { runner?: ActionRunnerModel; steps: ActionTaskStepModel[] } }
-
-/** The views of jobs. */
-export async function jobViews(ctx: DbContext, jobs: ActionRunJobModel[]): Promise<JobView[]> {
-  const runs = new Map((await findRunsByIds(ctx, jobs.map((j) => j.runId))).map((r) => [r.id, r]));
-  const siblings = new Map<number, number[]>();
-  for (const runId of runs.keys()) siblings.set(runId, (await listJobsOfRun(ctx, runId)).map((j) => j.id));
-  const tasks = await findTasksByIds(ctx, jobs.map((j) => j.taskId));
-  const runners = new Map((await findRunnersByIds(ctx, tasks.map((t) => t.runnerId).filter((id) => id > 0))).map((r) => [r.id, r]));
-  const steps = await listStepsOfTasks(ctx, tasks.map((t) => t.id));
-  return jobs.flatMap((job) => {
-    const run = runs.get(job.runId);
-    if (!run) return [];
-    const task = tasks.find((t) => t.id === job.taskId);
-    return [{
-      job, run, index: siblings.get(run.id)!.indexOf(job.id),
-      ...(task ? { task: { runner: runners.get(task.runnerId), steps: steps.filter((s) => s.taskId === task.id) } } : {}),
-    }];
-  });
 }
 
 /** Jobs matching a filter, newest first, as views. */

@@ -10,7 +10,7 @@ export const ALL_EVENT_TYPES = [
   'create', 'delete', 'fork', 'push', 'issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment',
   'pull_request', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment',
   'pull_request_review_approved', 'pull_request_review_rejected', 'pull_request_review_comment', 'pull_request_sync',
-  'pull_request_review_request', 'wiki', 'repository', 'release', 'package', 'status', 'workflow_job',
+  'pull_request_review_request', 'wiki', 'repository', 'release', 'package', 'status', 'workflow_run', 'workflow_job',
 ] as const;
 
 /** An event type a hook can be sent. */
@@ -21,7 +21,7 @@ const STORED_KEYS = [
   'create', 'delete', 'fork', 'push', 'issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment',
   'pull_request', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment',
   'pull_request_review', 'pull_request_sync', 'pull_request_review_request', 'wiki', 'repository', 'release', 'package',
-  'status', 'workflow_job',
+  'status', 'workflow_run', 'workflow_job',
 ] as const;
 
 /** The family a name of the API also turns on: `issues` turns on every issue event, `pull_request` every pull request one. */

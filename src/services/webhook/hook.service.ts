@@ -39,7 +39,7 @@ const MAX_SECRET_BYTES = 4096;
 const EVENT_NAMES = new Set([
   'create', 'delete', 'fork', 'push', 'issues', 'issues_only', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment',
   'pull_request', 'pull_request_only', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment',
-  'pull_request_review', 'pull_request_sync', 'pull_request_review_request', 'wiki', 'repository', 'release', 'package', 'status', 'workflow_job',
+  'pull_request_review', 'pull_request_sync', 'pull_request_review_request', 'wiki', 'repository', 'release', 'package', 'status', 'workflow_run', 'workflow_job',
 ]);
 
 /** 403 when the administrator turned webhooks off (admin hooks stay manageable, as Gitea). */

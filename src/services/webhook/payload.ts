@@ -10,6 +10,7 @@ import type { Repository } from '../../api/repo';
 import type { User } from '../../api/user';
 import type {
   IssuePayload, PullRequestPayload, ChangesPayload, IssueCommentPayload, HookPayload, ReleasePayload, RepositoryPayload, WikiPayload,
+  WorkflowJobPayload, WorkflowRunPayload,
 } from '../../api/webhook';
 import type { PayloadCommit } from '../../api/refs';
 import { toRepositoryView } from '../../convert/repo';
@@ -19,7 +20,11 @@ import { toPullRequest } from '../../convert/pull';
 import { toPayloadCommit } from '../../convert/refs';
 import { toRelease } from '../../convert/release';
 import { isoTime } from '../../convert/time';
-import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
+import { toWorkflowJob, toWorkflowRun } from '../../convert/actions';
+import { toOrganization } from '../../convert/org';
+import type { ActionRunModel } from '../../models/action-run.model';
+import type { JobView } from '../actions/job-view';
+import { findUserById, pseudoUser, UserType, type UserModel } from '../../models/user.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { hooksForEvent, type WebhookModel } from '../../models/webhook.model';
 import { issueCountsOf } from '../../models/repo-issue-counter.model';
@@ -38,7 +43,7 @@ import type { RepoContext } from '../repo/context';
 import { repoUrls } from '../content/view';
 import { issueViewsByIds, namesOf, type IssueView } from '../issue/view';
 import { pullViews } from '../pull/view';
-import { queueHookTasks, selectHooks, type EventScope } from './emit';
+import { queueHookTasks, selectHooks, type EventScope, type QueuedEvent } from './emit';
 import { repoPermission } from '../perm/permission';
 import type { HookEventType } from './events';
 
@@ -240,4 +245,29 @@ export async function emitWikiEvent(ctx: DbContext, rc: RepoContext, doer: UserM
   await withTx(ctx, (tx) => emitRepoEvent(tx, rc.repo.id, doer, 'wiki', async (hc) => ({
     action, repository: repoPayload(hc.repo, 'owner'), sender: hookUser(doer), page, comment,
   })));
+}
+
+/**
+ * Emit, in `tx`, a workflow_job event for each of `jobs` (queued, waiting, in_progress or
+ * completed, by its status) and, with `runAction`, the run's workflow_run event; sent by the run's
+ * trigger user, with the owner as `organization` when it is one.
+ */
+export async function emitWorkflowEvents(tx: DbContext, run: ActionRunModel, workflowName: string, jobs: JobView[], runAction: WorkflowRunPayload['action'] | null): Promise<void> {
+  const doer = (run.triggerUserId > 0 ? await findUserById(tx, run.triggerUserId) : null) ?? pseudoUser(-2);
+  const hc = await hookContext(tx, run.repoId, doer);
+  if (!hc) return;
+  const at = repoUrls(rootUrl(), hc.rc.owner.name, hc.rc.repo.name);
+  const organization = hc.rc.owner.type === UserType.Organization ? toOrganization(hc.rc.owner, null, rootUrl()) : null;
+  const common = { ...(organization ? { organization } : {}), repository: repoPayload(hc.repo, 'owner'), sender: hookUser(doer) };
+  const jobHooks = selectHooks(hc.hooks, 'workflow_job');
+  const events: QueuedEvent[] = jobHooks.length === 0 ? [] : jobs.flatMap((v) => {
+    const workflowJob = toWorkflowJob(v.job, v.run, v.index, at, v.task);
+    return workflowJob.status ? [{ hooks: jobHooks, type: 'workflow_job', payload: { action: workflowJob.status as WorkflowJobPayload['action'], workflow_job: workflowJob, ...common } }] : [];
+  });
+  const runHooks = runAction ? selectHooks(hc.hooks, 'workflow_run') : [];
+  if (runAction && runHooks.length) {
+    const workflow = { id: run.workflowId, name: workflowName, path: run.workflowId, state: 'active', url: `${at.api}/actions/workflows/${encodeURIComponent(run.workflowId)}` };
+    events.push({ hooks: runHooks, type: 'workflow_run', payload: { action: runAction, workflow, workflow_run: toWorkflowRun(run, at), ...common } });
+  }
+  if (events.length) await queueHookTasks(tx, events);
 }

@@ -77,7 +77,8 @@ function convert<T>(c: Convertor<T>, eventType: string, payload: unknown): T {
     case 'wiki': return c.wiki(payload as WikiPayload);
     case 'package': return c.pkg(payload as PackagePayload);
     case 'status': return c.status(payload as CommitStatusPayload);
-    case 'workflow_job': return c.workflowJob(payload as WorkflowJobPayload);
+    // why: one text for both: a run's payload carries its run where a job's carries its job.
+    case 'workflow_job': case 'workflow_run': return c.workflowJob(payload as WorkflowJobPayload);
     default: throw new Error(`newPayload unsupported event: ${eventType}`);
   }
 }

@@ -49,8 +49,11 @@ export interface WorkflowJobRef { html_url: string; name: string; run_id: number
 
 /** The package and the workflow job of their payloads (typed loosely there), with Go's zero values for what they lack. */
 export const packageOf = (p: PackagePayload): PackageRef => ({ name: '', version: '', html_url: '', ...(p.package as Partial<PackageRef> | null) });
-export const workflowJobOf = (p: WorkflowJobPayload): WorkflowJobRef =>
-  ({ html_url: '', name: '', run_id: 0, head_sha: '', status: '', ...(p.workflow_job as Partial<WorkflowJobRef> | null) });
+export const workflowJobOf = (p: WorkflowJobPayload): WorkflowJobRef => {
+  const run = (p as { workflow_run?: { id: number; html_url: string; display_title: string; head_sha: string; status: string; conclusion?: string } }).workflow_run;
+  if (run) return { html_url: run.html_url, name: run.display_title, run_id: run.id, head_sha: run.head_sha, status: run.status, conclusion: run.conclusion };
+  return { html_url: '', name: '', run_id: 0, head_sha: '', status: '', ...(p.workflow_job as Partial<WorkflowJobRef> | null) };
+};
 
 /** The review verb of a review event type; null for any other type (Gitea: "unknown event type"). */
 export function reviewAction(eventType: string): 'approved' | 'rejected' | 'comment' | null {
@@ -219,7 +222,7 @@ export function workflowJobText(p: WorkflowJobPayload, link: Link, withSender: b
   const job = workflowJobOf(p);
   const state = job.conclusion || job.status;
   const refLink = link(job.html_url, `${job.name}(#${job.run_id})[${shortSha(job.head_sha)}]:${state}`);
-  let text = `Workflow Job ${p.action}: ${refLink}`;
+  let text = `Workflow ${'workflow_run' in p ? 'Run' : 'Job'} ${p.action}: ${refLink}`;
   if (withSender) text += bySender(link, p.sender);
   return { text, title: '', extra: '', color: Object.hasOwn(JOB_COLORS, state) ? JOB_COLORS[state] : COLOR.grey };
 }

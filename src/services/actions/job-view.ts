@@ -1,0 +1,32 @@
+/**
+ * A job as its views show it: with its run, its place among the run's jobs, and its latest
+ * task's runner and steps.
+ */
+import type { DbContext } from '../../db';
+import { findRunsByIds, type ActionRunModel } from '../../models/action-run.model';
+import { listJobsOfRun, type ActionRunJobModel } from '../../models/action-run-job.model';
+import { findTasksByIds } from '../../models/action-task.model';
+import { listStepsOfTasks, type ActionTaskStepModel } from '../../models/action-task-step.model';
+import { findRunnersByIds, type ActionRunnerModel } from '../../models/action-runner.model';
+
+/** Jobs with what their view needs: the run, the job's place in it, and its latest task's runner and steps. */
+export interface JobView { job: ActionRunJobModel; run: ActionRunModel; index: number; task?: { runner?: ActionRunnerModel; steps: ActionTaskStepModel[] } }
+
+/** The views of jobs. */
+export async function jobViews(ctx: DbContext, jobs: ActionRunJobModel[]): Promise<JobView[]> {
+  const runs = new Map((await findRunsByIds(ctx, jobs.map((j) => j.runId))).map((r) => [r.id, r]));
+  const siblings = new Map<number, number[]>();
+  for (const runId of runs.keys()) siblings.set(runId, (await listJobsOfRun(ctx, runId)).map((j) => j.id));
+  const tasks = await findTasksByIds(ctx, jobs.map((j) => j.taskId));
+  const runners = new Map((await findRunnersByIds(ctx, tasks.map((t) => t.runnerId).filter((id) => id > 0))).map((r) => [r.id, r]));
+  const steps = await listStepsOfTasks(ctx, tasks.map((t) => t.id));
+  return jobs.flatMap((job) => {
+    const run = runs.get(job.runId);
+    if (!run) return [];
+    const task = tasks.find((t) => t.id === job.taskId);
+    return [{
+      job, run, index: siblings.get(run.id)!.indexOf(job.id),
+      ...(task ? { task: { runner: runners.get(task.runnerId), steps: steps.filter((s) => s.taskId === task.id) } } : {}),
+    }];
+  });
+}
