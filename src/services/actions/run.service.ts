@@ -5,7 +5,6 @@
  * runners are woken once it commits.
  */
 import YAML from 'yaml';
-import { settings } from '../../config';
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { BadRequest } from '../../errors';
 import { repoPath } from '../../git/paths';
@@ -18,8 +17,6 @@ import { insertTask, setTaskLogFilename, tasksOfJobs, updateTask, deleteTasks } 
 import { deleteStepsOfTasks } from '../../models/action-task-step.model';
 import { deleteOutputsOfTasks } from '../../models/action-task-output.model';
 import { latestCommitStatuses } from '../../models/commit-status.model';
-import { unitConfigOf } from '../../models/repo-unit.model';
-import { UnitType } from '../../models/perm';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
 import { nowUnix } from '../../models/issue.model';
@@ -28,6 +25,7 @@ import { emitWorkflowEvents } from '../webhook/payload';
 import { jobViews } from './job-view';
 import { appendLog, archiveLog, formatLogLine, logFilename, removeLog } from './log-store';
 import { signalJobsReady } from './jobs-signal';
+import { actionsConfig } from './config';
 import { parseWorkflow, planJobs, pushMatches, WorkflowError, type PlannedJob, type Workflow } from './workflow-parse';
 import { workflowFiles, type WorkflowFile } from './workflows';
 
@@ -46,18 +44,8 @@ export interface WorkflowEvent {
   trigger: (wf: Workflow) => Promise<string | null>;
   /** Only this workflow (a dispatch). */
   workflowId?: string;
-}
-
-/** The Actions settings of a repository: whether its Actions unit is on, and its disabled workflows. */
-export async function actionsConfig(ctx: DbContext, repoId: number): Promise<{ enabled: boolean; disabled: string[] }> {
-  const text = await unitConfigOf(ctx, repoId, UnitType.Actions);
-  if (text === null || !settings().actions.enabled) return { enabled: false, disabled: [] };
-  try {
-    const list = (JSON.parse(text || '{}') as { DisabledWorkflows?: unknown }).DisabledWorkflows;
-    return { enabled: true, disabled: Array.isArray(list) ? list.map(String) : [] };
-  } catch {
-    return { enabled: true, disabled: [] };
-  }
+  /** A pull request from another repository: its jobs get no secrets (unless pull_request_target). */
+  isFork?: boolean;
 }
 
 /** Gitea's AggregateJobStatus: the status of a run (or of a job's matrix legs) from its jobs'. */
@@ -106,7 +94,7 @@ export function pushTrigger(dir: string, ref: string, before: string, after: str
 function runRow(ev: WorkflowEvent, file: WorkflowFile, trigger: string, status: ActionStatus): NewRun {
   return {
     title: ev.title.split('\n')[0].slice(0, 255), repoId: ev.repo.id, ownerId: ev.owner.id, workflowId: file.id, triggerUserId: ev.doerId, scheduleId: 0,
-    ref: ev.ref, commitSha: ev.sha, isForkPullRequest: false, needApproval: false, event: ev.event, eventPayload: JSON.stringify(ev.payload),
+    ref: ev.ref, commitSha: ev.sha, isForkPullRequest: !!ev.isFork, needApproval: false, event: ev.event, eventPayload: JSON.stringify(ev.payload),
     triggerEvent: trigger, status,
   };
 }
@@ -124,7 +112,7 @@ async function insertRunOf(ev: WorkflowEvent, file: WorkflowFile, trigger: strin
     const index = await nextRunIndex(tx, ev.repo.id);
     const made = await insertRun(tx, { ...runRow(ev, file, trigger, aggregateStatus(jobs.map(statusOf))), index, now });
     const rows = await insertJobs(tx, jobs.map((j) => ({
-      runId: made.id, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, name: j.name,
+      runId: made.id, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: !!ev.isFork, name: j.name,
       workflowPayload: j.payload, jobId: j.jobId, hasIf: j.hasIf, status: statusOf(j), needs: j.needs, runsOn: j.runsOn,
     })), now);
     const settled = await settleRun(tx, made.id, now, rows.map((r) => r.id), true);
@@ -328,21 +316,35 @@ export function workflowName(run: ActionRunModel, job?: ActionRunJobModel): stri
   return run.workflowId;
 }
 
-/** Report jobs of a run as commit statuses (push runs only, as Gitea; a state already shown is not repeated). */
+const PULL_STATUS_EVENTS = new Set(['pull_request', 'pull_request_sync', 'pull_request_assign', 'pull_request_label', 'pull_request_review_request', 'pull_request_milestone']);
+
+/** The commit a run's statuses go to: a push's or a release's commit, a pull request's head; null for other events (as Gitea). */
+function statusCommit(run: ActionRunModel): string | null {
+  if (run.event === 'push' || run.event === 'release') return run.commitSha;
+  if (!PULL_STATUS_EVENTS.has(run.event)) return null;
+  try {
+    return (JSON.parse(run.eventPayload) as { pull_request?: { head?: { sha?: string } } }).pull_request?.head?.sha ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Report jobs of a run as commit statuses (a state already shown is not repeated). */
 async function reportStatuses(runId: number, jobIds: Set<number>): Promise<void> {
   const run = await findRunById(systemCtx, runId);
-  if (!run || run.event !== 'push') return;
+  const sha = run && statusCommit(run);
+  if (!run || !sha) return;
   const repo = await findRepoById(systemCtx, run.repoId);
   const owner = repo && (await findUserById(systemCtx, repo.ownerId));
   if (!repo || !owner) return;
   const jobs = await listJobsOfRun(systemCtx, runId);
-  const latest = await latestCommitStatuses(systemCtx, repo.id, run.commitSha);
+  const latest = await latestCommitStatuses(systemCtx, repo.id, sha);
   for (const [i, j] of jobs.entries()) {
     if (!jobIds.has(j.id)) continue;
     const context = `${workflowName(run, j)} / ${j.name} (${run.triggerEvent})`;
     const state = STATE[j.status];
     if (latest.some((s) => s.context === context && s.state === state)) continue;
-    await recordCommitStatus(systemCtx, { owner, repo }, pseudoUser(-2), run.commitSha, {
+    await recordCommitStatus(systemCtx, { owner, repo }, pseudoUser(-2), sha, {
       state, context, description: describe(j), target_url: `/${owner.name}/${repo.name}/actions/runs/${run.index}/jobs/${i}`,
     });
   }

@@ -119,8 +119,9 @@ async function taskMessage(task: ActionTaskModel, job: ActionRunJobModel, token:
   const owner = (await findUserById(systemCtx, repo.ownerId))!;
   const actor = run.triggerUserId > 0 ? (await findUserById(systemCtx, run.triggerUserId))?.name ?? 'Ghost' : 'Ghost';
   const secrets: Record<string, string> = { GITHUB_TOKEN: token, GITEA_TOKEN: token };
-  // why: a pull request from a fork runs code its author wrote; it gets the job token and nothing else.
-  if (!job.isForkPullRequest) {
+  // why: a pull request from a fork runs code its author wrote; it gets the job token and nothing else
+  // (pull_request_target runs the base's workflow, so it gets them).
+  if (!job.isForkPullRequest || run.triggerEvent === 'pull_request_target') {
     for (const scope of [{ ownerId: repo.ownerId, repoId: 0 }, { ownerId: 0, repoId: repo.id }]) {
       for (const s of (await listSecrets(systemCtx, scope)).rows) secrets[s.name] = open(s.data);
     }

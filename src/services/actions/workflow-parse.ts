@@ -196,3 +196,35 @@ export function stepNames(payload: string): string[] {
   const steps = Array.isArray(job?.steps) ? job.steps.map(asDoc) : [];
   return steps.map((s, i) => String(s?.name ?? s?.uses ?? s?.run ?? s?.id ?? `step ${i}`).trim().slice(0, 255));
 }
+
+// GitHub's activity type of a Gitea action, where the words differ.
+const ACTIVITY: Record<string, string> = { synchronized: 'synchronize', label_updated: 'labeled', label_cleared: 'unlabeled', updated: 'edited' };
+// The activity types a trigger takes when it names none.
+const DEFAULT_TYPES: Record<string, string[]> = { pull_request: ['opened', 'reopened', 'synchronize'], pull_request_target: ['opened', 'reopened', 'synchronize'] };
+
+/** GitHub's activity type of a Gitea event action. */
+export function activityOf(action: string): string {
+  return ACTIVITY[action] ?? action;
+}
+
+/**
+ * Whether an event heard by `on.<key>` passes its filters: `types` (with pull requests' defaults),
+ * `branches` (against `branch`: a pull request's base, a run's head branch), `workflows` (against the
+ * finished run's workflow name), and `paths` (against `changedFiles`, read only when needed).
+ */
+export async function eventMatches(
+  wf: Workflow, key: string, ev: { action?: string; branch?: string; workflow?: string; changedFiles?: () => Promise<string[]> },
+): Promise<boolean> {
+  if (!wf.on.has(key)) return false;
+  const spec = wf.on.get(key) ?? {};
+  const types = spec.types !== undefined ? asList(spec.types) : DEFAULT_TYPES[key];
+  if (types && ev.action !== undefined && !types.includes(activityOf(ev.action))) return false;
+  if (ev.branch !== undefined && !filterPasses(spec, 'branches', ev.branch)) return false;
+  if (key === 'workflow_run' && (ev.workflow === undefined || !asList(spec.workflows).includes(ev.workflow))) return false;
+  if (ev.changedFiles && (spec.paths !== undefined || spec['paths-ignore'] !== undefined)) {
+    const files = await ev.changedFiles();
+    if (spec.paths !== undefined) return files.some((f) => matchesList(asList(spec.paths), f));
+    return files.some((f) => !matchesList(asList(spec['paths-ignore']), f));
+  }
+  return true;
+}

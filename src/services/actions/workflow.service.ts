@@ -17,7 +17,8 @@ import { repoUrls } from '../content/view';
 import { hookRepo, hookUser } from '../webhook/payload';
 import { assertUnitReadable, assertUnitWriter } from '../refs/access';
 import type { RepoContext } from '../repo/context';
-import { actionsConfig, createRuns } from './run.service';
+import { createRuns } from './run.service';
+import { actionsConfig } from './config';
 import { dispatchInputs, parseWorkflow, WorkflowError } from './workflow-parse';
 import { workflowFiles } from './workflows';
 

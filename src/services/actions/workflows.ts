@@ -30,3 +30,25 @@ export async function workflowFiles(gitDir: string, commit: string): Promise<Wor
   }
   return [];
 }
+
+// why: deciding whether an issue or release event may start a workflow reads the default branch's
+// files once per commit, not once per event, and never inside the event's transaction.
+const triggerCache = new Map<string, Set<string>>();
+const TRIGGER_CACHE_SIZE = 1000;
+
+/** The `on:` keys of the workflows at `commit` when they are known; undefined (and then looked up in the background) when not. */
+export function knownTriggers(gitDir: string, commit: string, parse: (content: string) => Iterable<string>): Set<string> | undefined {
+  const key = `${gitDir}\0${commit}`;
+  const hit = triggerCache.get(key);
+  if (!hit) {
+    workflowFiles(gitDir, commit).then((files) => {
+      const keys = new Set<string>();
+      for (const f of files) {
+        try { for (const k of parse(f.content)) keys.add(k); } catch { /* broken files start nothing here */ }
+      }
+      if (triggerCache.size >= TRIGGER_CACHE_SIZE) triggerCache.delete(triggerCache.keys().next().value!);
+      triggerCache.set(key, keys);
+    }, () => undefined);
+  }
+  return hit;
+}

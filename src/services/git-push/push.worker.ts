@@ -19,7 +19,8 @@ import { refreshCommitGraph, syncRepoRefs } from './sync.service';
 import { PULL_BRANCHES_TOPIC, processBranchesMoved } from '../pull/branch-moves';
 import { PULL_CHECK_TOPIC, runPullCheck } from '../pull/check';
 import { AUTO_MERGE_TOPIC, processAutoMerge } from '../pull/auto-merge.service';
-import { ACTIONS_PUSH_TOPIC, processActionsPush } from '../actions/trigger';
+import { ACTIONS_PUSH_TOPIC, processActionsEvent, processActionsPush } from '../actions/trigger';
+import { ACTIONS_EVENT_TOPIC } from '../actions/events';
 
 /** Process one recorded push (idempotent: a replay finds nothing left to record). */
 export async function processPush(payload: unknown): Promise<void> {
@@ -88,7 +89,7 @@ export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine:
   // why: a push job takes seconds at most; a crashed worker's lease is taken over after a minute.
   const handlers = {
     [PUSH_TOPIC]: processPush, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p: unknown) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
-    [AUTO_MERGE_TOPIC]: processAutoMerge, [ACTIONS_PUSH_TOPIC]: processActionsPush,
+    [AUTO_MERGE_TOPIC]: processAutoMerge, [ACTIONS_PUSH_TOPIC]: processActionsPush, [ACTIONS_EVENT_TOPIC]: processActionsEvent,
     // why: notifications are this node's outbox work too; their jobs are small and independent.
     [NOTIFY_TOPIC]: deliverIssueNotification,
   };

@@ -5,6 +5,7 @@
  */
 import { withTx, type DbContext } from '../../db';
 import { emitIssueEvent, hookContext } from '../webhook/payload';
+import { actionsWanted } from '../actions/events';
 import { settings } from '../../config';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import type { CreateIssueOption } from '../../api/issue';
@@ -108,7 +109,7 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   // single writer (SQLite) between them.
   const context = await hookContext(ctx, rc.repo.id, doer);
   const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context
-    && !(await othersWatch(ctx, rc.repo, doer.id));
+    && !(await othersWatch(ctx, rc.repo, doer.id)) && !(await actionsWanted(ctx, rc.repo.id, 'issues'));
   const row = plain
     ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate })
     : await withTx(ctx, async (tx) => {

@@ -24,6 +24,7 @@ import { toWorkflowJob, toWorkflowRun } from '../../convert/actions';
 import { toOrganization } from '../../convert/org';
 import type { ActionRunModel } from '../../models/action-run.model';
 import type { JobView } from '../actions/job-view';
+import { actionsWanted, queueActionsEvent } from '../actions/events';
 import { findUserById, pseudoUser, UserType, type UserModel } from '../../models/user.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { hooksForEvent, type WebhookModel } from '../../models/webhook.model';
@@ -118,12 +119,12 @@ export interface IssueEventExtra {
  */
 export interface HookContext { hooks: WebhookModel[]; rc: RepoContext; repo: RepoView }
 
-/** The hook context of repository `repoId` for `doer`, read in `ctx`; null when it has no hook. */
-export async function hookContext(ctx: DbContext, repoId: number, doer: UserModel): Promise<HookContext | null> {
-  if (settings().security.disableWebhooks) return null;
+/** The hook context of repository `repoId` for `doer`, read in `ctx`; null when it has no hook (unless Actions wants the event). */
+export async function hookContext(ctx: DbContext, repoId: number, doer: UserModel, forActions = false): Promise<HookContext | null> {
+  if (settings().security.disableWebhooks && !forActions) return null;
   const repo = await findRepoById(ctx, repoId);
-  const hooks = repo ? await hooksForEvent(ctx, repoId, repo.ownerId) : [];
-  if (!repo || hooks.length === 0) return null;
+  const hooks = repo && !settings().security.disableWebhooks ? await hooksForEvent(ctx, repoId, repo.ownerId) : [];
+  if (!repo || (hooks.length === 0 && !forActions)) return null;
   const owner = (await findUserById(ctx, repo.ownerId))!;
   const perm = await repoPermission(ctx, asUser(doer), repo, owner);
   return { hooks, rc: { repo, owner, perm }, repo: await viewOf(ctx, asUser(doer), repo, owner, perm) };
@@ -153,9 +154,17 @@ async function issueEventPayload(tx: DbContext, hc: HookContext, doer: UserModel
 export async function emitRepoEvent(
   tx: DbContext, repoId: number, doer: UserModel, type: HookEventType, build: (hc: HookContext) => Promise<HookPayload>, scope: EventScope = {},
 ): Promise<void> {
-  const hc = await hookContext(tx, repoId, doer);
+  const actions = await actionsWanted(tx, repoId, type);
+  const hc = await hookContext(tx, repoId, doer, actions);
   const hooks = hc ? selectHooks(hc.hooks, type, scope) : [];
-  if (hooks.length) await queueHookTasks(tx, [{ hooks, type, payload: await build(hc!) }]);
+  if (hooks.length === 0 && !actions) return;
+  await queueEvent(tx, hc!, doer, type, hooks, actions, await build(hc!));
+}
+
+/** Queue a built payload to its hooks, and to Actions when it asked for it. */
+async function queueEvent(tx: DbContext, hc: HookContext, doer: UserModel, type: HookEventType, hooks: WebhookModel[], actions: boolean, payload: HookPayload): Promise<void> {
+  if (hooks.length) await queueHookTasks(tx, [{ hooks, type, payload }]);
+  if (actions) await queueActionsEvent(tx, { repoId: hc.rc.repo.id, doerId: doer.id, type, payload });
 }
 
 /**
@@ -167,11 +176,12 @@ export async function emitIssueEvent(
   tx: DbContext, doer: UserModel, issue: Pick<IssueModel, 'id' | 'isPull' | 'repoId'>, kind: IssueEventKind, action: string, x: IssueEventExtra = {},
 ): Promise<void> {
   const type = issueEventType(issue.isPull, kind);
-  const hc = x.context !== undefined ? x.context : await hookContext(tx, issue.repoId, doer);
-  if (!hc || selectHooks(hc.hooks, type).length === 0) return;
+  const actions = await actionsWanted(tx, issue.repoId, type);
+  const hc = x.context && !actions ? x.context : await hookContext(tx, issue.repoId, doer, actions);
+  if (!hc || (selectHooks(hc.hooks, type).length === 0 && !actions)) return;
   const base = issue.isPull ? (await pullsOfIssues(tx, [issue.id])).get(issue.id)?.baseBranch : undefined;
   const hooks = selectHooks(hc.hooks, type, base === undefined ? {} : { branch: base });
-  if (hooks.length) await queueHookTasks(tx, [{ hooks, type, payload: await issueEventPayload(tx, hc, doer, issue.id, action, x) }]);
+  if (hooks.length || actions) await queueEvent(tx, hc, doer, type, hooks, actions, await issueEventPayload(tx, hc, doer, issue.id, action, x));
 }
 
 /** Emit a comment event (issue_comment or pull_request_comment) in `tx`. */
@@ -179,21 +189,20 @@ export async function emitCommentEvent(
   tx: DbContext, doer: UserModel, issue: IssueModel, comment: CommentModel, action: IssueCommentPayload['action'], changes?: ChangesPayload,
 ): Promise<void> {
   const type = issue.isPull ? 'pull_request_comment' : 'issue_comment';
-  const hc = await hookContext(tx, issue.repoId, doer);
+  const actions = await actionsWanted(tx, issue.repoId, type);
+  const hc = await hookContext(tx, issue.repoId, doer, actions);
   const hooks = hc ? selectHooks(hc.hooks, type) : [];
-  if (hooks.length === 0) return;
+  if (hooks.length === 0 && !actions) return;
   const { rc } = hc!;
   const base = await issueEventPayload(tx, hc!, doer, issue.id, action, {});
   const apiIssue = 'issue' in base ? base.issue : toIssueOf((await issueViewsByIds(tx, [issue.id], namesOf(rc)))[0], null);
   const ref = { rootUrl: rootUrl(), repoId: rc.repo.id, owner: rc.owner.name, repo: rc.repo.name };
   const poster = comment.posterId === doer.id ? doer : await findUserById(tx, comment.posterId);
-  await queueHookTasks(tx, [{
-    hooks, type, payload: {
-      action, issue: apiIssue, ...('pull_request' in base ? { pull_request: base.pull_request } : {}),
-      comment: toComment(comment, poster, issue, ref, null, await listCommentAttachments(tx, [comment.id])), ...(changes ? { changes } : {}),
-      repository: base.repository, sender: base.sender, is_pull: issue.isPull,
-    },
-  }]);
+  await queueEvent(tx, hc!, doer, type, hooks, actions, {
+    action, issue: apiIssue, ...('pull_request' in base ? { pull_request: base.pull_request } : {}),
+    comment: toComment(comment, poster, issue, ref, null, await listCommentAttachments(tx, [comment.id])), ...(changes ? { changes } : {}),
+    repository: base.repository, sender: base.sender, is_pull: issue.isPull,
+  });
 }
 
 /** Emit a release event in `tx` (its assets and publisher read in it). */
@@ -254,7 +263,8 @@ export async function emitWikiEvent(ctx: DbContext, rc: RepoContext, doer: UserM
  */
 export async function emitWorkflowEvents(tx: DbContext, run: ActionRunModel, workflowName: string, jobs: JobView[], runAction: WorkflowRunPayload['action'] | null): Promise<void> {
   const doer = (run.triggerUserId > 0 ? await findUserById(tx, run.triggerUserId) : null) ?? pseudoUser(-2);
-  const hc = await hookContext(tx, run.repoId, doer);
+  const actions = runAction !== null && (await actionsWanted(tx, run.repoId, 'workflow_run'));
+  const hc = await hookContext(tx, run.repoId, doer, actions);
   if (!hc) return;
   const at = repoUrls(rootUrl(), hc.rc.owner.name, hc.rc.repo.name);
   const organization = hc.rc.owner.type === UserType.Organization ? toOrganization(hc.rc.owner, null, rootUrl()) : null;
@@ -265,9 +275,11 @@ export async function emitWorkflowEvents(tx: DbContext, run: ActionRunModel, wor
     return workflowJob.status ? [{ hooks: jobHooks, type: 'workflow_job', payload: { action: workflowJob.status as WorkflowJobPayload['action'], workflow_job: workflowJob, ...common } }] : [];
   });
   const runHooks = runAction ? selectHooks(hc.hooks, 'workflow_run') : [];
-  if (runAction && runHooks.length) {
+  if (runAction && (runHooks.length || actions)) {
     const workflow = { id: run.workflowId, name: workflowName, path: run.workflowId, state: 'active', url: `${at.api}/actions/workflows/${encodeURIComponent(run.workflowId)}` };
-    events.push({ hooks: runHooks, type: 'workflow_run', payload: { action: runAction, workflow, workflow_run: toWorkflowRun(run, at), ...common } });
+    const payload: WorkflowRunPayload = { action: runAction, workflow, workflow_run: toWorkflowRun(run, at), ...common };
+    if (runHooks.length) events.push({ hooks: runHooks, type: 'workflow_run', payload });
+    if (actions) await queueActionsEvent(tx, { repoId: run.repoId, doerId: doer.id, type: 'workflow_run', payload });
   }
   if (events.length) await queueHookTasks(tx, events);
 }

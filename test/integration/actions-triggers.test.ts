@@ -1,0 +1,120 @@
+/**
+ * Events that start workflows besides pushes: issues (with their types), comments, releases,
+ * branch creation and deletion, the completion of another workflow, and pull requests — from the
+ * same repository and from a fork, where `pull_request` gets no secrets and `pull_request_target`
+ * (the base's workflow) does. Run on the conformance runner, read back through the REST API.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { startWorld, type World, type TestUser } from '../helpers/world';
+import { apiRepo, GitTool, waitFor } from '../helpers/refs';
+import { ConformanceRunner } from '../helpers/actions-runner';
+
+const job = (line: string) => `jobs:\n  run:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo "${line}"\n`;
+
+describe('actions triggers', () => {
+  let w: World;
+  let alice: TestUser;
+  let bob: TestUser;
+  let g: GitTool;
+  let runner: ConformanceRunner;
+  const call = (method: string, p: string, body?: unknown, u: TestUser = alice) => w.raw(method, p, body, { token: u.token });
+  const runsOf = async (repo: string) => (await call('GET', `/repos/alice/${repo}/actions/runs?limit=50`)).body.workflow_runs as { path: string; event: string; id: number; head_sha: string }[];
+  const summary = async (repo: string) => (await runsOf(repo)).map((r) => `${r.path.split('@')[0]}:${r.event}`).sort();
+
+  /** Commit files to a working copy and push it to `branch`. */
+  async function commitPush(dir: string, files: Record<string, string>, branch: string, message = 'change'): Promise<string> {
+    for (const [name, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, name), text);
+    }
+    await g.ok(['add', '-A'], dir);
+    await g.ok(['commit', '-q', '-m', message], dir);
+    await g.ok(['push', '-q', 'origin', `HEAD:${branch}`], dir);
+    return g.ok(['rev-parse', 'HEAD'], dir);
+  }
+
+  before(async () => {
+    w = await startWorld();
+    [alice, bob] = [await w.user('alice'), await w.user('bob')];
+    g = new GitTool(w);
+    const reg = await call('POST', '/admin/actions/runners/registration-token', undefined, w.admin);
+    runner = await ConformanceRunner.register(w.server.url, reg.body.token, { name: 'global', labels: ['ubuntu-latest'] });
+  });
+  after(() => w.stop());
+
+  it('runs workflows on issues of the listed types, comments, releases, branch creation and deletion, and another workflow finishing', async () => {
+    await apiRepo(w, alice, 'events');
+    const dir = await g.clone(alice, 'alice', 'events');
+    await commitPush(dir, {
+      '.gitea/workflows/issues.yml': `name: Issues\non:\n  issues:\n    types: [opened, labeled]\n${job('issue ${{ github.event.issue.number }} ${{ github.event.action }}')}`,
+      '.gitea/workflows/comment.yml': `on: issue_comment\n${job('comment ${{ github.event.comment.body }}')}`,
+      '.gitea/workflows/release.yml': `on:\n  release:\n    types: [published]\n${job('release ${{ github.event.release.tag_name }}')}`,
+      '.gitea/workflows/create.yml': `on: create\n${job('created ${{ github.event.ref }}')}`,
+      '.gitea/workflows/delete.yml': `on: delete\n${job('deleted ${{ github.event.ref }}')}`,
+      '.gitea/workflows/after.yml': `on:\n  workflow_run:\n    workflows: [Issues]\n    types: [completed]\n${job('after ${{ github.event.workflow_run.display_title }}')}`,
+    }, 'main', 'add workflows');
+
+    const issue = await call('POST', '/repos/alice/events/issues', { title: 'broken thing' });
+    expect(issue.status).to.equal(201);
+    await waitFor('the issue run', async () => (await summary('events')).includes('issues.yml:issues'));
+    const first = await runner.drain();
+    expect(first.map((o) => o.log.find((l) => l.startsWith('issue ') || l.startsWith('after ')))).to.deep.equal([`issue ${issue.body.number} opened`, 'after add workflows']);
+
+    // an edit is not a listed type; a label is
+    expect((await call('PATCH', `/repos/alice/events/issues/${issue.body.number}`, { title: 'renamed' })).status).to.equal(201);
+    const label = await call('POST', '/repos/alice/events/labels', { name: 'bug', color: '#ff0000' });
+    expect((await call('POST', `/repos/alice/events/issues/${issue.body.number}/labels`, { labels: [label.body.id] })).status).to.equal(200);
+    expect((await call('POST', `/repos/alice/events/issues/${issue.body.number}/comments`, { body: 'me too' })).status).to.equal(201);
+    expect((await call('POST', '/repos/alice/events/releases', { tag_name: 'v1.0', name: 'one' })).status).to.equal(201);
+    await g.ok(['push', '-q', 'origin', 'HEAD:refs/heads/topic'], dir);
+    await g.ok(['push', '-q', 'origin', ':refs/heads/topic'], dir);
+    await waitFor('the runs of the events', async () => (await runsOf('events')).length >= 8);
+    const logs = (await runner.drain()).flatMap((o) => o.log.filter((l) => /^(issue|comment|release|created|deleted|after) /.test(l)));
+    expect(logs.sort()).to.deep.equal([
+      'after add workflows', 'comment me too', 'created topic', 'created v1.0', 'deleted topic', `issue ${issue.body.number} label_updated`, 'release v1.0',
+    ].sort());
+    expect(await summary('events')).to.deep.equal([
+      'after.yml:workflow_run', 'after.yml:workflow_run', 'comment.yml:issue_comment', 'create.yml:create', 'create.yml:create', 'delete.yml:delete',
+      'issues.yml:issues', 'issues.yml:issues', 'release.yml:release',
+    ]);
+  });
+
+  it('runs pull_request workflows of the head, without secrets for a fork, and pull_request_target workflows of the base, with them', async () => {
+    await apiRepo(w, alice, 'prs');
+    expect((await call('PUT', '/repos/alice/prs/actions/secrets/SEEN', { data: 'open-sesame' })).status).to.equal(201);
+    const dir = await g.clone(alice, 'alice', 'prs');
+    await commitPush(dir, {
+      '.gitea/workflows/pr.yml': `name: PR\non:\n  pull_request:\n    branches: [main]\n${job('pr secret=[${{ secrets.SEEN }}]')}`,
+      '.gitea/workflows/target.yml': `on: pull_request_target\n${job('target secret=[${{ secrets.SEEN }}]')}`,
+    }, 'main', 'pr workflows');
+
+    // from a branch of the repository
+    await g.ok(['checkout', '-q', '-b', 'feature'], dir);
+    const head = await commitPush(dir, { 'a.txt': 'a' }, 'feature', 'feature work');
+    expect((await call('POST', '/repos/alice/prs/pulls', { head: 'feature', base: 'main', title: 'same repo' })).status).to.equal(201);
+    await waitFor('the pull request runs', async () => (await runsOf('prs')).length === 2);
+    const own = (await runner.drain()).map((o) => o.log.find((l) => /secret=/.test(l))).sort();
+    expect(own).to.deep.equal(['pr secret=[***]', 'target secret=[***]']);
+    const prRun = (await runsOf('prs')).find((r) => r.path.startsWith('pr.yml'))!;
+    expect(prRun).to.include({ event: 'pull_request', head_sha: head });
+    const status = (await call('GET', `/repos/alice/prs/commits/${head}/status`)).body;
+    expect(status.statuses.map((s: { context: string; status: string }) => [s.context, s.status]).sort()).to.deep.equal([
+      ['PR / run (pull_request)', 'success'], ['target.yml / run (pull_request_target)', 'success'],
+    ]);
+
+    // from a fork: the head's workflow runs without the secret, the base's with it
+    expect((await call('POST', '/repos/alice/prs/forks', {}, bob)).status).to.equal(202);
+    const forkDir = await g.clone(bob, 'bob', 'prs');
+    await g.ok(['config', 'user.email', 'bob@example.com'], forkDir);
+    await commitPush(forkDir, {
+      'b.txt': 'b', '.gitea/workflows/pr.yml': `name: PR\non: pull_request\n${job('fork pr secret=[${{ secrets.SEEN }}]')}`,
+    }, 'from-fork', 'fork work');
+    const opened = await call('POST', '/repos/alice/prs/pulls', { head: 'bob:from-fork', base: 'main', title: 'from a fork' }, bob);
+    expect(opened.status, opened.text).to.equal(201);
+    await waitFor('the fork pull request runs', async () => (await runsOf('prs')).length === 4);
+    const fork = (await runner.drain()).map((o) => o.log.find((l) => /secret=/.test(l))).sort();
+    expect(fork).to.deep.equal(['fork pr secret=[]', 'target secret=[***]']);
+  });
+});
