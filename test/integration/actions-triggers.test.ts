@@ -117,4 +117,20 @@ describe('actions triggers', () => {
     const fork = (await runner.drain()).map((o) => o.log.find((l) => /secret=/.test(l))).sort();
     expect(fork).to.deep.equal(['fork pr secret=[]', 'target secret=[***]']);
   });
+
+  it('lists runs and jobs across repositories: all for the site admin, the user\'s own, an organization\'s for its owners', async () => {
+    const all = (await call('GET', '/admin/actions/runs?limit=50', undefined, w.admin)).body;
+    const mine = (await call('GET', '/user/actions/runs?limit=50')).body;
+    expect(all.total_count).to.be.greaterThan(10);
+    expect(mine.total_count).to.equal(all.total_count);
+    expect(mine.workflow_runs[0].html_url).to.match(/\/alice\/(events|prs)\/actions\/runs\/\d+$/);
+    expect((await call('GET', '/user/actions/runs', undefined, bob)).body.total_count).to.equal(0);
+    const failed = (await call('GET', '/user/actions/jobs?status=success&limit=50')).body;
+    expect(failed.total_count).to.be.greaterThan(0);
+    expect(failed.jobs.every((j: { conclusion: string }) => j.conclusion === 'success')).to.equal(true);
+    expect((await call('GET', '/admin/actions/jobs')).status).to.equal(403);
+    expect((await call('POST', '/orgs', { username: 'crew' })).status).to.equal(201);
+    expect((await call('GET', '/orgs/crew/actions/runs')).body).to.deep.equal({ workflow_runs: [], total_count: 0 });
+    expect((await call('GET', '/orgs/crew/actions/jobs', undefined, bob)).status).to.equal(403);
+  });
 });

@@ -9,7 +9,8 @@ import { UnitType } from '../../models/perm';
 import { ActionStatus, findRunById, findRunsByIds, listRuns, type ActionRunModel, type RunFilter } from '../../models/action-run.model';
 import { findJobById, listJobs, type ActionRunJobModel, type JobFilter } from '../../models/action-run-job.model';
 import { findTaskById, listTasksOfRepo } from '../../models/action-task.model';
-import { findUserByName } from '../../models/user.model';
+import { findUserById, findUserByName } from '../../models/user.model';
+import { findRepoById } from '../../models/repository.model';
 import { assertUnitReadable, assertUnitWriter } from '../refs/access';
 import type { RepoContext } from '../repo/context';
 import { readLog } from './log-store';
@@ -124,4 +125,15 @@ export async function rerunRepoRun(ctx: DbContext, rc: RepoContext, runId: numbe
 /** Delete a finished run (writers). */
 export async function deleteRepoRun(ctx: DbContext, rc: RepoContext, runId: number): Promise<void> {
   await deleteRun(await repoRun(ctx, rc, runId, true));
+}
+
+/** The owner and repository names of repositories, by id (for the addresses of runs and jobs listed across repositories). */
+export async function repoNamesOf(ctx: DbContext, repoIds: number[]): Promise<Map<number, { owner: string; repo: string }>> {
+  const out = new Map<number, { owner: string; repo: string }>();
+  for (const id of new Set(repoIds)) {
+    const repo = await findRepoById(ctx, id);
+    const owner = repo && (await findUserById(ctx, repo.ownerId));
+    if (repo && owner) out.set(id, { owner: owner.name, repo: repo.name });
+  }
+  return out;
 }
