@@ -15,6 +15,7 @@ import { closeDatabase, openDatabase } from './db';
 import { closeRedis, waitForRedis } from './lock/redis';
 import { relayInPrimary, startBus } from './queue/bus';
 import { startPushProcessing, type PushProcessing } from './services/git-push/push.worker';
+import { startActionsWork } from './services/actions/background';
 import { releaseLeasesOfDeadWorkers, startHookDelivery, type HookDelivery } from './services/webhook/delivery.worker';
 import type { SshServerHandle } from '../ssh/server';
 
@@ -94,6 +95,7 @@ async function runWorker(): Promise<void> {
   let internal: http.Server | null = null;
   let pushes: PushProcessing | null = null;
   let hooks: HookDelivery | null = null;
+  let actions: { stop(): void } | null = null;
   let ssh: SshServerHandle | null = null;
   let stopping = false;
   const stop = () => {
@@ -108,7 +110,7 @@ async function runWorker(): Promise<void> {
     // The hooks of a push still in flight reach this worker's private internal listener, which
     // stays open until the end.
     void Promise.all([ssh?.stop(), server!.drain()])
-      .then(() => Promise.all([pushes?.stop(), hooks?.stop()]))
+      .then(() => Promise.all([pushes?.stop(), hooks?.stop(), actions?.stop()]))
       .then(() => Promise.all([closeDatabase(), closeRedis()]))
       .finally(() => {
         internal?.close();
@@ -154,6 +156,7 @@ async function runWorker(): Promise<void> {
   server = drainableSrv;
   pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
   hooks = startHookDelivery({ cleanup: process.env.FORGE_WORKER_INDEX === '0' });
+  actions = startActionsWork();
   const addr = srv.address() as AddressInfo;
   process.send?.({ forgeReady: true, http: hostPort(addr.address, addr.port), ssh: ssh ? hostPort(s.server.sshListenHost, ssh.port) : null });
 }

@@ -111,7 +111,7 @@ export function staleUnfinishedRuns(ctx: DbContext, cutoff: number, limit: numbe
   return ActionRunModel.findAll({ where: { status: [ActionStatus.Waiting, ActionStatus.Blocked], updated: { [Op.lt]: cutoff } }, limit, transaction: ctx.tx });
 }
 
-/** Delete every run of a repository with its jobs, tasks, steps, outputs and run numbers. */
+/** Delete every run of a repository with its jobs, tasks, steps, outputs, run numbers and schedules. */
 export async function deleteRunsOfRepo(ctx: DbContext, repoId: number): Promise<void> {
   const exec = (q: string) => db().query(q, { replacements: { repoId }, transaction: ctx.tx });
   await exec('DELETE FROM action_task_output WHERE task_id IN (SELECT id FROM action_task WHERE repo_id = :repoId)');
@@ -120,6 +120,7 @@ export async function deleteRunsOfRepo(ctx: DbContext, repoId: number): Promise<
   await exec('DELETE FROM action_run_job WHERE repo_id = :repoId');
   await exec('DELETE FROM action_run WHERE repo_id = :repoId');
   await exec('DELETE FROM action_run_index WHERE group_id = :repoId');
+  await exec('DELETE FROM action_schedule WHERE repo_id = :repoId');
 }
 
 /** The log files of a repository's tasks (to remove with it). */

@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo, GitTool, waitFor } from '../helpers/refs';
 import { ConformanceRunner } from '../helpers/actions-runner';
+import { sql } from '../helpers/db';
 
 const job = (line: string) => `jobs:\n  run:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo "${line}"\n`;
 
@@ -132,5 +133,26 @@ describe('actions triggers', () => {
     expect((await call('POST', '/orgs', { username: 'crew' })).status).to.equal(201);
     expect((await call('GET', '/orgs/crew/actions/runs')).body).to.deep.equal({ workflow_runs: [], total_count: 0 });
     expect((await call('GET', '/orgs/crew/actions/jobs', undefined, bob)).status).to.equal(403);
+  });
+
+  it('fires a scheduled workflow once when it is due, and moves its next time on', async () => {
+    await apiRepo(w, alice, 'cron');
+    const dir = await g.clone(alice, 'alice', 'cron');
+    await commitPush(dir, { '.gitea/workflows/nightly.yml': `on:\n  schedule:\n    - cron: '*/5 * * * *'\n${job('scheduled')}` }, 'main', 'nightly');
+    const repoId = (await call('GET', '/repos/alice/cron')).body.id;
+    await waitFor('the schedule', async () => (await sql(w.server, `SELECT id FROM action_schedule WHERE repo_id = ${repoId}`)).length === 1);
+    const [before] = await sql(w.server, `SELECT id, spec, next FROM action_schedule WHERE repo_id = ${repoId}`);
+    expect(before.spec).to.equal('*/5 * * * *');
+    expect(Number(before.next) % 300).to.equal(0);
+    expect(await summary('cron')).to.deep.equal([]);
+    // make it due now; every worker looks, one fires it
+    await sql(w.server, `UPDATE action_schedule SET next = ${Math.floor(Date.now() / 1000) - 60} WHERE id = ${before.id}`);
+    await waitFor('the scheduled run', async () => (await summary('cron')).length === 1);
+    expect(await summary('cron')).to.deep.equal(['nightly.yml:schedule']);
+    const [after] = await sql(w.server, `SELECT next FROM action_schedule WHERE id = ${before.id}`);
+    expect(Number(after.next)).to.be.greaterThan(Date.now() / 1000);
+    const [outcome] = await runner.drain();
+    expect(outcome.log).to.include('scheduled');
+    expect(await summary('cron')).to.deep.equal(['nightly.yml:schedule']);
   });
 });

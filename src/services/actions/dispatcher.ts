@@ -9,7 +9,7 @@
 import { systemCtx } from '../../db';
 import type { TaskMsg } from '../../api/runner-proto';
 import { listPickableJobs } from '../../models/action-run-job.model';
-import { claimTask, runnerFits, sweepStaleTasks } from './task.service';
+import { claimTask, runnerFits } from './task.service';
 import { onJobsReady, tasksVersion } from './jobs-signal';
 import type { RunnerIdentity } from './runner.service';
 
@@ -54,13 +54,11 @@ function dispatch(): void {
 }
 
 let started = false;
-/** Start listening for ready jobs and sweeping silent tasks (once per process). */
-function start(): void {
+/** Start listening for ready jobs (once per process). */
+export function startDispatcher(): void {
   if (started) return;
   started = true;
   onJobsReady(dispatch);
-  const sweep = setInterval(() => { sweepStaleTasks().catch((err: unknown) => console.error('actions: task sweep:', err)); }, 60_000);
-  sweep.unref();
 }
 
 /** The first waiting job this runner may run, claimed for it; null when there is none. */
@@ -79,7 +77,7 @@ async function pickNow(runner: RunnerIdentity): Promise<TaskMsg | null> {
  * task); one whose version is current waits up to `waitMs` for a job, or until `signal` aborts.
  */
 export async function fetchTask(runner: RunnerIdentity, clientVersion: bigint, waitMs: number, signal: AbortSignal): Promise<{ task: TaskMsg | null; version: bigint }> {
-  start();
+  startDispatcher();
   const latest = BigInt(tasksVersion());
   if (clientVersion !== latest || waitMs <= 0) return { task: await pickNow(runner), version: latest };
   const task = await new Promise<TaskMsg | null>((resolve) => {

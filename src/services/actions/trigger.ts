@@ -21,6 +21,7 @@ import { createRuns, pushTrigger } from './run.service';
 import { actionsConfig } from './config';
 import { onKeysOf, type ActionsEventJob } from './events';
 import { eventMatches, type Workflow } from './workflow-parse';
+import { refreshSchedules } from './schedule.service';
 
 /** The outbox topic of pushes for Actions. */
 export const ACTIONS_PUSH_TOPIC = 'actions.push';
@@ -36,7 +37,8 @@ export async function queueActionsPush(tx: DbContext, repoId: number, pusherId: 
 
 /**
  * The outbox handler: the runs of each pushed ref: `create` (at the new commit) for a new branch or
- * tag, then `push`; `delete` (at the default branch's head) for a deleted one.
+ * tag, then `push`; `delete` (at the default branch's head) for a deleted one. A push to the
+ * default branch also replaces the repository's schedules.
  */
 export async function processActionsPush(payload: unknown): Promise<void> {
   const job = payload as ActionsPushJob;
@@ -63,6 +65,7 @@ export async function processActionsPush(payload: unknown): Promise<void> {
     }
     const [commit] = await readCommits(dir, [c.newCommitId]);
     if (!commit) continue;
+    if (c.refName === `refs/heads/${repo.defaultBranch}`) await refreshSchedules(repo, owner, c.newCommitId, job.pusherId);
     const at = { repo, owner, doerId: job.pusherId, ref: c.refName, sha: c.newCommitId, title: commit.message };
     if (c.oldCommitId === ZERO_ID) await createRuns({ ...at, event: 'create', payload: { sha: c.newCommitId, ...(await refPayload(c)) }, trigger: only('create') });
     await createRuns({
