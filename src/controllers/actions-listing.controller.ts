@@ -15,7 +15,6 @@ import { repoUrls } from '../services/content/view';
 import { orgActionsScope } from '../services/actions/settings.service';
 import * as svc from '../services/actions/view.service';
 
-const asList = (v?: string | string[]) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 /** The owner filter of a scope: none for the instance. */
 type Owner = { ownerId?: number };
@@ -59,14 +58,14 @@ export class AdminActionsListingController extends Controller {
     @Request() req: ExRequest, @Query() event?: string, @Query() branch?: string, @Query() status?: string[], @Query() actor?: string, @Query() head_sha?: string,
     @Query() page?: number, @Query() limit?: number,
   ): Promise<ActionWorkflowRunsResponse> {
-    return runs(req, {}, { event, branch, status: asList(status), actor, headSha: head_sha }, page, limit);
+    return runs(req, {}, { event, branch, status: status ?? [], actor, headSha: head_sha }, page, limit);
   }
 
   /** Every job of the instance, newest first. */
   @Get('jobs')
   @Security('admin', ['admin'])
   public async listAdminWorkflowJobs(@Request() req: ExRequest, @Query() status?: string[], @Query() page?: number, @Query() limit?: number): Promise<ActionWorkflowJobsResponse> {
-    return jobs(req, {}, asList(status), page, limit);
+    return jobs(req, {}, status ?? [], page, limit);
   }
 }
 
@@ -80,14 +79,14 @@ export class UserActionsListingController extends Controller {
     @Request() req: ExRequest, @Query() event?: string, @Query() branch?: string, @Query() status?: string[], @Query() actor?: string, @Query() head_sha?: string,
     @Query() page?: number, @Query() limit?: number,
   ): Promise<ActionWorkflowRunsResponse> {
-    return runs(req, { ownerId: doerOf(req).id }, { event, branch, status: asList(status), actor, headSha: head_sha }, page, limit);
+    return runs(req, { ownerId: doerOf(req).id }, { event, branch, status: status ?? [], actor, headSha: head_sha }, page, limit);
   }
 
   /** The jobs of the signed-in user's repositories. */
   @Get('jobs')
   @Security('signed', ['user'])
   public async getUserWorkflowJobs(@Request() req: ExRequest, @Query() status?: string[], @Query() page?: number, @Query() limit?: number): Promise<ActionWorkflowJobsResponse> {
-    return jobs(req, { ownerId: doerOf(req).id }, asList(status), page, limit);
+    return jobs(req, { ownerId: doerOf(req).id }, status ?? [], page, limit);
   }
 }
 
@@ -103,7 +102,7 @@ export class OrgActionsListingController extends Controller {
     @Query() head_sha?: string, @Query() page?: number, @Query() limit?: number,
   ): Promise<ActionWorkflowRunsResponse> {
     const { ownerId } = await orgActionsScope(ctxOf(req), req.principal, org);
-    return runs(req, { ownerId }, { event, branch, status: asList(status), actor, headSha: head_sha }, page, limit);
+    return runs(req, { ownerId }, { event, branch, status: status ?? [], actor, headSha: head_sha }, page, limit);
   }
 
   /** The jobs of an organization's repositories (its owners). */
@@ -112,6 +111,6 @@ export class OrgActionsListingController extends Controller {
   @Response<ApiErrorBody>(403, 'not an owner')
   public async getOrgWorkflowJobs(@Path() org: string, @Request() req: ExRequest, @Query() status?: string[], @Query() page?: number, @Query() limit?: number): Promise<ActionWorkflowJobsResponse> {
     const { ownerId } = await orgActionsScope(ctxOf(req), req.principal, org);
-    return jobs(req, { ownerId }, asList(status), page, limit);
+    return jobs(req, { ownerId }, status ?? [], page, limit);
   }
 }

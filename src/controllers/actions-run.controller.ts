@@ -16,7 +16,6 @@ import { repoUrls } from '../services/content/view';
 import * as svc from '../services/actions/view.service';
 
 const place = (rc: RepoContext): RunPlace => repoUrls(settings().server.rootUrl, rc.owner.name, rc.repo.name);
-const asList = (v?: string | string[]) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 @Route('repos/{owner}/{repo}/actions')
 @Tags('repository')
@@ -33,7 +32,7 @@ export class RepoActionsRunsController extends Controller {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     svc.assertActionsReadable(rc);
-    const { rows, count } = await svc.listRunsWhere(ctx, { repoId: rc.repo.id }, { event, branch, status: asList(status), actor, headSha: head_sha }, listOptions(page, limit));
+    const { rows, count } = await svc.listRunsWhere(ctx, { repoId: rc.repo.id }, { event, branch, status: status ?? [], actor, headSha: head_sha }, listOptions(page, limit));
     return { workflow_runs: rows.map((r) => toWorkflowRun(r, place(rc))), total_count: count };
   }
 
@@ -89,7 +88,7 @@ export class RepoActionsRunsController extends Controller {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     const r = await svc.repoRun(ctx, rc, run);
-    const { views, count } = await svc.listJobViews(ctx, { runId: r.id }, asList(status), listOptions(page, limit));
+    const { views, count } = await svc.listJobViews(ctx, { runId: r.id }, status ?? [], listOptions(page, limit));
     return { jobs: views.map((v) => toWorkflowJob(v.job, v.run, v.index, place(rc), v.task)), total_count: count };
   }
 
@@ -103,7 +102,7 @@ export class RepoActionsRunsController extends Controller {
     const ctx = ctxOf(req);
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     svc.assertActionsReadable(rc);
-    const { views, count } = await svc.listJobViews(ctx, { repoId: rc.repo.id }, asList(status), listOptions(page, limit));
+    const { views, count } = await svc.listJobViews(ctx, { repoId: rc.repo.id }, status ?? [], listOptions(page, limit));
     return { jobs: views.map((v) => toWorkflowJob(v.job, v.run, v.index, place(rc), v.task)), total_count: count };
   }
 

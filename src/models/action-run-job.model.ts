@@ -98,7 +98,7 @@ export async function deleteJobsOfRuns(ctx: DbContext, runIds: number[]): Promis
   if (runIds.length) await ActionRunJobModel.destroy({ where: { runId: runIds }, transaction: ctx.tx });
 }
 
-/** Jobs waiting or blocked since before `cutoff` (abandoned). */
+/** Jobs waiting or blocked, untouched since before `cutoff` (abandoned). */
 export function abandonedJobs(ctx: DbContext, cutoff: number, limit: number): Promise<ActionRunJobModel[]> {
   return ActionRunJobModel.findAll({ where: { status: [ActionStatus.Waiting, ActionStatus.Blocked], updated: { [Op.lt]: cutoff } }, limit, transaction: ctx.tx });
 }

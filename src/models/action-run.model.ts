@@ -2,7 +2,7 @@
  * Gitea's `action_run`: one run of one workflow file for one event, numbered per repository
  * (`index`), with the event's payload and the status aggregated from its jobs.
  */
-import { Op, QueryTypes, type WhereOptions } from 'sequelize';
+import { QueryTypes, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db, type DbContext } from '../db';
 import { bigintColumn } from './action-runner.model';
@@ -99,16 +99,6 @@ export async function updateRun(ctx: DbContext, id: number, changes: Partial<Pic
 /** Delete a run row. */
 export async function deleteRunRow(ctx: DbContext, id: number): Promise<void> {
   await ActionRunModel.destroy({ where: { id }, transaction: ctx.tx });
-}
-
-/** The ids of a repository's runs (for its deletion). */
-export async function runIdsOfRepo(ctx: DbContext, repoId: number): Promise<number[]> {
-  return (await ActionRunModel.findAll({ attributes: ['id'], where: { repoId }, transaction: ctx.tx })).map((r) => r.id);
-}
-
-/** Runs not finished that were last touched before `cutoff` (for the abandoned-job sweep). */
-export function staleUnfinishedRuns(ctx: DbContext, cutoff: number, limit: number): Promise<ActionRunModel[]> {
-  return ActionRunModel.findAll({ where: { status: [ActionStatus.Waiting, ActionStatus.Blocked], updated: { [Op.lt]: cutoff } }, limit, transaction: ctx.tx });
 }
 
 /** Delete every run of a repository with its jobs, tasks, steps, outputs, run numbers and schedules. */

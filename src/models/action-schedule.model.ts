@@ -21,8 +21,10 @@ export class ActionScheduleModel extends Model {
 /** A new schedule. */
 export type NewSchedule = Pick<ActionScheduleModel, 'repoId' | 'ownerId' | 'workflowId' | 'spec' | 'ref' | 'commitSha' | 'triggerUserId' | 'next'>;
 
-/** Replace the schedules of a repository. */
+/** Replace the schedules of a repository (nothing is written when it has none and gets none). */
 export async function replaceSchedules(ctx: DbContext, repoId: number, rows: NewSchedule[], now: number): Promise<void> {
+  // why: most repositories have no schedule; their pushes need not write.
+  if (rows.length === 0 && (await ActionScheduleModel.count({ where: { repoId }, transaction: ctx.tx })) === 0) return;
   await ActionScheduleModel.destroy({ where: { repoId }, transaction: ctx.tx });
   if (rows.length) await ActionScheduleModel.bulkCreate(rows.map((r) => ({ ...r, created: now })), { transaction: ctx.tx });
 }

@@ -57,11 +57,6 @@ export function findTasksByIds(ctx: DbContext, ids: number[]): Promise<ActionTas
   return wanted.length ? ActionTaskModel.findAll({ where: { id: wanted }, transaction: ctx.tx }) : Promise.resolve([]);
 }
 
-/** The running tasks whose token ends with `lastEight` (the candidates for a job token). */
-export function runningTasksByTokenEnd(ctx: DbContext, lastEight: string): Promise<ActionTaskModel[]> {
-  return ActionTaskModel.findAll({ where: { tokenLastEight: lastEight, status: ActionStatus.Running }, transaction: ctx.tx });
-}
-
 /** Change a task, only while its status is one of `from` (when given); whether it changed. */
 export async function updateTask(
   ctx: DbContext, id: number, changes: Partial<Pick<ActionTaskModel, 'status' | 'stopped' | 'logLength' | 'logSize' | 'logInStorage'>>, now: number, from?: ActionStatus[],

@@ -1,27 +1,88 @@
 /**
- * FetchTask by long polling. A runner whose tasks version is current waits here (up to [actions]
- * RUNNER_LONG_POLL_TIMEOUT, within its own deadline) instead of polling; when jobs become ready
- * anywhere in the cluster, this process runs one dispatch round: one query for the waiting jobs,
- * matched in memory to the waiting runners in arrival order, each pair claimed atomically. So an
- * idle runner costs no database work at all, and a burst of jobs costs one query per round, not
- * one per runner.
+ * FetchTask by long polling. Every FetchTask joins this process's list of waiting runners. A
+ * dispatch round runs one query for the oldest waiting jobs, matches them in memory to the waiting
+ * runners in arrival order (scope and labels), and claims the pairs, a few at once, each by one
+ * guarded update. A runner whose tasks version is current waits (up to [actions]
+ * RUNNER_LONG_POLL_TIMEOUT, within its own deadline) for the next round, which runs when jobs
+ * become ready anywhere in the cluster; one whose version is stale (act_runner resets it after each
+ * task) is answered after the next round, task or not (Gitea's rule). So an idle runner costs no
+ * database work, and any number of runners coming back at once cost one query per round.
  */
 import { systemCtx } from '../../db';
 import type { TaskMsg } from '../../api/runner-proto';
 import { listPickableJobs } from '../../models/action-run-job.model';
-import { claimTask, runnerFits } from './task.service';
+import { claimTask, releaseTask, runnerFits } from './task.service';
 import { onJobsReady, tasksVersion } from './jobs-signal';
 import type { RunnerIdentity } from './runner.service';
 
 // why: a round looks at the oldest waiting jobs only; jobs beyond them wait for the next round.
 const ROUND_JOBS = 500;
+// why: claims are short transactions; a few at once keep PostgreSQL busy without queueing on SQLite's one writer.
+const CLAIMS_AT_ONCE = 8;
 
-interface Waiter { runner: RunnerIdentity; done: (task: TaskMsg | null) => void }
+/**
+ * A FetchTask in the list. `once`: answered after the next round whatever it brings. `claiming`
+ * while a round claims a job for it: its deadline or its client's going then only marks it `left`,
+ * and the round finishes the claim (giving the job back if the client is gone).
+ */
+interface Waiter { runner: RunnerIdentity; once: boolean; done: (task: TaskMsg | null) => void; gone: () => boolean; claiming: boolean; left: boolean }
 const waiters: Waiter[] = [];
 let round: Promise<void> | null = null;
 let again = false;
 
-/** One dispatch round (and another if jobs became ready meanwhile). */
+/**
+ * Claim a job for a runner; null when another took it first. A task claimed for a client that is
+ * gone meanwhile is given back at once. why: otherwise its job would wait for the zombie timeout.
+ */
+async function claimFor(w: Waiter, jobId: number): Promise<TaskMsg | null> {
+  let task: TaskMsg | null = null;
+  try {
+    task = await claimTask(w.runner, jobId);
+  } catch (err) {
+    console.error(`actions: claiming job ${jobId}:`, err);
+  }
+  if (task && w.gone()) {
+    await releaseTask(Number(task.id)).catch((err: unknown) => console.error(`actions: giving back task ${task!.id}:`, err));
+    return null;
+  }
+  return task;
+}
+
+/** One round: the oldest waiting jobs, each matched to the first waiting runner that fits, claimed. */
+async function runRound(): Promise<void> {
+  const jobs = await listPickableJobs(systemCtx, ROUND_JOBS);
+  const present = [...waiters];
+  const pairs: [Waiter, number][] = [];
+  const free = new Set(present);
+  for (const job of jobs) {
+    const w = [...free].find((x) => runnerFits(x.runner, job));
+    if (!w) continue;
+    free.delete(w);
+    // why: from here its deadline or its client's going cannot answer it behind the claim's back.
+    w.claiming = true;
+    pairs.push([w, job.id]);
+    if (free.size === 0) break;
+  }
+  for (let i = 0; i < pairs.length; i += CLAIMS_AT_ONCE) {
+    await Promise.all(pairs.slice(i, i + CLAIMS_AT_ONCE).map(async ([w, jobId]) => {
+      const task = await claimFor(w, jobId);
+      w.claiming = false;
+      if (task || w.left) finish(w, task);
+    }));
+  }
+  // why: a stale caller hears the latest version now, with or without a task (Gitea's rule).
+  for (const w of present) if (w.once) finish(w, null);
+}
+
+/** Take a waiter off the list and answer it. */
+function finish(w: Waiter, task: TaskMsg | null): void {
+  const i = waiters.indexOf(w);
+  if (i < 0) return;
+  waiters.splice(i, 1);
+  w.done(task);
+}
+
+/** Run a round now, or once more after the one running (jobs may have become ready meanwhile). */
 function dispatch(): void {
   if (round) {
     again = true;
@@ -30,27 +91,12 @@ function dispatch(): void {
   round = (async () => {
     do {
       again = false;
-      if (waiters.length === 0) break;
-      const jobs = await listPickableJobs(systemCtx, ROUND_JOBS);
-      for (const job of jobs) {
-        const i = waiters.findIndex((w) => runnerFits(w.runner, job));
-        if (i < 0) continue;
-        const [w] = waiters.splice(i, 1);
-        let task: TaskMsg | null = null;
-        try {
-          task = await claimTask(w.runner, job.id);
-        } catch (err) {
-          console.error(`actions: claiming job ${job.id}:`, err);
-        }
-        if (task) w.done(task);
-        else waiters.splice(i, 0, w);
-        if (waiters.length === 0) break;
-      }
+      if (waiters.length) await runRound();
     } while (again);
-  })().catch((err: unknown) => console.error('actions: dispatch round:', err)).finally(() => {
-    round = null;
-    if (again) dispatch();
-  });
+  })().catch((err: unknown) => {
+    console.error('actions: dispatch round:', err);
+    for (const w of [...waiters]) if (w.once) finish(w, null);
+  }).finally(() => { round = null; });
 }
 
 let started = false;
@@ -61,28 +107,18 @@ export function startDispatcher(): void {
   onJobsReady(dispatch);
 }
 
-/** The first waiting job this runner may run, claimed for it; null when there is none. */
-async function pickNow(runner: RunnerIdentity): Promise<TaskMsg | null> {
-  for (const job of await listPickableJobs(systemCtx, ROUND_JOBS)) {
-    if (!runnerFits(runner, job)) continue;
-    const task = await claimTask(runner, job.id);
-    if (task) return task;
-  }
-  return null;
-}
-
 /**
- * FetchTask: a task for the runner, and the tasks version to remember. A runner whose version is
- * not the latest is looked after at once (Gitea's rule; act_runner resets its version after each
- * task); one whose version is current waits up to `waitMs` for a job, or until `signal` aborts.
+ * FetchTask: a task for the runner, and the tasks version to remember. A stale `clientVersion` (or
+ * no time to wait) is answered after the next round; a current one waits up to `waitMs` for a job,
+ * or until `signal` aborts.
  */
 export async function fetchTask(runner: RunnerIdentity, clientVersion: bigint, waitMs: number, signal: AbortSignal): Promise<{ task: TaskMsg | null; version: bigint }> {
   startDispatcher();
   const latest = BigInt(tasksVersion());
-  if (clientVersion !== latest || waitMs <= 0) return { task: await pickNow(runner), version: latest };
+  const once = clientVersion !== latest || waitMs <= 0;
   const task = await new Promise<TaskMsg | null>((resolve) => {
     const w: Waiter = {
-      runner,
+      runner, once, gone: () => signal.aborted, claiming: false, left: false,
       done: (t) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', leave);
@@ -90,16 +126,14 @@ export async function fetchTask(runner: RunnerIdentity, clientVersion: bigint, w
       },
     };
     const leave = () => {
-      const i = waiters.indexOf(w);
-      if (i >= 0) waiters.splice(i, 1);
-      w.done(null);
+      if (w.claiming) w.left = true;
+      else finish(w, null);
     };
-    const timer = setTimeout(leave, waitMs);
+    const timer = once ? undefined : setTimeout(leave, waitMs);
     signal.addEventListener('abort', leave, { once: true });
     waiters.push(w);
-    // why: jobs that became ready between the version check and now found no one waiting.
-    if (BigInt(tasksVersion()) !== latest) dispatch();
+    // why: a stale caller is answered by the next round; a waiting one also needs a round when jobs became ready since its version check.
+    if (once || BigInt(tasksVersion()) !== latest) dispatch();
   });
-  // why: a task claimed for a runner that has gone is not lost: its silence fails it after the zombie timeout.
   return { task, version: BigInt(tasksVersion()) };
 }

@@ -38,8 +38,8 @@ export interface WorkflowEvent {
   event: string;
   ref: string;
   sha: string;
-  payload: unknown;
-  title: string;
+  /** The run's title (a commit message, a pull request's title) and event payload, read only when a run is made. */
+  details: () => Promise<{ title: string; payload: unknown }>;
   /** The `on:` key a parsed workflow is triggered by for this event, or null when it is not. */
   trigger: (wf: Workflow) => Promise<string | null>;
   /** Only this workflow (a dispatch). */
@@ -67,6 +67,9 @@ export async function createRuns(ev: WorkflowEvent): Promise<ActionRunModel[]> {
   if (!config.enabled || ev.repo.isArchived) return [];
   const dir = repoPath(ev.owner.name, ev.repo.name);
   const made: ActionRunModel[] = [];
+  let details: Promise<{ title: string; payload: unknown }> | null = null;
+  // why: most events start nothing; their payload (a push's commit list) is built only for a run.
+  const lazy: WorkflowEvent = { ...ev, details: () => (details ??= ev.details()) };
   for (const file of await workflowFiles(dir, ev.sha)) {
     if (ev.workflowId !== undefined && file.id !== ev.workflowId) continue;
     if (config.disabled.includes(file.id)) continue;
@@ -74,12 +77,12 @@ export async function createRuns(ev: WorkflowEvent): Promise<ActionRunModel[]> {
     try {
       wf = parseWorkflow(file.content);
     } catch (err) {
-      if (ev.event === 'push' && err instanceof WorkflowError) made.push(await insertBrokenRun(ev, file, err.message));
+      if (ev.event === 'push' && err instanceof WorkflowError) made.push(await insertBrokenRun(lazy, file, err.message));
       continue;
     }
     const trigger = await ev.trigger(wf);
     if (!trigger) continue;
-    made.push(await insertRunOf(ev, file, trigger, planJobs(wf)));
+    made.push(await insertRunOf(lazy, file, trigger, planJobs(wf)));
   }
   return made;
 }
@@ -91,10 +94,11 @@ export function pushTrigger(dir: string, ref: string, before: string, after: str
   return async (wf) => (wf.on.has('push') && (await pushMatches(wf.on.get('push') ?? null, ref, changed)) ? 'push' : null);
 }
 
-function runRow(ev: WorkflowEvent, file: WorkflowFile, trigger: string, status: ActionStatus): NewRun {
+async function runRow(ev: WorkflowEvent, file: WorkflowFile, trigger: string, status: ActionStatus): Promise<NewRun> {
+  const { title, payload } = await ev.details();
   return {
-    title: ev.title.split('\n')[0].slice(0, 255), repoId: ev.repo.id, ownerId: ev.owner.id, workflowId: file.id, triggerUserId: ev.doerId, scheduleId: 0,
-    ref: ev.ref, commitSha: ev.sha, isForkPullRequest: !!ev.isFork, needApproval: false, event: ev.event, eventPayload: JSON.stringify(ev.payload),
+    title: title.split('\n')[0].slice(0, 255), repoId: ev.repo.id, ownerId: ev.owner.id, workflowId: file.id, triggerUserId: ev.doerId, scheduleId: 0,
+    ref: ev.ref, commitSha: ev.sha, isForkPullRequest: !!ev.isFork, needApproval: false, event: ev.event, eventPayload: JSON.stringify(payload),
     triggerEvent: trigger, status,
   };
 }
@@ -104,13 +108,14 @@ async function insertRunOf(ev: WorkflowEvent, file: WorkflowFile, trigger: strin
   const now = nowUnix();
   const statusOf = (j: PlannedJob) => (j.needs.length ? ActionStatus.Blocked : ActionStatus.Waiting);
   const changes: RunChange[] = [];
+  const row = await runRow(ev, file, trigger, aggregateStatus(jobs.map(statusOf)));
   const run = await withTx(systemCtx, async (tx) => {
     // why: as Gitea, a new push or dispatch of a workflow makes its older unfinished runs for that ref pointless.
     if (ev.event === 'push' || ev.event === 'workflow_dispatch') {
       for (const old of await unfinishedRunsLike(tx, ev.repo.id, file.id, ev.ref, ev.event)) changes.push(await cancelRunIn(tx, old, now));
     }
     const index = await nextRunIndex(tx, ev.repo.id);
-    const made = await insertRun(tx, { ...runRow(ev, file, trigger, aggregateStatus(jobs.map(statusOf))), index, now });
+    const made = await insertRun(tx, { ...row, index, now });
     const rows = await insertJobs(tx, jobs.map((j) => ({
       runId: made.id, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: !!ev.isFork, name: j.name,
       workflowPayload: j.payload, jobId: j.jobId, hasIf: j.hasIf, status: statusOf(j), needs: j.needs, runsOn: j.runsOn,
@@ -127,9 +132,10 @@ async function insertRunOf(ev: WorkflowEvent, file: WorkflowFile, trigger: strin
 async function insertBrokenRun(ev: WorkflowEvent, file: WorkflowFile, error: string): Promise<ActionRunModel> {
   const now = nowUnix();
   const name = `${ev.owner.name}/${ev.repo.name}`;
+  const row = await runRow(ev, file, ev.event, ActionStatus.Failure);
   const { run, taskId } = await withTx(systemCtx, async (tx) => {
     const index = await nextRunIndex(tx, ev.repo.id);
-    const made = await insertRun(tx, { ...runRow(ev, file, ev.event, ActionStatus.Failure), index, now });
+    const made = await insertRun(tx, { ...row, index, now });
     const [job] = await insertJobs(tx, [{
       runId: made.id, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, name: file.id,
       workflowPayload: file.content, jobId: file.id, hasIf: false, status: ActionStatus.Failure, needs: [], runsOn: [],
@@ -181,8 +187,8 @@ export async function settleRun(tx: DbContext, runId: number, now: number, chang
   if (status !== run.status || started !== run.started || stopped !== run.stopped) await updateRun(tx, runId, { status, started, stopped }, now);
   const runAction = created || runActionOf(status) !== runActionOf(run.status) ? runActionOf(status) : null;
   if (change.jobIds.size || runAction) {
-    const views = await jobViews(tx, jobs.filter((j) => change.jobIds.has(j.id)));
-    await emitWorkflowEvents(tx, (await findRunById(tx, runId))!, workflowName(run, jobs[0]), views, runAction);
+    const load = async () => ({ run: (await findRunById(tx, runId))!, jobs: await jobViews(tx, jobs.filter((j) => change.jobIds.has(j.id))) });
+    await emitWorkflowEvents(tx, run, () => workflowName(run, jobs[0]), load, runAction);
   }
   return change;
 }

@@ -55,8 +55,8 @@ export async function fireDueSchedules(): Promise<number> {
     if (!commit) continue;
     const trigger = s.triggerUserId > 0 ? await findUserById(systemCtx, s.triggerUserId) : null;
     await createRuns({
-      repo, owner, doerId: s.triggerUserId, event: 'schedule', ref: s.ref, sha: s.commitSha, title: commit.message, workflowId: s.workflowId,
-      payload: { schedule: s.spec, repository: await hookRepo(systemCtx, repo, owner, trigger, 'none'), sender: hookUser(trigger) },
+      repo, owner, doerId: s.triggerUserId, event: 'schedule', ref: s.ref, sha: s.commitSha, workflowId: s.workflowId,
+      details: async () => ({ title: commit.message, payload: { schedule: s.spec, repository: await hookRepo(systemCtx, repo, owner, trigger, 'none'), sender: hookUser(trigger) } }),
       trigger: async (wf) => (wf.on.has('schedule') ? 'schedule' : null),
     });
     fired++;

@@ -10,7 +10,7 @@ import { systemCtx, withTx } from '../../db';
 import { BadRequest, Conflict, Forbidden, NotFound, TooLarge } from '../../errors';
 import { RunnerResult, type LogRowMsg, type TaskMsg, type TaskStateMsg } from '../../api/runner-proto';
 import { ActionStatus, isDone, findRunById, type ActionRunModel } from '../../models/action-run.model';
-import { claimJob, findJobById, listJobsOfRun, updateJob, type ActionRunJobModel } from '../../models/action-run-job.model';
+import { abandonedJobs, claimJob, findJobById, listJobsOfRun, updateJob, type ActionRunJobModel } from '../../models/action-run-job.model';
 import { findTaskById, findTasksByIds, insertTask, setTaskLogFilename, staleRunningTasks, updateTask, type ActionTaskModel } from '../../models/action-task.model';
 import { insertSteps, listStepsOfTasks, updateStep } from '../../models/action-task-step.model';
 import { insertOutputs, listOutputsOfTasks } from '../../models/action-task-output.model';
@@ -70,6 +70,20 @@ export async function claimTask(runner: RunnerIdentity, jobId: number): Promise<
   }
   await announce([claimed.change]);
   return taskMessage(claimed.task, claimed.job, token);
+}
+
+/** Give a claimed job back (its runner left before it heard of the task): the task is cancelled, the job waits again. */
+export async function releaseTask(taskId: number): Promise<void> {
+  const now = nowUnix();
+  const change = await withTx(systemCtx, async (tx) => {
+    const task = await findTaskById(tx, taskId);
+    const job = task && (await findJobById(tx, task.jobId));
+    if (!task || !job || job.taskId !== task.id) return null;
+    if (!(await updateTask(tx, task.id, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Running]))) return null;
+    await updateJob(tx, job.id, { status: ActionStatus.Waiting, taskId: 0, started: 0 }, now, [ActionStatus.Running]);
+    return settleRun(tx, job.runId, now, [job.id]);
+  });
+  if (change) await announce([{ ...change, ready: true }]);
 }
 
 /** The results and merged outputs of the jobs a job needs (matrix legs share a job id). */
@@ -233,11 +247,18 @@ async function appendInTurn(runner: RunnerIdentity, taskId: bigint, index: numbe
 
 /**
  * Fail the tasks whose runner went silent for [actions] ZOMBIE_TASK_TIMEOUT or that ran longer
- * than ENDLESS_TASK_TIMEOUT. why: every node may run it; the updates are guarded on the running status.
+ * than ENDLESS_TASK_TIMEOUT, and cancel the jobs no runner took within ABANDONED_JOB_TIMEOUT.
+ * why: every node may run it; the updates are guarded on the statuses they leave.
  */
 export async function sweepStaleTasks(): Promise<number> {
   const now = nowUnix();
   const a = settings().actions;
+  for (const job of await abandonedJobs(systemCtx, now - a.abandonedJobTimeout, 100)) {
+    const change = await withTx(systemCtx, async (tx) => (
+      (await updateJob(tx, job.id, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Waiting, ActionStatus.Blocked])) ? settleRun(tx, job.runId, now, [job.id]) : null
+    ));
+    if (change) await announce([change]);
+  }
   const stale = await staleRunningTasks(systemCtx, now - a.zombieTaskTimeout, now - a.endlessTaskTimeout, 100);
   for (const t of stale) {
     const change = await withTx(systemCtx, async (tx) => {

@@ -23,6 +23,11 @@ import { onKeysOf, type ActionsEventJob } from './events';
 import { eventMatches, type Workflow } from './workflow-parse';
 import { refreshSchedules } from './schedule.service';
 
+/** The message of a commit, a run's title. */
+async function titleOf(dir: string, sha: string): Promise<string> {
+  return (await readCommits(dir, [sha]))[0]?.message ?? '';
+}
+
 /** The outbox topic of pushes for Actions. */
 export const ACTIONS_PUSH_TOPIC = 'actions.push';
 
@@ -55,21 +60,22 @@ export async function processActionsPush(payload: unknown): Promise<void> {
   for (const c of job.changes) {
     if (c.newCommitId === ZERO_ID) {
       const head = await resolveCommit(dir, `refs/heads/${repo.defaultBranch}`);
-      const [commit] = head ? await readCommits(dir, [head]) : [];
-      if (!commit) continue;
+      if (!head) continue;
       await createRuns({
-        repo, owner, doerId: job.pusherId, event: 'delete', ref: `refs/heads/${repo.defaultBranch}`, sha: head!, title: commit.message,
-        payload: { ...(await refPayload(c)), pusher_type: 'user' }, trigger: only('delete'),
+        repo, owner, doerId: job.pusherId, event: 'delete', ref: `refs/heads/${repo.defaultBranch}`, sha: head, trigger: only('delete'),
+        details: async () => ({ title: await titleOf(dir, head), payload: { ...(await refPayload(c)), pusher_type: 'user' } }),
       });
       continue;
     }
-    const [commit] = await readCommits(dir, [c.newCommitId]);
-    if (!commit) continue;
+    if (!(await resolveCommit(dir, c.newCommitId))) continue;
     if (c.refName === `refs/heads/${repo.defaultBranch}`) await refreshSchedules(repo, owner, c.newCommitId, job.pusherId);
-    const at = { repo, owner, doerId: job.pusherId, ref: c.refName, sha: c.newCommitId, title: commit.message };
-    if (c.oldCommitId === ZERO_ID) await createRuns({ ...at, event: 'create', payload: { sha: c.newCommitId, ...(await refPayload(c)) }, trigger: only('create') });
+    const at = { repo, owner, doerId: job.pusherId, ref: c.refName, sha: c.newCommitId };
+    if (c.oldCommitId === ZERO_ID) {
+      await createRuns({ ...at, event: 'create', trigger: only('create'), details: async () => ({ title: await titleOf(dir, c.newCommitId), payload: { sha: c.newCommitId, ...(await refPayload(c)) } }) });
+    }
     await createRuns({
-      ...at, event: 'push', payload: await buildPushPayload(systemCtx, repo, owner, job.pusherId, c), trigger: pushTrigger(dir, c.refName, c.oldCommitId, c.newCommitId),
+      ...at, event: 'push', trigger: pushTrigger(dir, c.refName, c.oldCommitId, c.newCommitId),
+      details: async () => ({ title: await titleOf(dir, c.newCommitId), payload: await buildPushPayload(systemCtx, repo, owner, job.pusherId, c) }),
     });
   }
 }
@@ -101,9 +107,10 @@ export async function processActionsEvent(raw: unknown): Promise<void> {
   const owner = repo && (await findUserById(systemCtx, repo.ownerId));
   if (!repo || !owner || repo.isEmpty) return;
   const dir = repoPath(owner.name, repo.name);
-  const keys = onKeysOf(job.type);
-  const base = { repo, owner, doerId: job.doerId, event: job.type, payload };
   const pr = payload.pull_request;
+  const keys = onKeysOf(job.type);
+  const sha = pr ? null : await resolveCommit(dir, `refs/heads/${repo.defaultBranch}`);
+  const base = { repo, owner, doerId: job.doerId, event: job.type, details: async () => ({ title: pr ? pr.title : await titleOf(dir, sha!), payload }) };
   if (pr && keys.includes('pull_request')) {
     // pull_request runs the workflows of the pull request's head; pull_request_target those of its base branch.
     // why: a fork's head reaches the base repository with the pull request's check, which may come after this job; a retry finds it.
@@ -112,18 +119,16 @@ export async function processActionsEvent(raw: unknown): Promise<void> {
     const from = [pr.merge_base, pr.base.sha].find((x) => x && HEX_ID.test(x)) ?? ZERO_ID;
     const ev = { action: payload.action, branch: pr.base.ref, changedFiles: () => changedPaths(dir, from, headSha) };
     const isFork = pr.head.repo_id !== pr.base.repo_id;
-    await createRuns({ ...base, ref: `refs/pull/${pr.number}/head`, sha: headSha, title: pr.title, isFork, trigger: async (wf) => ((await eventMatches(wf, 'pull_request', ev)) ? 'pull_request' : null) });
+    await createRuns({ ...base, ref: `refs/pull/${pr.number}/head`, sha: headSha, isFork, trigger: async (wf) => ((await eventMatches(wf, 'pull_request', ev)) ? 'pull_request' : null) });
     const baseSha = await resolveCommit(dir, `refs/heads/${pr.base.ref}`);
     if (baseSha) {
-      await createRuns({ ...base, ref: `refs/heads/${pr.base.ref}`, sha: baseSha, title: pr.title, isFork, trigger: async (wf) => ((await eventMatches(wf, 'pull_request_target', ev)) ? 'pull_request_target' : null) });
+      await createRuns({ ...base, ref: `refs/heads/${pr.base.ref}`, sha: baseSha, isFork, trigger: async (wf) => ((await eventMatches(wf, 'pull_request_target', ev)) ? 'pull_request_target' : null) });
     }
     return;
   }
-  const sha = await resolveCommit(dir, `refs/heads/${repo.defaultBranch}`);
   if (!sha) return;
   if (job.type === 'workflow_run' && (await workflowRunDepth(payload.workflow_run?.id ?? 0)) >= MAX_WORKFLOW_RUN_DEPTH) return;
-  const [commit] = await readCommits(dir, [sha]);
   const ev = { action: payload.action, ...(job.type === 'workflow_run' ? { workflow: payload.workflow?.name, branch: payload.workflow_run?.head_branch ?? '' } : {}) };
   const key = keys[0];
-  await createRuns({ ...base, ref: `refs/heads/${repo.defaultBranch}`, sha, title: commit.message, trigger: async (wf) => ((await eventMatches(wf, key, ev)) ? key : null) });
+  await createRuns({ ...base, ref: `refs/heads/${repo.defaultBranch}`, sha, trigger: async (wf) => ((await eventMatches(wf, key, ev)) ? key : null) });
 }

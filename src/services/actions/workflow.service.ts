@@ -92,10 +92,11 @@ export async function dispatchWorkflow(ctx: DbContext, rc: RepoContext, doer: Us
   }
   const given = body.inputs ?? {};
   const inputs = Object.fromEntries([...declared].map(([k, def]) => [k, k in given ? String(given[k]) : def]));
-  const [commit] = await readCommits(dir, [sha]);
   await createRuns({
-    repo: rc.repo, owner: rc.owner, doerId: doer.id, event: 'workflow_dispatch', ref, sha, title: commit.message, workflowId: id,
-    payload: { workflow: id, ref: body.ref, inputs, repository: await hookRepo(ctx, rc.repo, rc.owner, doer, 'none'), sender: hookUser(doer) },
-    trigger: async () => 'workflow_dispatch',
+    repo: rc.repo, owner: rc.owner, doerId: doer.id, event: 'workflow_dispatch', ref, sha, workflowId: id, trigger: async () => 'workflow_dispatch',
+    details: async () => ({
+      title: (await readCommits(dir, [sha]))[0].message,
+      payload: { workflow: id, ref: body.ref, inputs, repository: await hookRepo(ctx, rc.repo, rc.owner, doer, 'none'), sender: hookUser(doer) },
+    }),
   });
 }

@@ -257,27 +257,33 @@ export async function emitWikiEvent(ctx: DbContext, rc: RepoContext, doer: UserM
 }
 
 /**
- * Emit, in `tx`, a workflow_job event for each of `jobs` (queued, waiting, in_progress or
+ * Emit, in `tx`, a workflow_job event for each changed job (queued, waiting, in_progress or
  * completed, by its status) and, with `runAction`, the run's workflow_run event; sent by the run's
- * trigger user, with the owner as `organization` when it is one.
+ * trigger user, with the owner as `organization` when it is one. `load` reads the run as it now is
+ * and the views of the changed jobs, only when a hook or Actions takes an event.
  */
-export async function emitWorkflowEvents(tx: DbContext, run: ActionRunModel, workflowName: string, jobs: JobView[], runAction: WorkflowRunPayload['action'] | null): Promise<void> {
+export async function emitWorkflowEvents(
+  tx: DbContext, run: Pick<ActionRunModel, 'repoId' | 'triggerUserId' | 'workflowId'>, workflowName: () => string,
+  load: () => Promise<{ run: ActionRunModel; jobs: JobView[] }>, runAction: WorkflowRunPayload['action'] | null,
+): Promise<void> {
   const doer = (run.triggerUserId > 0 ? await findUserById(tx, run.triggerUserId) : null) ?? pseudoUser(-2);
   const actions = runAction !== null && (await actionsWanted(tx, run.repoId, 'workflow_run'));
   const hc = await hookContext(tx, run.repoId, doer, actions);
   if (!hc) return;
+  const jobHooks = selectHooks(hc.hooks, 'workflow_job');
+  const runHooks = runAction ? selectHooks(hc.hooks, 'workflow_run') : [];
+  if (jobHooks.length === 0 && runHooks.length === 0 && !actions) return;
+  const now = await load();
   const at = repoUrls(rootUrl(), hc.rc.owner.name, hc.rc.repo.name);
   const organization = hc.rc.owner.type === UserType.Organization ? toOrganization(hc.rc.owner, null, rootUrl()) : null;
   const common = { ...(organization ? { organization } : {}), repository: repoPayload(hc.repo, 'owner'), sender: hookUser(doer) };
-  const jobHooks = selectHooks(hc.hooks, 'workflow_job');
-  const events: QueuedEvent[] = jobHooks.length === 0 ? [] : jobs.flatMap((v) => {
+  const events: QueuedEvent[] = jobHooks.length === 0 ? [] : now.jobs.flatMap((v) => {
     const workflowJob = toWorkflowJob(v.job, v.run, v.index, at, v.task);
     return workflowJob.status ? [{ hooks: jobHooks, type: 'workflow_job', payload: { action: workflowJob.status as WorkflowJobPayload['action'], workflow_job: workflowJob, ...common } }] : [];
   });
-  const runHooks = runAction ? selectHooks(hc.hooks, 'workflow_run') : [];
   if (runAction && (runHooks.length || actions)) {
-    const workflow = { id: run.workflowId, name: workflowName, path: run.workflowId, state: 'active', url: `${at.api}/actions/workflows/${encodeURIComponent(run.workflowId)}` };
-    const payload: WorkflowRunPayload = { action: runAction, workflow, workflow_run: toWorkflowRun(run, at), ...common };
+    const workflow = { id: run.workflowId, name: workflowName(), path: run.workflowId, state: 'active', url: `${at.api}/actions/workflows/${encodeURIComponent(run.workflowId)}` };
+    const payload: WorkflowRunPayload = { action: runAction, workflow, workflow_run: toWorkflowRun(now.run, at), ...common };
     if (runHooks.length) events.push({ hooks: runHooks, type: 'workflow_run', payload });
     if (actions) await queueActionsEvent(tx, { repoId: run.repoId, doerId: doer.id, type: 'workflow_run', payload });
   }
