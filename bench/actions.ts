@@ -125,6 +125,14 @@ export async function run(): Promise<void> {
   const idleSecs = (Date.now() - i0) / 1000;
   const u1 = await usage(server.proc!.pid!);
   const w1 = await rowsWritten(server);
+  const idleRows: [string, string, string][] = [
+    [`idle: runners / seconds`, `${RUNNERS} / ${idleSecs.toFixed(0)}`, ''],
+    ['idle: rows written per runner per minute', w0 === null ? 'n/a (SQLite)' : ((w1! - w0) / RUNNERS / (idleSecs / 60)).toFixed(3), '< 1'],
+    ['idle: forge CPU (% of one core)', (((u1.cpu - u0.cpu) / idleSecs) * 100).toFixed(1), '< 25'],
+    ['idle: forge RSS at the end (MB)', u1.rssMb.toFixed(0), ''],
+    ['idle: GET /api/v1/version p50 / p99 (ms)', `${pct(idleProbe, 50).toFixed(1)} / ${pct(idleProbe, 99).toFixed(1)}`, 'p99 < 50'],
+  ];
+  process.stderr.write(`${idleRows.map((r) => r.join('  ')).join('\n')}\n`);
 
   // Dispatch.
   const queued = new Map<number, number>();
@@ -144,7 +152,7 @@ export async function run(): Promise<void> {
   process.stderr.write(`${dispatches} dispatches made in ${((Date.now() - d0) / 1000).toFixed(1)} s\n`);
   const deadline = Date.now() + Number(process.env.BENCH_FINISH_SECONDS ?? '300') * 1000;
   for (;;) {
-    const [row] = await sql(server, 'SELECT COUNT(*) AS n FROM action_run_job WHERE status = 1');
+    const [row] = await sql(server, 'SELECT COUNT(*) AS n FROM action_run_job WHERE status IN (1, 2, 3, 4)');
     if (Number(row.n) >= JOBS) break;
     if (Date.now() > deadline) {
       const by = await sql(server, 'SELECT status, COUNT(*) AS n FROM action_run_job GROUP BY status');
@@ -153,6 +161,7 @@ export async function run(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
   }
   const busyLatencies = await busyProbe;
+  const [failed] = await sql(server, 'SELECT COUNT(*) AS n FROM action_run_job WHERE status <> 1');
   idleLoad.kill('SIGTERM');
   busyLoad.kill('SIGTERM');
   await Promise.all([idleLoad, busyLoad].map((c) => new Promise((r) => c.once('exit', r))));
@@ -163,15 +172,12 @@ export async function run(): Promise<void> {
   await server.destroy();
 
   const rows: [string, string, string][] = [
-    [`idle: runners / seconds`, `${RUNNERS} / ${idleSecs.toFixed(0)}`, ''],
-    ['idle: rows written per runner per minute', w0 === null ? 'n/a (SQLite)' : ((w1! - w0) / RUNNERS / (idleSecs / 60)).toFixed(3), '< 1'],
-    ['idle: forge CPU (% of one core)', (((u1.cpu - u0.cpu) / idleSecs) * 100).toFixed(1), '< 25'],
-    ['idle: forge RSS at the end (MB)', u1.rssMb.toFixed(0), ''],
-    ['idle: GET /api/v1/version p50 / p99 (ms)', `${pct(idleProbe, 50).toFixed(1)} / ${pct(idleProbe, 99).toFixed(1)}`, 'p99 < 50'],
+    ...idleRows,
     [`dispatch: jobs started / runners`, `${busy.arrivals.length} / ${BUSY}`, ''],
     ['dispatch: jobs started per second', (busy.arrivals.length / ((lastStart - d0) / 1000)).toFixed(0), '>= 200'],
     ['dispatch: queue-to-start p50 / p99 (ms)', `${pct(waits, 50).toFixed(0)} / ${pct(waits, 99).toFixed(0)}`, 'p99 < 1000'],
     ['dispatch: GET /api/v1/version p50 / p99 (ms)', `${pct(busyLatencies, 50).toFixed(1)} / ${pct(busyLatencies, 99).toFixed(1)}`, 'p99 < 50'],
+    ['dispatch: jobs not ending in success', String(failed.n), '0'],
     ['runner call errors (idle / busy processes)', `${idle.errors} / ${busy.errors}`, ''],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));

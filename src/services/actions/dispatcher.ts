@@ -11,7 +11,7 @@
 import { systemCtx } from '../../db';
 import type { TaskMsg } from '../../api/runner-proto';
 import { listPickableJobs } from '../../models/action-run-job.model';
-import { claimTask, releaseTask, runnerFits } from './task.service';
+import { claimTask, labelNames, releaseTask, scopeFits } from './task.service';
 import { onJobsReady, tasksVersion } from './jobs-signal';
 import type { RunnerIdentity } from './runner.service';
 
@@ -52,16 +52,26 @@ async function claimFor(w: Waiter, jobId: number): Promise<TaskMsg | null> {
 async function runRound(): Promise<void> {
   const jobs = await listPickableJobs(systemCtx, ROUND_JOBS);
   const present = [...waiters];
+  // why: runners of one scope and one label set are alike to a job; a job is matched against each
+  // kind once (a thousand waiting runners are a handful of kinds), not against every runner.
+  const kinds = new Map<string, { runner: RunnerIdentity; labels: Set<string>; queue: Waiter[] }>();
+  for (const w of present) {
+    const names = labelNames(w.runner);
+    const key = `${w.runner.ownerId}:${w.runner.repoId}:${names.join(',')}`;
+    const kind = kinds.get(key) ?? { runner: w.runner, labels: new Set(names), queue: [] };
+    kind.queue.push(w);
+    kinds.set(key, kind);
+  }
   const pairs: [Waiter, number][] = [];
-  const free = new Set(present);
   for (const job of jobs) {
-    const w = [...free].find((x) => runnerFits(x.runner, job));
-    if (!w) continue;
-    free.delete(w);
+    const wanted = job.labels();
+    const kind = [...kinds.values()].find((k) => k.queue.length && scopeFits(k.runner, job) && wanted.every((l) => k.labels.has(l)));
+    if (!kind) continue;
+    const w = kind.queue.shift()!;
     // why: from here its deadline or its client's going cannot answer it behind the claim's back.
     w.claiming = true;
     pairs.push([w, job.id]);
-    if (free.size === 0) break;
+    if (pairs.length === present.length) break;
   }
   for (let i = 0; i < pairs.length; i += CLAIMS_AT_ONCE) {
     await Promise.all(pairs.slice(i, i + CLAIMS_AT_ONCE).map(async ([w, jobId]) => {

@@ -31,12 +31,14 @@ const MAX_OUTPUT_VALUE = 1 << 20;
 // why: a running task's heartbeat need not reach the database more often than this; the zombie timeout is minutes.
 const HEARTBEAT_WRITE_EVERY = 30;
 
-/** Whether a runner may run a job: its scope covers the job's repository and it has every label the job asks for. */
-export function runnerFits(r: RunnerIdentity, job: Pick<ActionRunJobModel, 'repoId' | 'ownerId'> & { labels(): string[] }): boolean {
-  if (r.repoId ? job.repoId !== r.repoId : r.ownerId ? job.ownerId !== r.ownerId : false) return false;
-  // why: act_runner may declare `name:docker://image`; jobs name the label only.
-  const have = new Set(r.labels.map((l) => l.split(':')[0]));
-  return job.labels().every((l) => have.has(l));
+/** Whether a runner's scope covers a job's repository. */
+export function scopeFits(r: Pick<RunnerIdentity, 'repoId' | 'ownerId'>, job: Pick<ActionRunJobModel, 'repoId' | 'ownerId'>): boolean {
+  return r.repoId ? job.repoId === r.repoId : r.ownerId ? job.ownerId === r.ownerId : true;
+}
+
+/** The label names a runner offers. why: act_runner may declare `name:docker://image`; jobs name the label only. */
+export function labelNames(r: RunnerIdentity): string[] {
+  return [...new Set(r.labels.map((l) => l.split(':')[0]))].sort();
 }
 
 class Taken extends Error {}

@@ -12,23 +12,34 @@ const MAX_SIZE = 1 << 20;
 /** One workflow file at a commit. */
 export interface WorkflowFile { id: string; path: string; folder: string; content: string }
 
-/** The entries of one workflow folder at `commit`. */
-async function folderBlobs(gitDir: string, commit: string, folder: string) {
-  const out = await runGit(['ls-tree', '-r', '-l', '-z', commit, '--', `${folder}/`], { gitDir, env: LITERAL_PATHS });
-  return parseLsTree(out.stdout);
+/** The workflow files at `commit`, read from git: one ls-tree of both folders, then the blobs. */
+async function readWorkflowFiles(gitDir: string, commit: string): Promise<WorkflowFile[]> {
+  const out = await runGit(['ls-tree', '-r', '-l', '-z', commit, '--', ...FOLDERS.map((f) => `${f}/`)], { gitDir, env: LITERAL_PATHS });
+  const entries = parseLsTree(out.stdout);
+  const folder = FOLDERS.find((f) => entries.some((e) => e.path.startsWith(`${f}/`)));
+  if (!folder) return [];
+  const files: WorkflowFile[] = [];
+  for (const e of entries) {
+    if (!e.path.startsWith(`${folder}/`) || e.type !== 'blob' || !/\.ya?ml$/i.test(e.path) || e.size > MAX_SIZE) continue;
+    files.push({ id: e.path.slice(folder.length + 1), path: e.path, folder, content: (await readBlob(gitDir, e.oid)).toString('utf8') });
+  }
+  return files;
 }
 
-/** The workflow files at `commit` (a full id), in path order. */
-export async function workflowFiles(gitDir: string, commit: string): Promise<WorkflowFile[]> {
-  for (const folder of FOLDERS) {
-    const entries = await folderBlobs(gitDir, commit, folder);
-    if (entries.length === 0) continue;
-    const files = entries.filter((e) => e.type === 'blob' && /\.ya?ml$/i.test(e.path) && (e.size ?? 0) <= MAX_SIZE);
-    const out: WorkflowFile[] = [];
-    for (const e of files) out.push({ id: e.path.slice(folder.length + 1), path: e.path, folder, content: (await readBlob(gitDir, e.oid)).toString('utf8') });
-    return out;
-  }
-  return [];
+// why: a commit's files never change, and one push asks for them up to three times (create, push, schedules).
+const fileCache = new Map<string, Promise<WorkflowFile[]>>();
+const FILE_CACHE_SIZE = 256;
+
+/** The workflow files at `commit` (a full id), in path order. The list is shared: never change it. */
+export function workflowFiles(gitDir: string, commit: string): Promise<WorkflowFile[]> {
+  const key = `${gitDir}\0${commit}`;
+  const hit = fileCache.get(key);
+  if (hit) return hit;
+  const read = readWorkflowFiles(gitDir, commit);
+  if (fileCache.size >= FILE_CACHE_SIZE) fileCache.delete(fileCache.keys().next().value!);
+  fileCache.set(key, read);
+  read.catch(() => fileCache.delete(key));
+  return read;
 }
 
 // why: deciding whether an issue or release event may start a workflow reads the default branch's
