@@ -49,13 +49,13 @@ const OPTIONAL = 1;
 const REPEATED = 3;
 
 /** The FieldDescriptorProto of one field (and the map entry type it needs, if any). */
-function fieldProto(pkg: string, enums: Record<string, string[]>, name: string, [number, type, rep]: Field) {
+function fieldProto(pkg: string, enums: Record<string, string[]>, msg: string, name: string, [number, type, rep]: Field) {
   const jsonName = name.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase());
   const typeOf = (t: string) => (t in SCALAR ? { type: SCALAR[t] } : { type: t in enums ? ENUM : MESSAGE, typeName: t.startsWith('.') ? t : `.${pkg}.${t}` });
   if (type.startsWith('map:')) {
     const entry = `${name.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase())}Entry`;
     return {
-      field: { name, jsonName, number, label: REPEATED, type: MESSAGE, typeName: `.${pkg}.${'%PARENT%'}.${entry}` },
+      field: { name, jsonName, number, label: REPEATED, type: MESSAGE, typeName: `.${pkg}.${msg}.${entry}` },
       entry: {
         name: entry, options: { mapEntry: true },
         field: [{ name: 'key', jsonName: 'key', number: 1, label: OPTIONAL, type: SCALAR.string }, { name: 'value', jsonName: 'value', number: 2, label: OPTIONAL, ...typeOf(type.slice(4)) }],
@@ -74,10 +74,10 @@ function fileProto(pkg: string, messages: Messages, enums: Record<string, string
     dependency: deps,
     enumType: Object.entries(enums).map(([name, values]) => ({ name, value: values.map((v, i) => ({ name: v, number: i })) })),
     messageType: Object.entries(messages).map(([msg, fields]) => {
-      const parts = Object.entries(fields).map(([name, f]) => fieldProto(pkg, enums, name, f));
+      const parts = Object.entries(fields).map(([name, f]) => fieldProto(pkg, enums, msg, name, f));
       return {
         name: msg,
-        field: parts.map((p) => ({ ...p.field, typeName: p.field.typeName?.replace('%PARENT%', msg) })),
+        field: parts.map((p) => p.field),
         nestedType: parts.flatMap((p) => (p.entry ? [p.entry] : [])),
       };
     }),

@@ -55,6 +55,11 @@ export function findJobById(ctx: DbContext, id: number): Promise<ActionRunJobMod
   return ActionRunJobModel.findByPk(id, { transaction: ctx.tx });
 }
 
+/** Jobs by id. */
+export function findJobsByIds(ctx: DbContext, ids: number[]): Promise<ActionRunJobModel[]> {
+  return ids.length ? ActionRunJobModel.findAll({ where: { id: [...new Set(ids)] }, transaction: ctx.tx }) : Promise.resolve([]);
+}
+
 /** What narrows a job listing. */
 export interface JobFilter { repoId?: number; ownerId?: number; runId?: number; statuses?: ActionStatus[] }
 

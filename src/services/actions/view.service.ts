@@ -7,7 +7,7 @@ import type { DbContext } from '../../db';
 import { BadRequest, NotFound } from '../../errors';
 import { UnitType } from '../../models/perm';
 import { ActionStatus, findRunById, findRunsByIds, listRuns, type ActionRunModel, type RunFilter } from '../../models/action-run.model';
-import { findJobById, listJobs, type ActionRunJobModel, type JobFilter } from '../../models/action-run-job.model';
+import { findJobById, findJobsByIds, listJobs, type ActionRunJobModel, type JobFilter } from '../../models/action-run-job.model';
 import { findTaskById, listTasksOfRepo } from '../../models/action-task.model';
 import { findUserById, findUserByName } from '../../models/user.model';
 import { findRepoById } from '../../models/repository.model';
@@ -16,7 +16,7 @@ import type { RepoContext } from '../repo/context';
 import { readLog } from './log-store';
 import { jobViews } from './job-view';
 
-export { jobViews };
+export { jobViews } from './job-view';
 import { cancelRun, deleteRun, rerun } from './run.service';
 
 /** The statuses a `status` query names (GitHub's words and Gitea's); 400 for another word. */
@@ -93,11 +93,7 @@ export async function jobLog(ctx: DbContext, rc: RepoContext, jobId: number): Pr
 export async function listRepoTasks(ctx: DbContext, rc: RepoContext, page: { limit: number; offset: number }) {
   assertUnitReadable(rc, UnitType.Actions);
   const { rows, count } = await listTasksOfRepo(ctx, rc.repo.id, page);
-  const jobs = new Map<number, ActionRunJobModel>();
-  for (const t of rows) {
-    const j = await findJobById(ctx, t.jobId);
-    if (j) jobs.set(t.jobId, j);
-  }
+  const jobs = new Map((await findJobsByIds(ctx, rows.map((t) => t.jobId))).map((j) => [j.id, j]));
   const runs = new Map((await findRunsByIds(ctx, [...jobs.values()].map((j) => j.runId))).map((r) => [r.id, r]));
   const items = rows.flatMap((task) => {
     const job = jobs.get(task.jobId);
