@@ -54,7 +54,7 @@ export function table(rows: string[][]): string {
  * the local call is for the embedded server, and is skipped quietly when none is running.
  */
 export async function notifyTableWritten(name: string): Promise<void> {
-  tableWritten(name);
+  await tableWritten(name);
   const s = settings();
   const host = s.server.httpAddr === '0.0.0.0' || s.server.httpAddr === '' ? '127.0.0.1' : s.server.httpAddr;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${s.server.httpPort}/api/internal/cache/table-written`;

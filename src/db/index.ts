@@ -260,7 +260,7 @@ async function runScripts(batch: WaitingScript[], rowsOf: (n: number) => string,
     else for (const one of batch) await runScripts([one], rowsOf, tables);
     return;
   }
-  tables.forEach(tableWritten);
+  await Promise.all(tables.map(tableWritten));
   try {
     const rows = await call('all', rowsOf(batch.length));
     batch.forEach((b, k) => b.resolve(rows[k]));
@@ -275,13 +275,15 @@ export function isUniqueViolation(err: unknown): boolean {
   return e?.name === 'SequelizeUniqueConstraintError' || e?.parent?.code === '23505';
 }
 
-type WriteListener = () => void;
+type WriteListener = () => void | Promise<void>;
 const writeListeners = new Map<string, WriteListener[]>();
 const WRITE_SQL = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+[`"]?(\w+)[`"]?/i;
 
 /**
  * Call `fn` after every committed write (INSERT/UPDATE/DELETE, from a model or raw SQL) to `table`.
- * why: caches over a table stay correct without every writer remembering to invalidate them.
+ * The write (or its transaction's commit) resolves only once `fn` has. why: caches over a table stay
+ * correct without every writer remembering to invalidate them, and one who wrote and then reads
+ * through another worker is not served what the write made stale.
  */
 export function onTableWrite(table: string, fn: WriteListener): void {
   const list = writeListeners.get(table) ?? [];
@@ -293,19 +295,28 @@ export function onTableWrite(table: string, fn: WriteListener): void {
  * Tell this process's listeners that `table` was written by someone else (an administrator's SQL,
  * a test fixture), as a committed write through the models would.
  */
-export function tableWritten(table: string): void {
-  writeListeners.get(table)?.forEach((fn) => fn());
+export async function tableWritten(table: string): Promise<void> {
+  await Promise.all((writeListeners.get(table) ?? []).map((fn) => fn()));
 }
+
+/** The tables a transaction wrote, told to their listeners once when it commits. */
+const writtenBy = new WeakMap<Transaction, Set<string>>();
 
 function installWriteHook(sequelize: Sequelize): void {
   sequelize.addHook('afterQuery', (options, query) => {
     const sql = (query as unknown as { sql?: string }).sql;
     const m = sql ? WRITE_SQL.exec(sql) : null;
-    const listeners = m ? writeListeners.get(m[1]) : undefined;
-    if (!listeners) return;
-    const fire = () => listeners.forEach((fn) => fn());
-    if (options.transaction) options.transaction.afterCommit(fire);
-    fire();
+    if (!m || !writeListeners.has(m[1])) return undefined;
+    const tx = options.transaction as Transaction | undefined;
+    if (!tx) return tableWritten(m[1]);
+    let tables = writtenBy.get(tx);
+    if (!tables) {
+      const written = new Set<string>();
+      writtenBy.set(tx, tables = written);
+      tx.afterCommit(async () => { await Promise.all([...written].map(tableWritten)); });
+    }
+    tables.add(m[1]);
+    return undefined;
   });
 }
 

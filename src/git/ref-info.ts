@@ -3,9 +3,8 @@
  * tags; commits come from src/git/history.ts). Names reach git
  * only as full ref names (`refs/heads/...`, `refs/tags/...`) or on stdin, never as options.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { gitRefused, runGit } from './run';
+import { storedRef } from './ref-files';
 import { parseIdentity, type GitIdentity } from './history';
 
 /** A tag as Gitea's git.Tag describes it (a lightweight tag borrows its commit's committer and message). */
@@ -24,11 +23,11 @@ export interface GitTag {
 
 /** The id a full ref name points at (not peeled), or null when the ref does not exist. */
 export async function refId(gitDir: string, fullRef: string): Promise<string | null> {
-  // why: a loose ref is one small file, read in a fraction of the time git takes to start; a packed
-  // or unusual ref (and anything that is not plainly an id) is git's to answer.
+  // why: a loose or packed ref is a small file, read in a fraction of the time git takes to start;
+  // an unusual ref (and anything that is not plainly an id) is git's to answer.
   if (/^refs\/[A-Za-z0-9_\-/]+(?:\.[A-Za-z0-9_\-/]+)*$/.test(fullRef) && !fullRef.includes('..')) {
-    const text = await fs.readFile(path.join(gitDir, fullRef), 'utf8').catch(() => '');
-    if (/^[0-9a-f]{40}(?:[0-9a-f]{24})?\n$/.test(text)) return text.trim();
+    const stored = storedRef(gitDir, fullRef);
+    if (stored !== undefined) return stored;
   }
   const r = await runGit(['show-ref', '--verify', '--hash', fullRef], { gitDir }).catch(gitRefused);
   const id = r?.stdout.toString().trim() ?? '';

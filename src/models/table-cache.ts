@@ -1,11 +1,12 @@
 /**
  * Short-lived per-process caches of query results over some tables, for reads every request makes.
  * Any committed write to one of the tables (model or raw SQL, see onTableWrite) clears the cache in
- * every process over the bus, and entries expire after a TTL regardless. Reads inside a transaction
+ * every process over the bus (the write returns once every worker of its machine has), and entries
+ * expire after a TTL regardless. Reads inside a transaction
  * bypass the cache.
  */
 import { onTableWrite, type DbContext } from '../db';
-import { publish, subscribe } from '../queue/bus';
+import { publishAndWait, subscribe } from '../queue/bus';
 
 const MAX_ENTRIES = 10_000;
 
@@ -38,7 +39,7 @@ export class TableCache<V> {
       this.entries.clear();
       this.loading.clear();
     });
-    for (const t of tables) onTableWrite(t, () => publish(topic, null));
+    for (const t of tables) onTableWrite(t, () => publishAndWait(topic, null));
   }
 
   /** Values for `keys`: cached ones, and the rest from `load` (which answers for every key it is given). */

@@ -3,7 +3,7 @@
  * repositories have one kind of owner.
  */
 import { onTableWrite, type DbContext } from '../db';
-import { publish, publishAndWait, subscribe } from '../queue/bus';
+import { publishAndWait, subscribe } from '../queue/bus';
 import { readOnlyRow } from './table-cache';
 import { Op, fn, col, literal, where as sqlWhere, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
@@ -77,17 +77,7 @@ function clearUserCache(): void {
   idByLowerName.clear();
 }
 subscribe(USERS_CHANGED, clearUserCache);
-onTableWrite('users', () => publish(USERS_CHANGED, null));
-
-/**
- * Resolve once every worker of this node has dropped its cached users. why: a committed write tells
- * the other workers without waiting (over Redis in a cluster); after a deletion, the next request
- * may reach another worker before that news does, and a deleted user or organization must not
- * answer there.
- */
-export function forgetUsersOnThisNode(): Promise<void> {
-  return publishAndWait(USERS_CHANGED, null);
-}
+onTableWrite('users', () => publishAndWait(USERS_CHANGED, null));
 
 async function cachedUser(ctx: DbContext, key: { id: number } | { lowerName: string }): Promise<UserModel | null> {
   const where = 'id' in key ? { id: key.id } : { lowerName: key.lowerName };

@@ -13,7 +13,7 @@ const channel = () => redisKey('bus');
 const origin = `${process.pid}-${Math.random().toString(36).slice(2)}`;
 interface BusMessage { forgeBus: true; origin: string; topic: string; payload: unknown }
 /** The cluster IPC of publishAndWait: a worker asks, the primary delivers to all and says when all acknowledged. */
-interface SyncMessage { forgeSync: 'ask' | 'deliver' | 'ack' | 'done'; id: string; topic?: string; payload?: unknown }
+interface SyncMessage { forgeSync: 'hello' | 'ask' | 'deliver' | 'ack' | 'done'; id: string; topic?: string; payload?: unknown }
 let started = false;
 const waiting = new Map<string, () => void>();
 let nextSync = 0;
@@ -44,6 +44,7 @@ export function startBus(): void {
         deliver(m as BusMessage);
       }
     });
+    process.send?.({ forgeSync: 'hello', id: origin } satisfies SyncMessage);
   }
 }
 
@@ -65,7 +66,7 @@ export function publish(topic: string, payload: unknown): void {
 export function publishAndWait(topic: string, payload: unknown): Promise<void> {
   const r = redis();
   if (r) r.publish(channel(), JSON.stringify({ forgeBus: true, origin, topic, payload } satisfies BusMessage)).catch(() => undefined);
-  if (!cluster.isWorker || !process.send) {
+  if (!cluster.isWorker || !process.send || !started) {
     local.emit(topic, payload);
     return Promise.resolve();
   }
@@ -88,21 +89,35 @@ export function subscribe(topic: string, fn: (payload: unknown) => void): void {
  * rounds of publishAndWait (deliver to every worker, answer the asker once all acknowledged).
  */
 export function relayInPrimary(): void {
-  const rounds = new Map<string, { from: Worker; left: number }>();
+  const rounds = new Map<string, { from: Worker; left: Set<number> }>();
+  const finish = (id: string) => {
+    const round = rounds.get(id)!;
+    if (round.left.size > 0) return;
+    rounds.delete(id);
+    if (round.from.isConnected()) round.from.send({ forgeSync: 'done', id } satisfies SyncMessage);
+  };
+  // why: a worker still booting (opening its database, waiting for Redis) has no caches yet and
+  // would not answer; only workers that said hello take part in a round, and one that exits leaves it.
+  const ready = new Set<number>();
+  cluster.on('exit', (w) => {
+    ready.delete(w.id);
+    for (const [id, round] of rounds) if (round.left.delete(w.id)) finish(id);
+  });
   cluster.on('message', (from, m: unknown) => {
     const sync = m as SyncMessage;
+    if (sync?.forgeSync === 'hello') {
+      ready.add(from.id);
+      return;
+    }
     if (sync?.forgeSync === 'ask') {
-      const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && w.isConnected());
-      rounds.set(sync.id, { from, left: workers.length });
+      const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && w.isConnected() && ready.has(w.id));
+      rounds.set(sync.id, { from, left: new Set(workers.map((w) => w.id)) });
       for (const w of workers) w.send({ forgeSync: 'deliver', id: sync.id, topic: sync.topic, payload: sync.payload } satisfies SyncMessage);
+      finish(sync.id);
       return;
     }
     if (sync?.forgeSync === 'ack') {
-      const round = rounds.get(sync.id);
-      if (round && --round.left === 0) {
-        rounds.delete(sync.id);
-        if (round.from.isConnected()) round.from.send({ forgeSync: 'done', id: sync.id } satisfies SyncMessage);
-      }
+      if (rounds.get(sync.id)?.left.delete(from.id)) finish(sync.id);
       return;
     }
     if (!(m as BusMessage)?.forgeBus) return;

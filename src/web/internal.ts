@@ -9,13 +9,10 @@ import crypto from 'node:crypto';
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
 import { settings } from '../config';
 import { systemCtx, tableWritten } from '../db';
-import { publishAndWait, subscribe } from '../queue/bus';
 import { Unauthorized, Validation } from '../errors';
 import { preReceive, type HookRequest } from '../services/git-push/hook.service';
 import { procReceive, type ProcReceiveRequest } from '../services/pull/agit.service';
 
-const TABLE_WRITTEN = 'table-written';
-subscribe(TABLE_WRITTEN, (table) => tableWritten(String(table)));
 
 function tokenMatches(header: string | undefined): boolean {
   const want = Buffer.from(`Bearer ${settings().security.internalToken}`);
@@ -41,7 +38,7 @@ export function internalRouter(): Router {
     const table = (req.body as { table?: unknown })?.table;
     if (typeof table !== 'string' || !/^\w+$/.test(table)) return next(new Validation('table: the name of a table'));
     // why: answered once every worker of this node has dropped what it cached, so the next read anywhere is fresh.
-    publishAndWait(TABLE_WRITTEN, table).then(() => res.json({}), next);
+    tableWritten(table).then(() => res.json({}), next);
   });
   return r;
 }

@@ -9,7 +9,7 @@ import { repoPath } from '../../git/paths';
 import { enqueue, notifyEnqueued } from '../../queue/outbox';
 import { findRepoById } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
-import { liveBranchRows } from '../../models/branch.model';
+import { refId } from '../../git/ref-info';
 import { actionsConfig } from './config';
 import { parseWorkflow } from './workflow-parse';
 import { knownTriggers } from './workflows';
@@ -41,11 +41,14 @@ export async function actionsWanted(ctx: DbContext, repoId: number, type: string
   if (keys.includes('pull_request')) return true;
   const repo = await findRepoById(ctx, repoId);
   const owner = repo && (await findUserById(ctx, repo.ownerId));
-  if (!repo || !owner || repo.isEmpty) return false;
-  const [head] = await liveBranchRows(ctx, repoId, [repo.defaultBranch]);
+  if (!repo || !owner) return false;
+  // why: git owns refs; the branch table follows a push a moment later, and an issue opened right after
+  // the push that brought the workflows must already be heard.
+  const gitDir = repoPath(owner.name, repo.name);
+  const head = await refId(gitDir, `refs/heads/${repo.defaultBranch}`);
   if (!head) return false;
   // why: the first event at a new head is queued; the handler reads the files outside the transaction, and later events know.
-  const listening = knownTriggers(repoPath(owner.name, repo.name), head.commitId, (text) => parseWorkflow(text).on.keys());
+  const listening = knownTriggers(gitDir, head, (text) => parseWorkflow(text).on.keys());
   return !listening || keys.some((k) => listening.has(k));
 }
 

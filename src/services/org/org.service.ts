@@ -4,7 +4,7 @@
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { Forbidden, Validation } from '../../errors';
-import { findUserById, findUserByName, forgetUsersOnThisNode, updateUserSettings, Visibility, type UserModel, type UserSettingsPatch } from '../../models/user.model';
+import { findUserById, findUserByName, updateUserSettings, Visibility, type UserModel, type UserSettingsPatch } from '../../models/user.model';
 import { insertOrg, listOrgs, listOrgsOfMember, deleteOrgRow } from '../../models/org';
 import { deleteLabelsOf } from '../../models/label.model';
 import { ensureOrgUser, deleteOrgUsersOf } from '../../models/org-user.model';
@@ -114,7 +114,6 @@ export async function deleteOrg(ctx: DbContext, org: UserModel): Promise<void> {
     await deleteLabelsOf(tx, { orgId: org.id });
     await deleteOrgRow(tx, org.id);
   });
-  await forgetUsersOnThisNode();
 }
 
 /** Which organization visibilities a caller may list. */

@@ -5,7 +5,7 @@
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { BadRequest, NotFound, Validation } from '../../errors';
-import { findUserByName, findUserById, forgetUsersOnThisNode, UserType, type UserModel } from '../../models/user.model';
+import { findUserByName, findUserById, UserType, type UserModel } from '../../models/user.model';
 import {
   countAdminsLocked, countReposOwnedBy, deleteFollowsOf, deleteRepoRowsOwnedBy, deleteUserRows, emailUsedByOther,
   findUserForUpdate, makePrimaryEmail, orgIdsOfMember, orgsWhereSoleOwner, renameOwner, tokenHashesOf, updateUserColumns,
@@ -153,7 +153,6 @@ export async function deleteUser(ctx: DbContext, doer: UserModel | null, target:
     return tokens;
   });
   for (const h of hashes) revokeCachedToken(h);
-  await forgetUsersOnThisNode();
   // why: git data goes after the rows are committed; a crash in between leaves only an unregistered directory,
   // which repository creation already knows to reuse.
   if (purge) {
