@@ -14,9 +14,8 @@ import { drainable, type DrainableServer } from './drain';
 import { closeDatabase, openDatabase } from './db';
 import { closeRedis, waitForRedis } from './lock/redis';
 import { relayInPrimary, startBus } from './queue/bus';
-import { startPushProcessing, type PushProcessing } from './services/git-push/push.worker';
-import { startActionsWork } from './services/actions/background';
-import { releaseLeasesOfDeadWorkers, startHookDelivery, type HookDelivery } from './services/webhook/delivery.worker';
+import type { PushProcessing } from './services/git-push/push.worker';
+import type { HookDelivery } from './services/webhook/delivery.worker';
 import type { SshServerHandle } from '../ssh/server';
 
 async function runPrimary(workers: number): Promise<void> {
@@ -29,7 +28,7 @@ async function runPrimary(workers: number): Promise<void> {
   const applied = await bootDatabase(s);
   if (applied.length) console.log(`migrations applied: ${applied.join(', ')}`);
   // why: without Redis this node is alone on its database; a hook lease it finds belongs to a worker of its own that died.
-  if (!s.redis.connStr) await releaseLeasesOfDeadWorkers();
+  if (!s.redis.connStr) await (await import('./services/webhook/delivery.worker')).releaseLeasesOfDeadWorkers();
   await closeDatabase();
   relayInPrimary();
   // why: a larger young generation means fewer scavenges per request burst, which keeps the latency tail short.
@@ -154,6 +153,10 @@ async function runWorker(): Promise<void> {
   }
   if (stopping) process.exit(0);
   server = drainableSrv;
+  // why: the services are loaded here, not at the top: the primary, which only migrates and forks, starts in half the time without them.
+  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }] = await Promise.all([
+    import('./services/git-push/push.worker'), import('./services/webhook/delivery.worker'), import('./services/actions/background'),
+  ]);
   pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
   hooks = startHookDelivery({ cleanup: process.env.FORGE_WORKER_INDEX === '0' });
   actions = startActionsWork();

@@ -4,26 +4,30 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Umzug, SequelizeStorage } from 'umzug';
 import { Client } from 'pg';
+import { QueryTypes } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
 import type { Settings } from '../config';
 
 // why: an arbitrary constant shared by every node; only migrations take this advisory lock.
 const PG_MIGRATION_LOCK = 728_310_001;
 
-function umzugFor(sequelize: Sequelize): Umzug<ReturnType<Sequelize['getQueryInterface']>> {
-  const dir = path.join(__dirname, '..', '..', 'migrations');
+const MIGRATIONS = path.join(__dirname, '..', '..', 'migrations');
+const TABLE = 'forge_migrations';
+
+async function umzugFor(sequelize: Sequelize) {
+  // why: loaded only when a migration is pending: umzug and what it brings cost a quarter of a second per process start.
+  const { Umzug, SequelizeStorage } = await import('umzug');
   return new Umzug({
     migrations: {
-      glob: ['*.js', { cwd: dir, ignore: ['types.js'] }],
+      glob: ['*.js', { cwd: MIGRATIONS, ignore: ['types.js'] }],
       resolve: ({ name, path: file, context }) => {
         const m = require(file as string);
         return { name: name.replace(/\.js$/, ''), up: async () => m.up({ context }), down: async () => m.down({ context }) };
       },
     },
     context: sequelize.getQueryInterface(),
-    storage: new SequelizeStorage({ sequelize, tableName: 'forge_migrations' }),
+    storage: new SequelizeStorage({ sequelize, tableName: TABLE }),
     logger: undefined,
   });
 }
@@ -79,9 +83,22 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** Whether every migration file is recorded as applied (false when the table is not there yet). */
+async function upToDate(sequelize: Sequelize): Promise<boolean> {
+  const files = fs.readdirSync(MIGRATIONS).filter((f) => f.endsWith('.js') && f !== 'types.js').map((f) => f.slice(0, -3));
+  try {
+    const rows = await sequelize.query<{ name: string }>(`SELECT name FROM ${TABLE}`, { type: QueryTypes.SELECT });
+    const applied = new Set(rows.map((r) => r.name));
+    return files.every((f) => applied.has(f));
+  } catch {
+    return false;
+  }
+}
+
 /** Apply every pending migration; returns the names applied. */
 export async function migrate(sequelize: Sequelize, s: Settings): Promise<string[]> {
-  const run = async () => (await umzugFor(sequelize).up()).map((m) => m.name);
+  if (await upToDate(sequelize)) return [];
+  const run = async () => (await (await umzugFor(sequelize)).up()).map((m) => m.name);
   if (s.database.dbType === 'postgres') return withPgLock(s, run);
   return withFileLock(`${s.database.path}.migrate.lock`, run);
 }
