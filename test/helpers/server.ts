@@ -56,6 +56,18 @@ export interface ServerOptions {
   workers?: number;
   /** Cluster mode on PostgreSQL with this Redis, whatever the pass (FORGE_TEST_DB) asks for. */
   clusterRedis?: string;
+  /** PostgreSQL (true) or SQLite (false), whatever the pass asks for. */
+  postgres?: boolean;
+  /** Start from a copy of this template's database and secrets instead of an empty database. */
+  from?: ServerTemplate;
+}
+
+/** A stopped forge's data dir (its SQLite database and secrets) and PostgreSQL database, to copy. */
+export interface ServerTemplate { dataDir: string; pgName: string | null }
+
+/** Whether a server made with `opts` runs on PostgreSQL. */
+export function usesPostgres(opts: ServerOptions): boolean {
+  return opts.postgres ?? (process.env.FORGE_TEST_DB === 'postgres' || !!opts.clusterRedis);
 }
 
 /** A running forge for tests. */
@@ -148,12 +160,12 @@ export class TestServer {
   }
 }
 
-/** Run one statement on the test PostgreSQL as its administrator (database `postgres`). */
-export async function pgAdmin(statement: string): Promise<void> {
+/** Run one statement on the test PostgreSQL as its administrator (database `postgres`); answers its rows. */
+export async function pgAdmin(statement: string): Promise<Record<string, unknown>[]> {
   const admin = new Client({ host: '127.0.0.1', port: PG_PORT, user: 'forge', password: 'forge', database: 'postgres' });
   await admin.connect();
   try {
-    await admin.query(statement);
+    return (await admin.query(statement)).rows as Record<string, unknown>[];
   } finally {
     await admin.end();
   }
@@ -173,9 +185,14 @@ export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
     FORGE__SERVER__APP_DATA_PATH: dataDir,
     FORGE__LOG__LEVEL: 'warn',
   };
-  if (process.env.FORGE_TEST_DB === 'postgres' || opts.clusterRedis) {
+  if (opts.from) {
+    for (const f of fs.readdirSync(opts.from.dataDir)) {
+      if (fs.statSync(path.join(opts.from.dataDir, f)).isFile()) fs.copyFileSync(path.join(opts.from.dataDir, f), path.join(dataDir, f));
+    }
+  }
+  if (usesPostgres(opts)) {
     const name = `forge_test_${path.basename(dataDir).replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
-    await pgAdmin(`CREATE DATABASE ${name}`);
+    await pgAdmin(`CREATE DATABASE ${name}${opts.from?.pgName ? ` TEMPLATE ${opts.from.pgName}` : ''}`);
     Object.assign(env, {
       FORGE__DATABASE__DB_TYPE: 'postgres', FORGE__DATABASE__HOST: `127.0.0.1:${PG_PORT}`, FORGE__DATABASE__NAME: name,
       FORGE__DATABASE__USER: 'forge', FORGE__DATABASE__PASSWD: 'forge',

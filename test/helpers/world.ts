@@ -4,7 +4,7 @@
  */
 import crypto from 'node:crypto';
 import { giteaApi, type Api } from 'gitea-js';
-import { newServer, type TestServer, type ServerOptions } from './server';
+import { newServer, pgAdmin, usesPostgres, type ServerTemplate, type TestServer, type ServerOptions } from './server';
 
 /** A raw HTTP answer. */
 export interface RawResponse {
@@ -77,17 +77,55 @@ export class World {
   }
 }
 
-/** Start a forge and make its first administrator `root` with the CLI. */
+const ROOT_PASSWORD = 'root-password-1';
+const templates = new Map<boolean, Promise<ServerTemplate & { token: string }>>();
+
+/**
+ * A database in which the CLI made the administrator `root`, once per test process and kind of
+ * database; each file's server starts from a copy. why: the CLI is a process start and a migration
+ * run, and a pass starts a server for each of about a hundred files.
+ */
+function template(postgres: boolean): Promise<ServerTemplate & { token: string }> {
+  let made = templates.get(postgres);
+  if (!made) {
+    made = (async () => {
+      const server = await newServer({ postgres });
+      const out = await server.cli(['admin', 'user', 'create', '--username', 'root', '--password', ROOT_PASSWORD, '--email', 'root@example.com',
+        '--admin', '--must-change-password=false', '--access-token', '--access-token-scopes', 'all']);
+      if (out.code !== 0) throw new Error(`admin create failed: ${out.stderr}`);
+      let pgName: string | null = null;
+      if (postgres) {
+        // why: named after this process, so a later run drops the templates of processes that are gone.
+        pgName = `forge_tpl_${process.pid}`;
+        await dropTemplatesOfGoneProcesses();
+        await pgAdmin(`ALTER DATABASE ${server.env.FORGE__DATABASE__NAME} RENAME TO ${pgName}`);
+      }
+      return { dataDir: server.dataDir, pgName, token: out.stdout.trim().split('\n').pop()! };
+    })();
+    templates.set(postgres, made);
+  }
+  return made;
+}
+
+async function dropTemplatesOfGoneProcesses(): Promise<void> {
+  const names = await pgAdmin("SELECT datname FROM pg_database WHERE datname LIKE 'forge\\_tpl\\_%'");
+  for (const { datname } of names as { datname: string }[]) {
+    const pid = Number(datname.slice('forge_tpl_'.length));
+    try {
+      process.kill(pid, 0);
+    } catch {
+      await pgAdmin(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
+  }
+}
+
+/** Start a forge whose first administrator `root` the CLI made. */
 export async function startWorld(opts: ServerOptions = {}): Promise<World> {
-  const server = await newServer(opts);
+  const from = await template(usesPostgres(opts));
+  const server = await newServer({ ...opts, from });
   const w = new World(server);
-  const password = 'root-password-1';
-  const out = await server.cli(['admin', 'user', 'create', '--username', 'root', '--password', password, '--email', 'root@example.com',
-    '--admin', '--must-change-password=false', '--access-token', '--access-token-scopes', 'all']);
-  if (out.code !== 0) throw new Error(`admin create failed: ${out.stderr}`);
-  const token = out.stdout.trim().split('\n').pop()!;
   await server.start();
-  server.adminToken = token;
-  w.admin = { name: 'root', password, email: 'root@example.com', token, id: 1, api: w.client(token) };
+  server.adminToken = from.token;
+  w.admin = { name: 'root', password: ROOT_PASSWORD, email: 'root@example.com', token: from.token, id: 1, api: w.client(from.token) };
   return w;
 }
