@@ -18,7 +18,7 @@ import { waitFor } from '../helpers/refs';
 import { makeBomb } from '../helpers/bomb';
 
 const MAX_TREE_ENTRIES = 5000;
-const MEMORY_MB = 300;
+const MEMORY_MB = 256;
 /** How long the slowest test here may take: git reaching PROCESS_MEMORY_LIMIT beside a busy suite. */
 const TEST_SECONDS = 600;
 
