@@ -20,6 +20,7 @@ function requestBody(updates: RefUpdate[], extra: Record<string, unknown> = {}):
     repo_id: Number(env.FORGE_REPO_ID),
     pusher_id: Number(env.FORGE_PUSHER_ID),
     deploy_key_id: Number(env.FORGE_DEPLOY_KEY_ID),
+    actions_task_id: Number(env.FORGE_ACTIONS_TASK_ID ?? '0'),
     transport: env.FORGE_PUSH_TRANSPORT ?? '',
     repo_kind: env.FORGE_REPO_KIND ?? 'code',
     updates,

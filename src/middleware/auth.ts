@@ -5,9 +5,10 @@
  */
 import type { Request, Response, NextFunction, RequestHandler } from 'express';
 import { systemCtx } from '../db';
-import { findUserById, findUserByName, UserType } from '../models/user.model';
+import { findUserById, findUserByName, pseudoUser, UserType } from '../models/user.model';
 import { Unauthorized, Forbidden, NotFound } from '../errors';
 import { verifyToken } from '../services/auth/token-cache';
+import { taskOfToken } from '../services/actions/task.service';
 import { verifyPassword } from '../services/auth/password';
 import { assertLoginAllowed, recordLoginFailure } from '../services/auth/limiter';
 import { ANONYMOUS, type Principal } from '../services/auth/principal';
@@ -31,7 +32,11 @@ function bad(message = 'user does not exist or token is invalid'): Unauthorized 
 
 async function userForToken(raw: string, method: Principal['method']): Promise<Principal> {
   const tok = await verifyToken(raw);
-  if (!tok) throw bad();
+  if (!tok) {
+    const task = await taskOfToken(raw);
+    if (!task) throw bad();
+    return { user: pseudoUser(-2), scopes: null, tokenId: null, method, actionsTask: { id: task.id, repoId: task.repoId, readOnly: task.isForkPullRequest } };
+  }
   const user = await findUserById(systemCtx, tok.uid);
   if (!user || user.type !== UserType.Individual) throw bad();
   if (!user.isActive || user.prohibitLogin) throw new Forbidden(PROHIBITED);
@@ -68,7 +73,8 @@ async function identify(req: Request, res: Response): Promise<Principal> {
     // why: Gitea accepts a token as the Basic password (git clients send it this way), and as the username with an empty password.
     if (/^[0-9a-f]{40}$/.test(secret)) {
       const p = await userForToken(secret, 'basic-token');
-      if (login && p.user!.lowerName !== login.toLowerCase() && login.toLowerCase() !== 'oauth2') throw bad();
+      // why: a job's token goes with any name (actions/checkout sends x-access-token), as in Gitea.
+      if (login && !p.actionsTask && p.user!.lowerName !== login.toLowerCase() && login.toLowerCase() !== 'oauth2') throw bad();
       return p;
     }
     if (secret === '' && /^[0-9a-f]{40}$/.test(login)) return userForToken(login, 'basic-token');

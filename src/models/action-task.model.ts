@@ -51,6 +51,11 @@ export function findTaskById(ctx: DbContext, id: number): Promise<ActionTaskMode
   return ActionTaskModel.findByPk(id, { transaction: ctx.tx });
 }
 
+/** The running task whose token hashes to `tokenHash`, or null. */
+export function findRunningTaskByTokenHash(ctx: DbContext, tokenHash: string): Promise<ActionTaskModel | null> {
+  return ActionTaskModel.findOne({ where: { tokenHash, status: ActionStatus.Running }, transaction: ctx.tx });
+}
+
 /** Tasks by id. */
 export function findTasksByIds(ctx: DbContext, ids: number[]): Promise<ActionTaskModel[]> {
   const wanted = [...new Set(ids.filter((i) => i > 0))];

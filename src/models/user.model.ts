@@ -252,6 +252,11 @@ export async function updateUserSettings(ctx: DbContext, id: number, patch: User
   await UserModel.update(patch, { where: { id }, transaction: ctx.tx });
 }
 
+/** Who stands in for user `id` when no row has it: the Actions user for -2 (a job's token), else the Ghost. */
+export function standIn(id: number): UserModel {
+  return pseudoUser(id === -2 ? -2 : -1);
+}
+
 /** Gitea's pseudo users that `uid=-1`/`uid=-2` searches return; never stored. */
 export function pseudoUser(id: -1 | -2): UserModel {
   const name = id === -1 ? 'Ghost' : 'gitea-actions';

@@ -5,6 +5,7 @@
  * through the REST API.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
@@ -210,6 +211,45 @@ describe('actions runs', () => {
     expect((await w.raw('GET', '/repos/alice/ci/actions/runs')).status).to.equal(404);
     const [run] = (await runsOf('ci')).workflow_runs;
     expect((await call('POST', `/repos/alice/ci/actions/runs/${run.id}/rerun`, undefined, bob)).status).to.equal(404);
+  });
+
+  it('gives each job a token for its own repository (API and git, as gitea-actions) that ends with the task', async () => {
+    const tokenFile = path.join(os.tmpdir(), `forge-job-token-${process.pid}`);
+    const host = new URL(w.server.url).host;
+    await apiRepo(w, alice, 'elsewhere', { private: true });
+    const job = `on:
+  push:
+    branches: [main]
+jobs:
+  use:
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          printf %s "\${{ secrets.GITEA_TOKEN }}" > ${tokenFile}
+          call() { curl -s -o /dev/null -w "%{http_code}" -H "Authorization: token \${{ secrets.GITEA_TOKEN }}" "$@"; }
+          echo "own $(call \${{ github.api_url }}/repos/alice/tokens)"
+          echo "elsewhere $(call \${{ github.api_url }}/repos/alice/elsewhere)"
+          echo "issue $(call -X POST -H 'Content-Type: application/json' -d '{"title":"from a job"}' \${{ github.api_url }}/repos/alice/tokens/issues)"
+          git clone -q "http://x-access-token:\${{ secrets.GITEA_TOKEN }}@${host}/alice/tokens.git" work
+          cd work
+          git -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m "from the job"
+          git push -q origin HEAD:refs/heads/from-job && echo pushed
+          git clone -q "http://x-access-token:\${{ secrets.GITEA_TOKEN }}@${host}/alice/elsewhere.git" ../other 2>/dev/null || echo "no clone elsewhere"
+`;
+    await pushWorkflows('tokens', { '.gitea/workflows/use.yml': job });
+    await waitRuns('tokens', 1);
+    const [outcome] = await runner.drain();
+    expect(outcome.result, outcome.log.join('\n')).to.equal(RunnerResult.Success);
+    expect(outcome.log.filter((l) => /^(own|elsewhere|issue|pushed|no clone)/.test(l))).to.deep.equal([
+      'own 200', 'elsewhere 404', 'issue 201', 'pushed', 'no clone elsewhere',
+    ]);
+    const issue = (await call('GET', '/repos/alice/tokens/issues?state=all')).body[0];
+    expect([issue.title, issue.user.login]).to.deep.equal(['from a job', 'gitea-actions']);
+    expect((await call('GET', '/repos/alice/tokens/branches/from-job')).status).to.equal(200);
+    // the task is over: its token opens nothing
+    const token = fs.readFileSync(tokenFile, 'utf8');
+    fs.rmSync(tokenFile);
+    expect((await w.raw('GET', '/repos/alice/tokens', undefined, { token })).status).to.equal(401);
   });
 
   it('emits workflow_run and workflow_job events as the run and its jobs move', async () => {

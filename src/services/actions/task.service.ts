@@ -11,7 +11,7 @@ import { BadRequest, Conflict, Forbidden, NotFound, TooLarge } from '../../error
 import { RunnerResult, type LogRowMsg, type TaskMsg, type TaskStateMsg } from '../../api/runner-proto';
 import { ActionStatus, isDone, findRunById, type ActionRunModel } from '../../models/action-run.model';
 import { abandonedJobs, claimJob, findJobById, listJobsOfRun, updateJob, type ActionRunJobModel } from '../../models/action-run-job.model';
-import { findTaskById, findTasksByIds, insertTask, setTaskLogFilename, staleRunningTasks, updateTask, type ActionTaskModel } from '../../models/action-task.model';
+import { findRunningTaskByTokenHash, findTaskById, findTasksByIds, insertTask, setTaskLogFilename, staleRunningTasks, updateTask, type ActionTaskModel } from '../../models/action-task.model';
 import { insertSteps, listStepsOfTasks, updateStep } from '../../models/action-task-step.model';
 import { insertOutputs, listOutputsOfTasks } from '../../models/action-task-output.model';
 import { findRepoById } from '../../models/repository.model';
@@ -42,6 +42,18 @@ export function labelNames(r: RunnerIdentity): string[] {
 }
 
 class Taken extends Error {}
+
+/**
+ * The running task whose token (the job's GITEA_TOKEN) is `raw`, or null. why: as in Gitea, a job
+ * calls the API and git as the `gitea-actions` user with its task's token, for as long as it runs.
+ */
+export async function taskOfToken(raw: string): Promise<ActionTaskModel | null> {
+  if (!/^[0-9a-f]{40}$/.test(raw)) return null;
+  const hash = sha256(raw);
+  const task = await findRunningTaskByTokenHash(systemCtx, hash);
+  // why: the index finds the row by hash; compare again in constant time so no timing tells how much matched.
+  return task && crypto.timingSafeEqual(Buffer.from(task.tokenHash), Buffer.from(hash)) ? task : null;
+}
 
 /** Claim a waiting job for a runner and build its Task; null when another runner took it first. */
 export async function claimTask(runner: RunnerIdentity, jobId: number): Promise<TaskMsg | null> {

@@ -12,6 +12,8 @@ import { quarantineEnv } from '../../git/quarantine';
 import { ZERO_ID } from '../../git/refs';
 import { AccessMode, UnitType } from '../../models/perm';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
+import { findTaskById } from '../../models/action-task.model';
+import { ActionStatus } from '../../models/action-run.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { enqueue, notifyEnqueued } from '../../queue/outbox';
 import { parseRefUpdates, type RefUpdate } from '../../git/hooks';
@@ -29,6 +31,8 @@ export interface HookRequest {
   repo_id: number;
   pusher_id: number;
   deploy_key_id: number;
+  /** The Actions task whose token pushes (0 for none). */
+  actions_task_id?: number;
   transport: string;
   /** `wiki` when the push went to the repository's wiki (`code` or absent otherwise). */
   repo_kind?: string;
@@ -45,6 +49,7 @@ const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 /** Check the shape of a hook request (it comes from our own hook program, but never trust a body). */
 function assertHookRequest(r: HookRequest): void {
   const ok = Number.isInteger(r.repo_id) && r.repo_id > 0 && Number.isInteger(r.pusher_id) && Number.isInteger(r.deploy_key_id)
+    && (r.actions_task_id === undefined || Number.isInteger(r.actions_task_id))
     && (r.repo_kind === undefined || r.repo_kind === 'code' || r.repo_kind === 'wiki')
     && (r.git_env === undefined || (typeof r.git_env === 'object' && r.git_env !== null && !Array.isArray(r.git_env)))
     && Array.isArray(r.updates) && r.updates.every((u) => OBJECT_ID.test(u.old) && OBJECT_ID.test(u.new) && typeof u.ref === 'string' && u.ref.startsWith('refs/'));
@@ -88,6 +93,13 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
  * pusher maintains as the head of a pull request.
  */
 async function assertPusherMay(ctx: DbContext, repo: RepositoryModel, owner: UserModel, r: HookRequest): Promise<void> {
+  if ((r.actions_task_id ?? 0) > 0) {
+    // why: a job's token writes its own repository's branches while its task runs, unless it runs a fork's pull request.
+    const task = await findTaskById(ctx, r.actions_task_id!);
+    const writes = !!task && task.repoId === repo.id && task.status === ActionStatus.Running && !task.isForkPullRequest;
+    if (!writes || r.updates.some((u) => u.ref.startsWith('refs/for/'))) throw new Forbidden('User permission denied for writing.');
+    return;
+  }
   const pusher = r.deploy_key_id > 0 ? null : await findUserById(ctx, r.pusher_id);
   // why: a deploy key's write was decided by git access, and it opens no pull requests.
   const perm = pusher ? await repoPermission(ctx, asUser(pusher), repo, owner) : null;

@@ -10,7 +10,7 @@ import { labelsByIds } from '../../models/label.model';
 import { milestonesByIds } from '../../models/milestone.model';
 import { issueLinksOf, type IssueLinks } from '../../models/issue-links';
 import { listIssueAttachments } from '../../models/attachment.model';
-import { findUsersByIds, pseudoUser, type UserModel } from '../../models/user.model';
+import { findUsersByIds, standIn, type UserModel } from '../../models/user.model';
 import { findReposByIds } from '../../models/repository.model';
 import type { RepoContext } from '../repo/context';
 
@@ -31,10 +31,10 @@ async function repoNames(ctx: DbContext, rows: IssueModel[], known?: RepoNames):
   return out;
 }
 
-/** Users by id, the Ghost user standing in for deleted ones. */
+/** Users by id, the Ghost user standing in for deleted ones (and the Actions user for a job's token). */
 export async function usersById(ctx: DbContext, ids: number[]): Promise<(id: number) => UserModel> {
   const users = new Map((await findUsersByIds(ctx, [...new Set(ids)].filter((id) => id > 0))).map((u) => [u.id, u]));
-  return (id) => users.get(id) ?? pseudoUser(-1);
+  return (id) => users.get(id) ?? standIn(id);
 }
 
 /** Views of issues (in their order), loading everything shown in a fixed number of queries. */

@@ -66,6 +66,9 @@ export async function repoPermission(ctx: DbContext, p: Principal, repo: Reposit
     perm = p.deployKey.repoId === repo.id ? grant(Math.min(p.deployKey.mode, AccessMode.Write)) : none;
     // why: as Gitea, a deploy key reaches the repository's git data, code and wiki, and nothing else.
     perm.units.forEach((_, u) => u !== UnitType.Code && u !== UnitType.Wiki && perm.units.set(u, AccessMode.None));
+  } else if (p.actionsTask) {
+    // why: as Gitea 1.24, a job's token writes every unit of its own repository (reads, for a fork's pull request) and reaches no other.
+    perm = p.actionsTask.repoId === repo.id ? grant(p.actionsTask.readOnly ? AccessMode.Read : AccessMode.Write) : none;
   } else {
     perm = await grantsOf(ctx, p, repo, owner, units, grant);
   }

@@ -19,7 +19,7 @@ import { liveApprovals, markStale, saveReview } from '../../models/review.model'
 import { enqueue } from '../../queue/outbox';
 import { HttpError } from '../../errors';
 import { lockIssue } from '../../models/issue.model';
-import { findUserById, pseudoUser } from '../../models/user.model';
+import { findUserById, standIn } from '../../models/user.model';
 import { changeState } from '../issue/state';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { record } from '../issue/history';
@@ -83,7 +83,7 @@ export async function recordHeadMove(ctx: DbContext, pr: PullRequestModel, dir: 
     await queueIssueNotification(tx, { issueId: row.issueId, commentId: pushed.id, doerId: pusherId, broadcast: true, targets: [] });
     if (changed) await reviewsAfterPush(tx, row, after, pusherId, !!rule?.dismissStaleApprovals);
     await queueCheck(tx, row);
-    const pusher = (await findUserById(tx, pusherId)) ?? pseudoUser(-1);
+    const pusher = (await findUserById(tx, pusherId)) ?? standIn(pusherId);
     await emitIssueEvent(tx, pusher, { id: row.issueId, isPull: true, repoId: row.baseRepoId }, 'sync', 'synchronized');
   });
 }
@@ -120,7 +120,7 @@ async function reviewsAfterPush(tx: DbContext, pr: PullRequestModel, head: strin
  * as the deleter; one an open dependency keeps open stays open.
  */
 async function closeBranchPulls(ctx: DbContext, repoId: number, deleterId: number, branches: string[]): Promise<void> {
-  const doer = (await findUserById(ctx, deleterId)) ?? pseudoUser(-1);
+  const doer = (await findUserById(ctx, deleterId)) ?? standIn(deleterId);
   const pulls = [...(await openPullsOn(ctx, 'head', repoId, branches)), ...(await openPullsOn(ctx, 'base', repoId, branches))];
   for (const pr of pulls) {
     await withTx(ctx, async (tx) => {

@@ -16,7 +16,7 @@ import {
   type ReleaseModel,
 } from '../../models/release.model';
 import { deleteAttachmentRows, listReleaseAttachments, type AttachmentModel } from '../../models/attachment.model';
-import { findUsersByIds, pseudoUser, type UserModel } from '../../models/user.model';
+import { findUsersByIds, standIn, type UserModel } from '../../models/user.model';
 import type { CreateReleaseOption, EditReleaseOption } from '../../api/release';
 import type { RepoContext } from '../repo/context';
 import { assertNotArchived, assertUnitReadable, assertUnitWriter, canWrite, gitDirOf, UnitType } from '../refs/access';
@@ -37,7 +37,7 @@ const TAGS = 'refs/tags/';
 async function viewsOf(ctx: DbContext, rows: ReleaseModel[]): Promise<ReleaseView[]> {
   const users = new Map((await findUsersByIds(ctx, [...new Set(rows.map((r) => r.publisherId))])).map((u) => [u.id, u]));
   const assets = await listReleaseAttachments(ctx, rows.map((r) => r.id));
-  return rows.map((row) => ({ row, publisher: users.get(row.publisherId) ?? pseudoUser(-1), assets: assets.filter((a) => a.releaseId === row.id) }));
+  return rows.map((row) => ({ row, publisher: users.get(row.publisherId) ?? standIn(row.publisherId), assets: assets.filter((a) => a.releaseId === row.id) }));
 }
 
 /** May the caller see drafts (writers of the releases unit)? */

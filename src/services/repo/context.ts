@@ -21,8 +21,8 @@ export async function repoAssignment(ctx: DbContext, p: Principal, ownerName: st
   if (!owner) throw notFound();
   const repo = await findRepoByOwnerAndName(ctx, owner.id, repoName.replace(/\.git$/i, ''));
   if (!repo) throw notFound();
-  // why: a deploy key has no user, yet opens its own repository whatever the owner's visibility.
-  const ownKey = p.deployKey?.repoId === repo.id;
+  // why: a deploy key or a job's token opens its own repository whatever the owner's visibility.
+  const ownKey = (p.deployKey ?? p.actionsTask)?.repoId === repo.id;
   if (!ownKey && !(await canSeeOwner(ctx, p, owner))) throw notFound();
   const perm = await repoPermission(ctx, p, repo, owner);
   if (perm.mode < AccessMode.Read) throw notFound();

@@ -38,6 +38,7 @@ export function hookEnv(rc: RepoContext, p: Principal, transport: GitTransport, 
     FORGE_REPO_ID: String(rc.repo.id),
     FORGE_PUSHER_ID: String(p.user?.id ?? 0),
     FORGE_DEPLOY_KEY_ID: String(p.deployKey?.id ?? 0),
+    FORGE_ACTIONS_TASK_ID: String(p.actionsTask?.id ?? 0),
     FORGE_PUSH_TRANSPORT: transport,
     // why: a wiki push reaches the same repository id; the hooks must know it is not the code repository.
     FORGE_REPO_KIND: wiki ? 'wiki' : 'code',

@@ -25,7 +25,7 @@ import { toOrganization } from '../../convert/org';
 import type { ActionRunModel } from '../../models/action-run.model';
 import type { JobView } from '../actions/job-view';
 import { actionsWanted, queueActionsEvent } from '../actions/events';
-import { findUserById, pseudoUser, UserType, type UserModel } from '../../models/user.model';
+import { findUserById, pseudoUser, standIn, UserType, type UserModel } from '../../models/user.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { hooksForEvent, type WebhookModel } from '../../models/webhook.model';
 import { issueCountsOf } from '../../models/repo-issue-counter.model';
@@ -208,7 +208,7 @@ export async function emitCommentEvent(
 /** Emit a release event in `tx` (its assets and publisher read in it). */
 export async function emitReleaseEvent(tx: DbContext, rc: RepoContext, doer: UserModel, release: ReleaseModel, action: ReleasePayload['action']): Promise<void> {
   await emitRepoEvent(tx, rc.repo.id, doer, 'release', async (hc) => {
-    const publisher = (await findUserById(tx, release.publisherId)) ?? pseudoUser(-1);
+    const publisher = (await findUserById(tx, release.publisherId)) ?? standIn(release.publisherId);
     const assets = await listReleaseAttachments(tx, [release.id]);
     const root = rootUrl();
     return { action, release: toRelease(release, repoUrls(root, rc.owner.name, rc.repo.name), publisher, assets, root), repository: repoPayload(hc.repo, 'doer'), sender: hookUser(doer) };
