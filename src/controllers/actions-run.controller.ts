@@ -1,6 +1,6 @@
 /**
  * A repository's workflow runs, their jobs, job logs and tasks, for readers of its Actions unit;
- * cancel, rerun and delete for its writers (GitHub's paths for cancel and rerun).
+ * cancel, rerun, approve and delete for its writers (GitHub's paths for cancel, rerun and approve).
  */
 import type { Request as ExRequest } from 'express';
 import type { Readable } from 'node:stream';
@@ -64,6 +64,17 @@ export class RepoActionsRunsController extends Controller {
   @Response<ApiErrorBody>(404, 'not found')
   public async cancelWorkflowRun(@Path() owner: string, @Path() repo: string, @Path() run: number, @Request() req: ExRequest): Promise<void> {
     await svc.cancelRepoRun(ctxOf(req), await repoAssignment(ctxOf(req), req.principal, owner, repo), run);
+    this.setStatus(204);
+  }
+
+  /** Approve a run of a fork's pull request, which waits for a writer's approval the first time its author's runs come. */
+  @Post('runs/{run}/approve')
+  @Security('signed', ['repository'])
+  @SuccessResponse(204, 'approved')
+  @Response<ApiErrorBody>(400, 'the run needs no approval')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async approveWorkflowRun(@Path() owner: string, @Path() repo: string, @Path() run: number, @Request() req: ExRequest): Promise<void> {
+    await svc.approveRepoRun(ctxOf(req), await repoAssignment(ctxOf(req), req.principal, owner, repo), run, req.principal.user!.id);
     this.setStatus(204);
   }
 

@@ -2,7 +2,7 @@
  * Gitea's `action_run`: one run of one workflow file for one event, numbered per repository
  * (`index`), with the event's payload and the status aggregated from its jobs.
  */
-import { QueryTypes, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db, type DbContext } from '../db';
 import { bigintColumn } from './action-runner.model';
@@ -88,6 +88,17 @@ export function unfinishedRunsLike(ctx: DbContext, repoId: number, workflowId: s
   return ActionRunModel.findAll({
     where: { repoId, workflowId, ref, event, status: [ActionStatus.Waiting, ActionStatus.Running, ActionStatus.Blocked] }, transaction: ctx.tx,
   });
+}
+
+/** Whether a user's runs in a repository were ever approved (a fork's pull request run needs approval only the first time). */
+export async function hasApprovedRuns(ctx: DbContext, repoId: number, triggerUserId: number): Promise<boolean> {
+  return (await ActionRunModel.count({ where: { repoId, triggerUserId, approvedBy: { [Op.gt]: 0 } }, transaction: ctx.tx })) > 0;
+}
+
+/** Record a run's approval: its blocked jobs may then wait for runners. */
+export async function approveRunRow(ctx: DbContext, id: number, approverId: number): Promise<boolean> {
+  const [n] = await ActionRunModel.update({ needApproval: false, approvedBy: approverId }, { where: { id, needApproval: true }, transaction: ctx.tx });
+  return n > 0;
 }
 
 /** Set a run's status and times, bumping its version. */

@@ -121,8 +121,21 @@ describe('actions triggers', () => {
     const opened = await call('POST', '/repos/alice/prs/pulls', { head: 'bob:from-fork', base: 'main', title: 'from a fork' }, bob);
     expect(opened.status, opened.text).to.equal(201);
     await waitFor('the fork pull request runs', async () => (await runsOf('prs')).length === 4);
-    const fork = (await runner.drain()).map((o) => o.log.find((l) => /secret=/.test(l))).sort();
-    expect(fork).to.deep.equal(['fork pr secret=[]', 'target secret=[***]']);
+    // the base's workflow runs at once; the fork's waits until a writer approves it (bob's first run here)
+    const secretLines = async () => (await runner.drain()).map((o) => o.log.find((l) => /secret=/.test(l))).sort();
+    expect(await secretLines()).to.deep.equal(['target secret=[***]']);
+    const [blocked] = (await call('GET', '/repos/alice/prs/actions/runs?status=action_required')).body.workflow_runs;
+    expect(blocked).to.include({ event: 'pull_request', path: 'pr.yml@refs/pull/2/head' });
+    const byBob = await call('POST', `/repos/alice/prs/actions/runs/${blocked.id}/approve`, undefined, bob);
+    expect(byBob.status, byBob.text).to.equal(403);
+    expect((await call('GET', '/repos/alice/prs/actions/runs?status=action_required')).body.total_count).to.equal(1);
+    expect((await call('POST', `/repos/alice/prs/actions/runs/${blocked.id}/approve`)).status).to.equal(204);
+    expect((await call('POST', `/repos/alice/prs/actions/runs/${blocked.id}/approve`)).status).to.equal(400);
+    expect(await secretLines()).to.deep.equal(['fork pr secret=[]']);
+    // approved once, bob's next runs here go without approval
+    await commitPush(forkDir, { 'c.txt': 'c' }, 'from-fork', 'more fork work');
+    await waitFor('the synchronized runs', async () => (await runsOf('prs')).length === 6);
+    expect(await secretLines()).to.deep.equal(['fork pr secret=[]', 'target secret=[***]']);
   });
 
   it('lists runs and jobs across repositories: all for the site admin, the user\'s own, an organization\'s for its owners', async () => {

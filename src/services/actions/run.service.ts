@@ -10,8 +10,12 @@ import { BadRequest } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { changedPaths } from '../../git/history';
 import {
-  ActionStatus, isDone, findRunById, insertRun, nextRunIndex, unfinishedRunsLike, updateRun, deleteRunRow, type ActionRunModel, type NewRun,
+  ActionStatus, isDone, findRunById, insertRun, nextRunIndex, unfinishedRunsLike, updateRun, deleteRunRow, hasApprovedRuns, approveRunRow,
+  type ActionRunModel, type NewRun,
 } from '../../models/action-run.model';
+import { AccessMode, UnitType } from '../../models/perm';
+import { asUser } from '../auth/principal';
+import { repoPermission } from '../perm/permission';
 import { insertJobs, listJobsOfRun, updateJob, deleteJobsOfRuns, type ActionRunJobModel } from '../../models/action-run-job.model';
 import { insertTask, setTaskLogFilename, tasksOfJobs, updateTask, deleteTasks } from '../../models/action-task.model';
 import { deleteStepsOfTasks } from '../../models/action-task-step.model';
@@ -94,11 +98,25 @@ export function pushTrigger(dir: string, ref: string, before: string, after: str
   return async (wf) => (wf.on.has('push') && (await pushMatches(wf.on.get('push') ?? null, ref, changed)) ? 'push' : null);
 }
 
-async function runRow(ev: WorkflowEvent, file: WorkflowFile, trigger: string, status: ActionStatus): Promise<NewRun> {
+/**
+ * Gitea's rule for a run of a fork's pull request: it waits for the approval of a writer of the
+ * Actions unit, unless it runs the base's workflow (pull_request_target), its author may write
+ * Actions, or a run of that author was approved in the repository before; a restricted author's
+ * run always waits.
+ */
+async function needsApproval(ev: WorkflowEvent, trigger: string): Promise<boolean> {
+  if (!ev.isFork || trigger === 'pull_request_target') return false;
+  const doer = await findUserById(systemCtx, ev.doerId);
+  if (!doer || doer.isRestricted) return true;
+  if ((await repoPermission(systemCtx, asUser(doer), ev.repo, ev.owner)).can(UnitType.Actions, AccessMode.Write)) return false;
+  return !(await hasApprovedRuns(systemCtx, ev.repo.id, doer.id));
+}
+
+async function runRow(ev: WorkflowEvent, file: WorkflowFile, trigger: string, status: ActionStatus, needApproval = false): Promise<NewRun> {
   const { title, payload } = await ev.details();
   return {
     title: title.split('\n')[0].slice(0, 255), repoId: ev.repo.id, ownerId: ev.owner.id, workflowId: file.id, triggerUserId: ev.doerId, scheduleId: 0,
-    ref: ev.ref, commitSha: ev.sha, isForkPullRequest: !!ev.isFork, needApproval: false, event: ev.event, eventPayload: JSON.stringify(payload),
+    ref: ev.ref, commitSha: ev.sha, isForkPullRequest: !!ev.isFork, needApproval, event: ev.event, eventPayload: JSON.stringify(payload),
     triggerEvent: trigger, status,
   };
 }
@@ -106,9 +124,10 @@ async function runRow(ev: WorkflowEvent, file: WorkflowFile, trigger: string, st
 /** Store a run and its jobs (cancelling the unfinished runs it replaces), then wake runners and report statuses. */
 async function insertRunOf(ev: WorkflowEvent, file: WorkflowFile, trigger: string, jobs: PlannedJob[]): Promise<ActionRunModel> {
   const now = nowUnix();
-  const statusOf = (j: PlannedJob) => (j.needs.length ? ActionStatus.Blocked : ActionStatus.Waiting);
+  const approval = await needsApproval(ev, trigger);
+  const statusOf = (j: PlannedJob) => (approval || j.needs.length ? ActionStatus.Blocked : ActionStatus.Waiting);
   const changes: RunChange[] = [];
-  const row = await runRow(ev, file, trigger, aggregateStatus(jobs.map(statusOf)));
+  const row = await runRow(ev, file, trigger, aggregateStatus(jobs.map(statusOf)), approval);
   const run = await withTx(systemCtx, async (tx) => {
     // why: as Gitea, a new push or dispatch of a workflow makes its older unfinished runs for that ref pointless.
     if (ev.event === 'push' || ev.event === 'workflow_dispatch') {
@@ -162,8 +181,11 @@ async function insertBrokenRun(ev: WorkflowEvent, file: WorkflowFile, error: str
  */
 export async function settleRun(tx: DbContext, runId: number, now: number, changed: Iterable<number> = [], created = false): Promise<RunChange> {
   const change: RunChange = { runId, jobIds: new Set(changed), ready: false };
+  const run = await findRunById(tx, runId);
+  if (!run) return change;
   let jobs = await listJobsOfRun(tx, runId);
-  for (let moved = true; moved;) {
+  // why: the jobs of a run that waits for approval stay blocked until a writer approves it.
+  for (let moved = !run.needApproval; moved;) {
     moved = false;
     const legs = new Map<string, ActionStatus[]>();
     for (const j of jobs) legs.set(j.jobId, [...(legs.get(j.jobId) ?? []), j.status]);
@@ -179,8 +201,6 @@ export async function settleRun(tx: DbContext, runId: number, now: number, chang
     }
     if (moved) jobs = await listJobsOfRun(tx, runId);
   }
-  const run = await findRunById(tx, runId);
-  if (!run) return change;
   const status = aggregateStatus(jobs.map((j) => j.status));
   const started = run.started || (jobs.some((j) => j.started > 0) ? Math.min(...jobs.filter((j) => j.started > 0).map((j) => j.started)) : 0);
   const stopped = isDone(status) ? Math.max(now, ...jobs.map((j) => j.stopped)) : 0;
@@ -207,6 +227,16 @@ async function cancelRunIn(tx: DbContext, run: ActionRunModel, now: number): Pro
     if (await updateJob(tx, j.id, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Blocked, ActionStatus.Waiting, ActionStatus.Running])) changed.push(j.id);
   }
   return settleRun(tx, run.id, now, changed);
+}
+
+/** Approve a run of a fork's pull request: its jobs without needs wait for runners. 400 when it needs no approval. */
+export async function approveRun(run: ActionRunModel, approverId: number): Promise<void> {
+  const now = nowUnix();
+  const change = await withTx(systemCtx, async (tx) => {
+    if (!(await approveRunRow(tx, run.id, approverId))) throw new BadRequest('this run does not need approval');
+    return settleRun(tx, run.id, now);
+  });
+  await announce([change]);
 }
 
 /** Cancel a run; 400 when it is already done. */

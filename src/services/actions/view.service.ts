@@ -17,7 +17,7 @@ import { readLog } from './log-store';
 import { jobViews } from './job-view';
 
 export { jobViews } from './job-view';
-import { cancelRun, deleteRun, rerun } from './run.service';
+import { approveRun, cancelRun, deleteRun, rerun } from './run.service';
 
 /** The statuses a `status` query names (GitHub's words and Gitea's); 400 for another word. */
 export function statusesOf(words: string[]): ActionStatus[] | undefined {
@@ -106,6 +106,11 @@ export async function listRepoTasks(ctx: DbContext, rc: RepoContext, page: { lim
 /** Cancel a run (writers of the Actions unit). */
 export async function cancelRepoRun(ctx: DbContext, rc: RepoContext, runId: number): Promise<void> {
   await cancelRun(await repoRun(ctx, rc, runId, true));
+}
+
+/** Approve a fork's pull request run (writers). */
+export async function approveRepoRun(ctx: DbContext, rc: RepoContext, runId: number, approverId: number): Promise<void> {
+  await approveRun(await repoRun(ctx, rc, runId, true), approverId);
 }
 
 /** Rerun a run, or one of its jobs and the jobs that need it (writers). */
