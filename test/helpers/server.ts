@@ -58,11 +58,11 @@ export interface ServerOptions {
   clusterRedis?: string;
   /** PostgreSQL (true) or SQLite (false), whatever the pass asks for. */
   postgres?: boolean;
-  /** Start from a copy of this template's database and secrets instead of an empty database. */
+  /** Start from a copy of this template's database instead of an empty one. */
   from?: ServerTemplate;
 }
 
-/** A stopped forge's data dir (its SQLite database and secrets) and PostgreSQL database, to copy. */
+/** A stopped forge's data dir (with its SQLite database) and PostgreSQL database, to copy. */
 export interface ServerTemplate { dataDir: string; pgName: string | null }
 
 /** Whether a server made with `opts` runs on PostgreSQL. */
@@ -185,11 +185,8 @@ export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
     FORGE__SERVER__APP_DATA_PATH: dataDir,
     FORGE__LOG__LEVEL: 'warn',
   };
-  if (opts.from) {
-    for (const f of fs.readdirSync(opts.from.dataDir)) {
-      if (fs.statSync(path.join(opts.from.dataDir, f)).isFile()) fs.copyFileSync(path.join(opts.from.dataDir, f), path.join(dataDir, f));
-    }
-  }
+  // why: only the database; each server makes its own secrets, from which its keys in the shared Redis are named.
+  if (opts.from && fs.existsSync(path.join(opts.from.dataDir, 'forge.db'))) fs.copyFileSync(path.join(opts.from.dataDir, 'forge.db'), path.join(dataDir, 'forge.db'));
   if (usesPostgres(opts)) {
     const name = `forge_test_${path.basename(dataDir).replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
     await pgAdmin(`CREATE DATABASE ${name}${opts.from?.pgName ? ` TEMPLATE ${opts.from.pgName}` : ''}`);
