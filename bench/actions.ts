@@ -86,7 +86,9 @@ async function api(server: TestServer, token: string, method: string, p: string,
 
 export async function run(): Promise<void> {
   if (DB === 'postgres') process.env.FORGE_TEST_DB = 'postgres';
-  const server = await newServer({ workers: 1, env: { FORGE__LOG__LEVEL: 'error' } });
+  // why: BENCH_CPU_PROF=<dir> writes the forge's CPU profiles (primary and worker) there when it stops.
+  const prof = process.env.BENCH_CPU_PROF;
+  const server = await newServer({ workers: 1, env: { FORGE__LOG__LEVEL: 'error' }, nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
   const made = await server.cli(['admin', 'user', 'create', '--username', 'root', '--password', 'root-password-1', '--email', 'root@example.com', '--admin',
     '--must-change-password=false', '--access-token', '--access-token-scopes', 'all']);
   if (made.code !== 0) throw new Error(made.stderr);

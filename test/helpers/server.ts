@@ -58,6 +58,8 @@ export interface ServerOptions {
   clusterRedis?: string;
   /** PostgreSQL (true) or SQLite (false), whatever the pass asks for. */
   postgres?: boolean;
+  /** Options for node itself (`--cpu-prof` for a benchmark's profile); the workers inherit them. */
+  nodeArgs?: string[];
   /** Start from a copy of this template's database instead of an empty one. */
   from?: ServerTemplate;
 }
@@ -82,6 +84,7 @@ export class TestServer {
     public readonly sshPort: number,
     public readonly env: Record<string, string>,
     public readonly workers: number,
+    public readonly nodeArgs: string[] = [],
   ) {}
 
   /** ROOT_URL, with a trailing slash. */
@@ -102,7 +105,7 @@ export class TestServer {
 
   /** Start `forge web` and wait until it answers. */
   async start(): Promise<void> {
-    this.proc = spawn(process.execPath, [MAIN, 'web', '--workers', String(this.workers)], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(process.execPath, [...this.nodeArgs, MAIN, 'web', '--workers', String(this.workers)], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     // why: the data dir outlives the test run, so server.log is there for a post-mortem of a failure.
     const log = fs.createWriteStream(path.join(this.dataDir, 'server.log'), { flags: 'a' });
     const keep = (d: Buffer) => { this.output += d.toString(); log.write(d); };
@@ -199,5 +202,5 @@ export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
   if (redisUrl) Object.assign(env, { FORGE__REDIS__CONN_STR: redisUrl, FORGE_MODE: 'cluster' });
   Object.assign(env, opts.env ?? {});
   const workers = opts.workers ?? Number(process.env.FORGE_TEST_WORKERS ?? '1');
-  return new TestServer(dataDir, httpPort, sshPort, env, workers);
+  return new TestServer(dataDir, httpPort, sshPort, env, workers, opts.nodeArgs);
 }
