@@ -2,7 +2,7 @@
  * Gitea's `action_run_job`: one job of a run (one per matrix combination), with its single-job
  * workflow, the job ids it needs, its `runs-on` labels, and the task of its latest attempt.
  */
-import { Op, type WhereOptions } from 'sequelize';
+import { literal, Op, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
 import { bigintColumn } from './action-runner.model';
@@ -82,10 +82,9 @@ export function listPickableJobs(ctx: DbContext, limit: number): Promise<ActionR
 /** Give a waiting job to a task: false when another runner took it first. */
 export async function claimJob(ctx: DbContext, id: number, taskId: number, now: number): Promise<boolean> {
   const [n] = await ActionRunJobModel.update(
-    { taskId, status: ActionStatus.Running, started: now, stopped: 0, updated: now },
+    { taskId, status: ActionStatus.Running, started: now, stopped: 0, updated: now, attempt: literal('attempt + 1') as unknown as number },
     { where: { id, taskId: 0, status: ActionStatus.Waiting }, transaction: ctx.tx },
   );
-  if (n > 0) await ActionRunJobModel.increment({ attempt: 1 }, { where: { id }, transaction: ctx.tx });
   return n > 0;
 }
 

@@ -19,13 +19,21 @@ import type { RunnerIdentity } from './runner.service';
 const ROUND_JOBS = 500;
 // why: claims are short transactions; a few at once keep PostgreSQL busy without queueing on SQLite's one writer.
 const CLAIMS_AT_ONCE = 8;
+// why: a task sent in the last moments before the runner's own deadline may reach a client that
+// already gave up, and its job would wait for the zombie timeout. A waiter this close to the end of
+// its wait gets no job, and a claim that ends later than this after it is given back.
+const CLAIM_MARGIN_MS = 500;
 
 /**
  * A FetchTask in the list. `once`: answered after the next round whatever it brings. `claiming`
  * while a round claims a job for it: its deadline or its client's going then only marks it `left`,
  * and the round finishes the claim (giving the job back if the client is gone).
  */
-interface Waiter { runner: RunnerIdentity; once: boolean; done: (task: TaskMsg | null) => void; gone: () => boolean; claiming: boolean; left: boolean }
+interface Waiter {
+  runner: RunnerIdentity; once: boolean; done: (task: TaskMsg | null) => void; gone: () => boolean; claiming: boolean; left: boolean;
+  /** When its wait ends (a second before the client's deadline). */
+  until: number;
+}
 const waiters: Waiter[] = [];
 let round: Promise<void> | null = null;
 let again = false;
@@ -41,7 +49,7 @@ async function claimFor(w: Waiter, jobId: number): Promise<TaskMsg | null> {
   } catch (err) {
     console.error(`actions: claiming job ${jobId}:`, err);
   }
-  if (task && w.gone()) {
+  if (task && (w.gone() || Date.now() > w.until + CLAIM_MARGIN_MS)) {
     await releaseTask(Number(task.id)).catch((err: unknown) => console.error(`actions: giving back task ${task!.id}:`, err));
     return null;
   }
@@ -52,17 +60,20 @@ async function claimFor(w: Waiter, jobId: number): Promise<TaskMsg | null> {
 async function runRound(): Promise<void> {
   const jobs = await listPickableJobs(systemCtx, ROUND_JOBS);
   const present = [...waiters];
+  const soon = Date.now() + CLAIM_MARGIN_MS;
   // why: runners of one scope and one label set are alike to a job; a job is matched against each
   // kind once (a thousand waiting runners are a handful of kinds), not against every runner.
   const kinds = new Map<string, { runner: RunnerIdentity; labels: Set<string>; queue: Waiter[] }>();
   for (const w of present) {
+    if (w.until < soon) continue;
     const names = labelNames(w.runner);
     const key = `${w.runner.ownerId}:${w.runner.repoId}:${names.join(',')}`;
     const kind = kinds.get(key) ?? { runner: w.runner, labels: new Set(names), queue: [] };
     kind.queue.push(w);
     kinds.set(key, kind);
   }
-  const pairs: [Waiter, number][] = [];
+  const byRun = new Map<number, [Waiter, number][]>();
+  let matched = 0;
   for (const job of jobs) {
     const wanted = job.labels();
     const kind = [...kinds.values()].find((k) => k.queue.length && scopeFits(k.runner, job) && wanted.every((l) => k.labels.has(l)));
@@ -70,9 +81,13 @@ async function runRound(): Promise<void> {
     const w = kind.queue.shift()!;
     // why: from here its deadline or its client's going cannot answer it behind the claim's back.
     w.claiming = true;
-    pairs.push([w, job.id]);
-    if (pairs.length === present.length) break;
+    byRun.set(job.runId, [...(byRun.get(job.runId) ?? []), [w, job.id]]);
+    if (++matched === present.length) break;
   }
+  // why: a claim settles its run, and claims of one run's jobs at once wait for each other on the run's
+  // row; taking one job of each run in turn lets the claims that run together touch different rows.
+  const pairs: [Waiter, number][] = [];
+  for (let i = 0; pairs.length < matched; i++) for (const legs of byRun.values()) if (legs[i]) pairs.push(legs[i]);
   for (let i = 0; i < pairs.length; i += CLAIMS_AT_ONCE) {
     await Promise.all(pairs.slice(i, i + CLAIMS_AT_ONCE).map(async ([w, jobId]) => {
       const task = await claimFor(w, jobId);
@@ -128,7 +143,7 @@ export async function fetchTask(runner: RunnerIdentity, clientVersion: bigint, w
   const once = clientVersion !== latest || waitMs <= 0;
   const task = await new Promise<TaskMsg | null>((resolve) => {
     const w: Waiter = {
-      runner, once, gone: () => signal.aborted, claiming: false, left: false,
+      runner, once, gone: () => signal.aborted, claiming: false, left: false, until: Date.now() + waitMs,
       done: (t) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', leave);

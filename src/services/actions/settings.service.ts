@@ -12,10 +12,10 @@ import { AccessMode } from '../../models/perm';
 import type { UserModel } from '../../models/user.model';
 import { insertSecret, updateSecret, SecretModel } from '../../models/secret.model';
 import { insertVariable, updateVariable as updateVariableRow, ActionVariableModel } from '../../models/action-variable.model';
-import { deleteScoped, findScoped, listScoped, type ActionsScope } from '../../models/actions-scope';
+import { deleteScoped, findScoped, listScoped, rowsOfScopes, type ActionsScope } from '../../models/actions-scope';
 import type { CreateOrUpdateSecretOption, CreateVariableOption, UpdateVariableOption } from '../../api/actions';
 import type { Principal } from '../auth/principal';
-import { seal } from '../auth/secret-box';
+import { open, seal } from '../auth/secret-box';
 import { assertOrgOwner, resolveOrg } from '../org/guard';
 import type { RepoContext } from '../repo/context';
 
@@ -66,6 +66,18 @@ function description(d: unknown): string {
 /** A scope's secrets, one page (all of them without `page`). */
 export function listSecrets(ctx: DbContext, s: ActionsScope, page?: { limit: number; offset: number }): Promise<{ rows: SecretModel[]; count: number }> {
   return listScoped(SecretModel, ctx, s, page);
+}
+
+/** The secrets (opened) and variables a task of `repo` gets: the instance's variables, then its owner's, then its own, the nearer winning. */
+export async function taskSettings(ctx: DbContext, repo: { id: number; ownerId: number }, withSecrets: boolean): Promise<{ secrets: Record<string, string>; vars: Record<string, string> }> {
+  const [instance, owner, own] = [{ ownerId: 0, repoId: 0 }, { ownerId: repo.ownerId, repoId: 0 }, { ownerId: 0, repoId: repo.id }];
+  const rank = (r: { ownerId: number; repoId: number }) => (r.repoId ? 2 : r.ownerId ? 1 : 0);
+  const nearestLast = <R extends { ownerId: number; repoId: number }>(rows: R[]) => [...rows].sort((a, b) => rank(a) - rank(b));
+  const secrets: Record<string, string> = {};
+  if (withSecrets) for (const s of nearestLast(await rowsOfScopes(SecretModel, ctx, [owner, own]))) secrets[s.name] = open(s.data);
+  const vars: Record<string, string> = {};
+  for (const v of nearestLast(await rowsOfScopes(ActionVariableModel, ctx, [instance, owner, own]))) vars[v.name] = v.data;
+  return { secrets, vars };
 }
 
 /** Create or replace a secret; whether it was created. */

@@ -17,9 +17,8 @@ import { insertOutputs, listOutputsOfTasks } from '../../models/action-task-outp
 import { findRepoById } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
 import { nowUnix } from '../../models/issue.model';
-import { open } from '../auth/secret-box';
 import { repoUrls } from '../content/view';
-import { listSecrets, listVariables } from './settings.service';
+import { taskSettings } from './settings.service';
 import { aggregateStatus, announce, settleRun } from './run.service';
 import { removeRunner, notePresence, type RunnerIdentity } from './runner.service';
 import { appendLog, archiveLog, formatLogLine, logFilename } from './log-store';
@@ -64,8 +63,9 @@ export async function claimTask(runner: RunnerIdentity, jobId: number): Promise<
     claimed = await withTx(systemCtx, async (tx) => {
       const job = await findJobById(tx, jobId);
       if (!job || job.status !== ActionStatus.Waiting || job.taskId !== 0) throw new Taken();
-      const repo = await findRepoById(tx, job.repoId);
-      const owner = repo && (await findUserById(tx, repo.ownerId));
+      // why: read through the caches; the names only make the log's file name.
+      const repo = await findRepoById(systemCtx, job.repoId);
+      const owner = repo && (await findUserById(systemCtx, repo.ownerId));
       if (!repo || !owner) throw new Taken();
       const task = await insertTask(tx, {
         jobId, attempt: job.attempt + 1, runnerId: runner.id, repoId: job.repoId, ownerId: job.ownerId, commitSha: job.commitSha,
@@ -146,18 +146,10 @@ async function taskMessage(task: ActionTaskModel, job: ActionRunJobModel, token:
   const repo = (await findRepoById(systemCtx, job.repoId))!;
   const owner = (await findUserById(systemCtx, repo.ownerId))!;
   const actor = run.triggerUserId > 0 ? (await findUserById(systemCtx, run.triggerUserId))?.name ?? 'Ghost' : 'Ghost';
-  const secrets: Record<string, string> = { GITHUB_TOKEN: token, GITEA_TOKEN: token };
   // why: a pull request from a fork runs code its author wrote; it gets the job token and nothing else
   // (pull_request_target runs the base's workflow, so it gets them).
-  if (!job.isForkPullRequest || run.triggerEvent === 'pull_request_target') {
-    for (const scope of [{ ownerId: repo.ownerId, repoId: 0 }, { ownerId: 0, repoId: repo.id }]) {
-      for (const s of (await listSecrets(systemCtx, scope)).rows) secrets[s.name] = open(s.data);
-    }
-  }
-  const vars: Record<string, string> = {};
-  for (const scope of [{ ownerId: 0, repoId: 0 }, { ownerId: repo.ownerId, repoId: 0 }, { ownerId: 0, repoId: repo.id }]) {
-    for (const v of (await listVariables(systemCtx, scope)).rows) vars[v.name] = v.data;
-  }
+  const { secrets: stored, vars } = await taskSettings(systemCtx, repo, !job.isForkPullRequest || run.triggerEvent === 'pull_request_target');
+  const secrets = { GITHUB_TOKEN: token, GITEA_TOKEN: token, ...stored };
   return {
     id: BigInt(task.id), workflowPayload: Buffer.from(job.workflowPayload), context: taskContext(run, job, owner.name, repo.name, actor, token),
     secrets, machine: '', needs: await needsOf(job), vars,
