@@ -188,8 +188,11 @@ export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
     FORGE__SERVER__APP_DATA_PATH: dataDir,
     FORGE__LOG__LEVEL: 'warn',
   };
-  // why: only the database; each server makes its own secrets, from which its keys in the shared Redis are named.
-  if (opts.from && fs.existsSync(path.join(opts.from.dataDir, 'forge.db'))) fs.copyFileSync(path.join(opts.from.dataDir, 'forge.db'), path.join(dataDir, 'forge.db'));
+  // why: only the database (with its write-ahead log, which may still hold the CLI's rows); each server
+  // makes its own secrets, from which its keys in the shared Redis are named.
+  for (const f of opts.from ? ['forge.db', 'forge.db-wal', 'forge.db-shm'] : []) {
+    if (fs.existsSync(path.join(opts.from!.dataDir, f))) fs.copyFileSync(path.join(opts.from!.dataDir, f), path.join(dataDir, f));
+  }
   if (usesPostgres(opts)) {
     const name = `forge_test_${path.basename(dataDir).replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
     await pgAdmin(`CREATE DATABASE ${name}${opts.from?.pgName ? ` TEMPLATE ${opts.from.pgName}` : ''}`);

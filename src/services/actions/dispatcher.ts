@@ -88,15 +88,16 @@ async function runRound(): Promise<void> {
   // row; taking one job of each run in turn lets the claims that run together touch different rows.
   const pairs: [Waiter, number][] = [];
   for (let i = 0; pairs.length < matched; i++) for (const legs of byRun.values()) if (legs[i]) pairs.push(legs[i]);
+  // why: a stale caller hears the latest version now, with or without a task (Gitea's rule); one
+  // without a job need not wait for the claims of the others.
+  for (const w of present) if (w.once && !w.claiming) finish(w, null);
   for (let i = 0; i < pairs.length; i += CLAIMS_AT_ONCE) {
     await Promise.all(pairs.slice(i, i + CLAIMS_AT_ONCE).map(async ([w, jobId]) => {
       const task = await claimFor(w, jobId);
       w.claiming = false;
-      if (task || w.left) finish(w, task);
+      if (task || w.left || w.once) finish(w, task);
     }));
   }
-  // why: a stale caller hears the latest version now, with or without a task (Gitea's rule).
-  for (const w of present) if (w.once) finish(w, null);
 }
 
 /** Take a waiter off the list and answer it. */

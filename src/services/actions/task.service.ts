@@ -63,9 +63,8 @@ export async function claimTask(runner: RunnerIdentity, jobId: number): Promise<
     claimed = await withTx(systemCtx, async (tx) => {
       const job = await findJobById(tx, jobId);
       if (!job || job.status !== ActionStatus.Waiting || job.taskId !== 0) throw new Taken();
-      // why: read through the caches; the names only make the log's file name.
-      const repo = await findRepoById(systemCtx, job.repoId);
-      const owner = repo && (await findUserById(systemCtx, repo.ownerId));
+      const repo = await findRepoById(tx, job.repoId);
+      const owner = repo && (await findUserById(tx, repo.ownerId));
       if (!repo || !owner) throw new Taken();
       const task = await insertTask(tx, {
         jobId, attempt: job.attempt + 1, runnerId: runner.id, repoId: job.repoId, ownerId: job.ownerId, commitSha: job.commitSha,

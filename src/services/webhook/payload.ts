@@ -5,7 +5,7 @@
  * why: payloads are API objects; this is the one service file that converts (docs/ARCHITECTURE.md).
  */
 import { settings } from '../../config';
-import { systemCtx, withTx, type DbContext } from '../../db';
+import { withTx, type DbContext } from '../../db';
 import type { Repository } from '../../api/repo';
 import type { User } from '../../api/user';
 import type {
@@ -266,11 +266,9 @@ export async function emitWorkflowEvents(
   tx: DbContext, run: Pick<ActionRunModel, 'repoId' | 'triggerUserId' | 'workflowId'>, workflowName: () => string,
   load: () => Promise<{ run: ActionRunModel; jobs: JobView[] }>, runAction: WorkflowRunPayload['action'] | null,
 ): Promise<void> {
-  // why: runs move several times per job; who sent it, the repository and its hooks are read through the
-  // caches (the transaction wrote none of them), and only the events are written in `tx`.
-  const doer = (run.triggerUserId > 0 ? await findUserById(systemCtx, run.triggerUserId) : null) ?? pseudoUser(-2);
-  const actions = runAction !== null && (await actionsWanted(systemCtx, run.repoId, 'workflow_run'));
-  const hc = await hookContext(systemCtx, run.repoId, doer, actions);
+  const doer = (run.triggerUserId > 0 ? await findUserById(tx, run.triggerUserId) : null) ?? pseudoUser(-2);
+  const actions = runAction !== null && (await actionsWanted(tx, run.repoId, 'workflow_run'));
+  const hc = await hookContext(tx, run.repoId, doer, actions);
   if (!hc) return;
   const jobHooks = selectHooks(hc.hooks, 'workflow_job');
   const runHooks = runAction ? selectHooks(hc.hooks, 'workflow_run') : [];
