@@ -5,7 +5,7 @@
  * guarded update. A runner whose tasks version is current waits (up to [actions]
  * RUNNER_LONG_POLL_TIMEOUT, within its own deadline) for the next round, which runs when jobs
  * become ready anywhere in the cluster; one whose version is stale (act_runner resets it after each
- * task) is answered after the next round, task or not (Gitea's rule). So an idle runner costs no
+ * task) is answered by the next round, task or not (Gitea's rule), at once when it gets no job. So an idle runner costs no
  * database work, and any number of runners coming back at once cost one query per round.
  */
 import { systemCtx } from '../../db';
@@ -72,8 +72,7 @@ async function runRound(): Promise<void> {
     kind.queue.push(w);
     kinds.set(key, kind);
   }
-  const byRun = new Map<number, [Waiter, number][]>();
-  let matched = 0;
+  const pairs: [Waiter, number][] = [];
   for (const job of jobs) {
     const wanted = job.labels();
     const kind = [...kinds.values()].find((k) => k.queue.length && scopeFits(k.runner, job) && wanted.every((l) => k.labels.has(l)));
@@ -81,13 +80,9 @@ async function runRound(): Promise<void> {
     const w = kind.queue.shift()!;
     // why: from here its deadline or its client's going cannot answer it behind the claim's back.
     w.claiming = true;
-    byRun.set(job.runId, [...(byRun.get(job.runId) ?? []), [w, job.id]]);
-    if (++matched === present.length) break;
+    pairs.push([w, job.id]);
+    if (pairs.length === present.length) break;
   }
-  // why: a claim settles its run, and claims of one run's jobs at once wait for each other on the run's
-  // row; taking one job of each run in turn lets the claims that run together touch different rows.
-  const pairs: [Waiter, number][] = [];
-  for (let i = 0; pairs.length < matched; i++) for (const legs of byRun.values()) if (legs[i]) pairs.push(legs[i]);
   // why: a stale caller hears the latest version now, with or without a task (Gitea's rule); one
   // without a job need not wait for the claims of the others.
   for (const w of present) if (w.once && !w.claiming) finish(w, null);
