@@ -18,6 +18,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { newServer, type TestServer } from '../test/helpers/server';
 import { sql } from '../test/helpers/db';
+import { percentile as pct } from './util';
 
 const execFileP = promisify(execFile);
 const RUNNERS = Number(process.env.BENCH_RUNNERS ?? '1000');
@@ -27,8 +28,6 @@ const JOBS = Number(process.env.BENCH_JOBS ?? '2000');
 const JOB_RATE = Number(process.env.BENCH_JOB_RATE ?? '200');
 const DB = process.env.BENCH_DB ?? 'postgres';
 const PER_DISPATCH = 10;
-
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] : NaN);
 
 /** User+system CPU seconds and resident MB of a process and its children. */
 async function usage(pid: number): Promise<{ cpu: number; rssMb: number }> {

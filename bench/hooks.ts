@@ -27,6 +27,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { newServer, type TestServer } from '../test/helpers/server';
 import { count } from '../test/helpers/db';
+import { percentile as pct } from './util';
 
 const execFileP = promisify(execFile);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? '10000');
@@ -126,10 +127,6 @@ function post(server: TestServer, token: string, p: string, body: unknown): Prom
   });
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? NaN;
-};
 
 /** The event sources: the API for issues, a working clone for pushes. */
 class Events {

@@ -65,6 +65,12 @@ export async function generateSource(home: string): Promise<void> {
 /** The median of some numbers. */
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** The `p`th percentile of some numbers (NaN for none). */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? NaN;
+}
+
 /** Packed size of the source repository in MB. */
 export function sourcePackMb(home: string): number {
   return Number(execFileSync('git', ['count-objects', '-v'], { env: gitEnv(home, { GIT_DIR: SOURCE }) }).toString().match(/size-pack: (\d+)/)![1]) / 1024;
