@@ -49,6 +49,13 @@ for name in sqlite postgres; do
   [ "$code" = 0 ] || status=1
   summary+="$(printf '%-34s %dm%02ds %s' "$label" $((secs / 60)) $((secs % 60)) "$([ "$code" = 0 ] && echo passed || echo FAILED)")"$'\n'
 done
+# The failures again at the end, where a log viewer that shows only the tail still sees them.
+for name in sqlite postgres; do
+  if grep -q '^  [0-9]* failing' "$out/$name.log"; then
+    echo; echo "== failures of the $name pass =="
+    sed -n '/^  [0-9]* failing/,$p' "$out/$name.log" | head -200
+  fi
+done
 awk '{p+=$1; f+=$2; s+=$3} END {printf "\nall runs: %d passed, %d failed, %d skipped\n", p, f, s}' "$stats"
 printf '\nwall time per pass (run at the same time):\n%s' "$summary"
 rm -rf "$out"
