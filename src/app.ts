@@ -24,6 +24,7 @@ import { avatarsRouter } from './web/avatars';
 import { healthRouter } from './web/health';
 import { downloadsRouter } from './web/downloads';
 import { runnerRpcHandler } from './web/runner-rpc';
+import { artifactsRouter } from './web/artifacts';
 
 /** The HTTP server of one worker process, serving the Express application. */
 export function createWebServer(): http.Server {
@@ -109,6 +110,8 @@ function buildApp(): Express {
   app.use(internalRouter());
   app.use(healthRouter());
   app.use('/api/actions', runnerRpcHandler());
+  // why: before /api/v1: the raw artifact download there is authorized by its signature, not by the API's authentication.
+  app.use(artifactsRouter());
 
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {

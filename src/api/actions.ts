@@ -72,3 +72,12 @@ export interface ActionTask {
 
 /** A page of tasks (under `workflow_runs`, as Gitea names it). */
 export interface ActionTaskResponse { workflow_runs: ActionTask[]; total_count: number }
+
+/** An artifact a run uploaded (v4); `workflow_run` carries only the run's id, repository and commit. */
+export interface ActionArtifact {
+  id: number; name: string; size_in_bytes: number; url: string; archive_download_url: string; expired: boolean;
+  workflow_run: ActionWorkflowRun; created_at: string; updated_at: string; expires_at: string;
+}
+
+/** A page of artifacts. */
+export interface ActionArtifactsResponse { artifacts: ActionArtifact[]; total_count: number }

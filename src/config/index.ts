@@ -167,6 +167,8 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     ABANDONED_JOB_TIMEOUT: { kind: 'duration', def: '24h', min: 1, max: 365 * 86400 },
     RUNNER_LONG_POLL_TIMEOUT: { kind: 'duration', def: '50s', min: 0, max: 600 },
     MAX_LOG_SIZE: { kind: 'int', def: '104857600', min: 1024, max: 1e12 },
+    ARTIFACT_RETENTION_DAYS: { kind: 'int', def: '90', min: 1, max: 36500 },
+    LOG_RETENTION_DAYS: { kind: 'int', def: '365', min: 1, max: 36500 },
   },
   user: { ENABLE_SSH_KEYS: { kind: 'bool', def: 'true' }, ENABLE_GPG_KEYS: { kind: 'bool', def: 'true' } },
   log: { LEVEL: { kind: 'string', def: 'info', oneOf: ['trace', 'debug', 'info', 'warn', 'error', 'none'] } },
@@ -340,11 +342,14 @@ export interface Settings {
    * [actions]: whether Actions run at all, where job logs are kept (default APP_DATA_PATH/actions_log),
    * where `uses:` actions come from (`github` or `self`), the seconds after which a silent task, a
    * task running too long and a job never picked are given up, how long a runner's FetchTask may
-   * wait for a job, and the largest log of one task (bytes).
+   * wait for a job, the largest log of one task (bytes), how many days an artifact is kept unless
+   * its upload asks for fewer, and how many days a finished task's log is kept. Artifacts live in
+   * APP_DATA_PATH/actions_artifacts (`artifactPath`, not a setting).
    */
   actions: {
     enabled: boolean; logPath: string; defaultActionsUrl: string; zombieTaskTimeout: number; endlessTaskTimeout: number;
-    abandonedJobTimeout: number; runnerLongPollTimeout: number; maxLogSize: number;
+    abandonedJobTimeout: number; runnerLongPollTimeout: number; maxLogSize: number; artifactRetentionDays: number; logRetentionDays: number;
+    artifactPath: string;
   };
   log: { level: string };
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
@@ -428,6 +433,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   s.attachment.path = path.resolve(s.server.appDataPath, s.attachment.path || 'attachments');
   s.picture.avatarUploadPath = path.resolve(s.server.appDataPath, s.picture.avatarUploadPath || 'avatars');
   s.actions.logPath = path.resolve(s.server.appDataPath, s.actions.logPath || 'actions_log');
+  s.actions.artifactPath = path.resolve(s.server.appDataPath, 'actions_artifacts');
   if (!s.database.path) s.database.path = path.join(s.server.appDataPath, 'forge.db');
   if (!s.repository.root) s.repository.root = path.join(s.server.appDataPath, 'repositories');
   if (s.git.processMemoryLimit !== 0 && s.git.processMemoryLimit < 256) {

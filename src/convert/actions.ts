@@ -1,9 +1,11 @@
 /** Actions in Gitea's API shapes: secrets, variables, runners, runs, jobs and tasks. */
 import type {
-  ActionRunner, ActionTask, ActionVariable, ActionWorkflowJob, ActionWorkflowRun, Secret,
+  ActionArtifact, ActionRunner, ActionTask, ActionVariable, ActionWorkflowJob, ActionWorkflowRun, Secret,
 } from '../api/actions';
 import type { User } from '../api/user';
 import type { Repository } from '../api/repo';
+import type { ActionArtifactModel } from '../models/action-artifact.model';
+import { ArtifactStatus } from '../models/action-artifact.model';
 import type { ActionRunnerModel } from '../models/action-runner.model';
 import { ActionStatus, isDone, type ActionRunModel } from '../models/action-run.model';
 import type { ActionRunJobModel } from '../models/action-run-job.model';
@@ -11,7 +13,7 @@ import type { ActionTaskModel } from '../models/action-task.model';
 import type { ActionTaskStepModel } from '../models/action-task-step.model';
 import type { ActionVariableModel } from '../models/action-variable.model';
 import type { SecretModel } from '../models/secret.model';
-import { isoTime } from './time';
+import { isoTime, ZERO_TIME } from './time';
 
 export function toSecret(s: SecretModel): Secret {
   return { name: s.name, description: s.description, created_at: isoTime(new Date(Number(s.createdUnix) * 1000)) };
@@ -91,5 +93,18 @@ export function toActionTask(task: ActionTaskModel, job: ActionRunJobModel, run:
     id: task.id, name: job.name, head_branch: run.ref.replace(/^refs\/(heads|tags)\//, '').replace(/^refs\/pull\/(\d+)\/head$/, '#$1'), head_sha: job.commitSha,
     run_number: run.index, event: run.triggerEvent, display_title: run.title, status: STATUS_NAMES[task.status], workflow_id: run.workflowId,
     url: `${at.html}/actions/runs/${run.index}`, created_at: unixTime(task.created), updated_at: unixTime(task.updated), run_started_at: unixTime(task.started),
+  };
+}
+
+/** An artifact, at its repository's API address `repoApi`. */
+export function toActionArtifact(a: ActionArtifactModel, repoApi: string): ActionArtifact {
+  const url = `${repoApi}/actions/artifacts/${a.id}`;
+  return {
+    id: a.id, name: a.artifactName, size_in_bytes: a.fileSize, url, archive_download_url: `${url}/zip`, expired: a.status === ArtifactStatus.Expired,
+    workflow_run: {
+      id: a.runId, url: '', html_url: '', display_title: '', path: '', event: '', run_attempt: 0, run_number: 0, repository_id: a.repoId,
+      head_sha: a.commitSha, status: '', started_at: ZERO_TIME, completed_at: ZERO_TIME,
+    },
+    created_at: isoTime(new Date(a.created * 1000)), updated_at: isoTime(new Date(a.updated * 1000)), expires_at: isoTime(new Date(a.expired * 1000)),
   };
 }

@@ -7,3 +7,6 @@ export function isoTime(d: Date | null | undefined): string {
 export function unixSeconds(d?: Date): number | undefined {
   return d ? Math.floor(d.getTime() / 1000) : undefined;
 }
+
+/** Go's zero time as Gitea prints it, for a time never set. */
+export const ZERO_TIME = '0001-01-01T00:00:00Z';

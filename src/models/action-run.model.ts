@@ -6,6 +6,8 @@ import { Op, QueryTypes, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db, type DbContext } from '../db';
 import { bigintColumn } from './action-runner.model';
+import { markArtifactsForDeletion } from './action-artifact.model';
+import { nowUnix } from './issue.model';
 
 /** Gitea's action statuses; 1-4 are the finished ones and equal the runner protocol's results. */
 export enum ActionStatus { Unknown = 0, Success = 1, Failure = 2, Cancelled = 3, Skipped = 4, Waiting = 5, Running = 6, Blocked = 7 }
@@ -112,7 +114,7 @@ export async function deleteRunRow(ctx: DbContext, id: number): Promise<void> {
   await ActionRunModel.destroy({ where: { id }, transaction: ctx.tx });
 }
 
-/** Delete every run of a repository with its jobs, tasks, steps, outputs, run numbers and schedules. */
+/** Delete every run of a repository with its jobs, tasks, steps, outputs, run numbers and schedules; mark its artifacts for deletion. */
 export async function deleteRunsOfRepo(ctx: DbContext, repoId: number): Promise<void> {
   const exec = (q: string) => db().query(q, { replacements: { repoId }, transaction: ctx.tx });
   await exec('DELETE FROM action_task_output WHERE task_id IN (SELECT id FROM action_task WHERE repo_id = :repoId)');
@@ -122,6 +124,7 @@ export async function deleteRunsOfRepo(ctx: DbContext, repoId: number): Promise<
   await exec('DELETE FROM action_run WHERE repo_id = :repoId');
   await exec('DELETE FROM action_run_index WHERE group_id = :repoId');
   await exec('DELETE FROM action_schedule WHERE repo_id = :repoId');
+  await markArtifactsForDeletion(ctx, { repoId }, nowUnix());
 }
 
 /** The log files of a repository's tasks (to remove with it). */

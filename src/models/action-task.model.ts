@@ -91,3 +91,14 @@ export function tasksOfJobs(ctx: DbContext, jobIds: number[]): Promise<ActionTas
 export async function deleteTasks(ctx: DbContext, ids: number[]): Promise<void> {
   if (ids.length) await ActionTaskModel.destroy({ where: { id: ids }, transaction: ctx.tx });
 }
+
+/** Finished tasks stopped before `cutoff` whose logs are still kept (for LOG_RETENTION_DAYS). */
+export function tasksWithLogsStoppedBefore(ctx: DbContext, cutoff: number, limit: number): Promise<ActionTaskModel[]> {
+  return ActionTaskModel.findAll({ where: { logExpired: false, stopped: { [Op.gt]: 0, [Op.lt]: cutoff } }, order: [['stopped', 'ASC']], limit, transaction: ctx.tx });
+}
+
+/** Mark a task's log removed; whether this call did it (another node may have been first). */
+export async function markLogExpired(ctx: DbContext, id: number): Promise<boolean> {
+  const [n] = await ActionTaskModel.update({ logExpired: true }, { where: { id, logExpired: false }, transaction: ctx.tx });
+  return n > 0;
+}

@@ -37,6 +37,8 @@ export class ConformanceRunner {
   /** Rows each task sent, by task id (for assertions). */
   readonly logs = new Map<number, string[]>();
   private constructor(
+    /** The forge's address, as act_runner's `Address()`: where its jobs find the artifact service. */
+    readonly address: string,
     readonly client: RpcClient,
     readonly id: number,
     readonly uuid: string,
@@ -55,14 +57,14 @@ export class ConformanceRunner {
     const pong = await ping.ping({ data: opts.name });
     if (pong.data !== `Hello, ${opts.name}!`) throw new Error(`unexpected ping answer ${pong.data}`);
     const reg = await client.register({ name: opts.name, token: regToken, version: opts.version ?? 'v0.2.12', labels: opts.labels, agentLabels: opts.labels, ephemeral: !!opts.ephemeral });
-    const r = new ConformanceRunner(client, Number(reg.runner.id), reg.runner.uuid, reg.runner.token);
+    const r = new ConformanceRunner(baseUrl.replace(/\/$/, ''), client, Number(reg.runner.id), reg.runner.uuid, reg.runner.token);
     await client.declare({ version: opts.version ?? 'v0.2.12', labels: opts.labels }, r.call());
     return r;
   }
 
   /** A runner for an existing registration (or a made-up one, to see it refused). */
   static attach(baseUrl: string, uuid: string, token: string, json = false): ConformanceRunner {
-    return new ConformanceRunner(ConformanceRunner.client(baseUrl, json).runner, 0, uuid, token);
+    return new ConformanceRunner(baseUrl.replace(/\/$/, ''), ConformanceRunner.client(baseUrl, json).runner, 0, uuid, token);
   }
 
   /** Call options with the runner's headers and a deadline (act_runner's fetch_timeout is 5 s). */
@@ -150,7 +152,10 @@ export class ConformanceRunner {
         } else {
           const outFile = path.join(workdir, `output-${i}`);
           fs.writeFileSync(outFile, '');
-          const stepEnv = { ...env, ...interpolateAll(step.env ?? {}, scope), GITHUB_OUTPUT: outFile, GITHUB_SHA: ctx.sha, GITHUB_REF: ctx.ref, GITHUB_RUN_NUMBER: ctx.run_number, CI: 'true' };
+          const stepEnv = {
+            ...env, ...interpolateAll(step.env ?? {}, scope), ...this.runnerEnv(ctx), GITHUB_OUTPUT: outFile, GITHUB_WORKSPACE: workdir,
+            GITHUB_SHA: ctx.sha, GITHUB_REF: ctx.ref, GITHUB_RUN_ID: ctx.run_id, GITHUB_RUN_NUMBER: ctx.run_number, CI: 'true',
+          };
           const code = await this.runScript(interpolate(String(step.run ?? ''), scope), stepEnv, workdir, log, () => send(), () => cancelled);
           if (step.id) steps[step.id] = { outputs: parseOutputs(fs.readFileSync(outFile, 'utf8')) };
           if (cancelled) result = RunnerResult.Cancelled;
@@ -172,6 +177,14 @@ export class ConformanceRunner {
     await send(result, outputs, true);
     this.logs.set(taskId, rows);
     return { taskId, result, outputs, log: rows };
+  }
+
+  /** What act_runner puts in every step's environment: the server, and the artifact service with the task's runtime token. */
+  private runnerEnv(ctx: Any): Record<string, string> {
+    return {
+      GITHUB_SERVER_URL: this.address, GITEA_ACTIONS: 'true', ACTIONS_RUNTIME_URL: `${this.address}/api/actions_pipeline/`, ACTIONS_RESULTS_URL: this.address,
+      ACTIONS_RUNTIME_TOKEN: String(ctx.gitea_runtime_token || ctx.token),
+    };
   }
 
   /** Run a script with bash, logging each line; reports every 300 ms meanwhile (and stops when told the task is cancelled). */

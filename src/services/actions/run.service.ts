@@ -20,6 +20,7 @@ import { insertJobs, listJobsOfRun, updateJob, deleteJobsOfRuns, type ActionRunJ
 import { insertTask, setTaskLogFilename, tasksOfJobs, updateTask, deleteTasks } from '../../models/action-task.model';
 import { deleteStepsOfTasks } from '../../models/action-task-step.model';
 import { deleteOutputsOfTasks } from '../../models/action-task-output.model';
+import { markArtifactsForDeletion } from '../../models/action-artifact.model';
 import { latestCommitStatuses } from '../../models/commit-status.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
@@ -286,7 +287,7 @@ export async function rerun(run: ActionRunModel, jobId?: number): Promise<void> 
   await announce([change]);
 }
 
-/** Delete a finished run with its jobs, tasks and logs; 400 while it runs. */
+/** Delete a finished run with its jobs, tasks and logs (its artifacts go with the next cleanup); 400 while it runs. */
 export async function deleteRun(run: ActionRunModel): Promise<void> {
   if (!isDone(run.status)) throw new BadRequest('this run is not done');
   const logs = await withTx(systemCtx, async (tx) => {
@@ -297,6 +298,7 @@ export async function deleteRun(run: ActionRunModel): Promise<void> {
     await deleteStepsOfTasks(tx, ids);
     await deleteTasks(tx, ids);
     await deleteJobsOfRuns(tx, [run.id]);
+    await markArtifactsForDeletion(tx, { runIds: [run.id] }, nowUnix());
     await deleteRunRow(tx, run.id);
     return tasks.map((t) => t.logFilename);
   });

@@ -23,6 +23,7 @@ import { aggregateStatus, announce, settleRun } from './run.service';
 import { removeRunner, notePresence, type RunnerIdentity } from './runner.service';
 import { appendLog, archiveLog, formatLogLine, logFilename } from './log-store';
 import { stepNames } from './workflow-parse';
+import { signRuntimeToken } from './runtime-token';
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 const MAX_OUTPUT_KEY = 255;
@@ -120,7 +121,7 @@ async function needsOf(job: ActionRunJobModel): Promise<TaskMsg['needs']> {
 }
 
 /** Gitea's `github` context of a task. */
-function taskContext(run: ActionRunModel, job: ActionRunJobModel, owner: string, repo: string, actor: string, token: string): Record<string, unknown> {
+function taskContext(task: ActionTaskModel, run: ActionRunModel, job: ActionRunJobModel, owner: string, repo: string, actor: string, token: string): Record<string, unknown> {
   const root = settings().server.rootUrl;
   let event: Record<string, unknown> = {};
   try { event = JSON.parse(run.eventPayload) as Record<string, unknown>; } catch { /* an empty event */ }
@@ -135,7 +136,7 @@ function taskContext(run: ActionRunModel, job: ActionRunJobModel, owner: string,
     repositoryUrl: repoUrls(root, owner, repo).html, run_id: String(run.id), run_number: String(run.index), run_attempt: String(job.attempt),
     secret_source: 'Actions', server_url: root.replace(/\/$/, ''), sha: run.commitSha, workflow: run.workflowId,
     gitea_default_actions_url: settings().actions.defaultActionsUrl === 'self' ? root.replace(/\/$/, '') : 'https://github.com',
-    token,
+    token, gitea_runtime_token: signRuntimeToken({ taskId: task.id, runId: run.id, jobId: job.id }),
   };
 }
 
@@ -150,7 +151,7 @@ async function taskMessage(task: ActionTaskModel, job: ActionRunJobModel, token:
   const { secrets: stored, vars } = await taskSettings(systemCtx, repo, !job.isForkPullRequest || run.triggerEvent === 'pull_request_target');
   const secrets = { GITHUB_TOKEN: token, GITEA_TOKEN: token, ...stored };
   return {
-    id: BigInt(task.id), workflowPayload: Buffer.from(job.workflowPayload), context: taskContext(run, job, owner.name, repo.name, actor, token),
+    id: BigInt(task.id), workflowPayload: Buffer.from(job.workflowPayload), context: taskContext(task, run, job, owner.name, repo.name, actor, token),
     secrets, machine: '', needs: await needsOf(job), vars,
   };
 }

@@ -24,6 +24,7 @@ import { globRegExp, parseHostList } from './host-matcher';
 import { open } from '../auth/secret-box';
 import { buildRequest, type DeliveryRequest } from './request';
 import { send, type SendOptions } from './client';
+import { registerCronTask, runCronTask, scheduleCronTask } from '../cron/cron.service';
 
 /** The factor between retries and the longest wait: from 10 s, 8 attempts span about a day (10 s, 44 s, 3 min, 14 min, 1 h, 4.6 h, 20 h). */
 const RETRY_FACTOR = 4.4;
@@ -140,6 +141,8 @@ export async function pruneHookTasks(): Promise<number> {
 }
 
 const CLEANUP_EVERY_MS = 3600_000;
+const HOOK_CLEANUP = 'cleanup_hook_task_table';
+registerCronTask(HOOK_CLEANUP, CLEANUP_EVERY_MS, pruneHookTasks);
 
 /** Running delivery. */
 export interface HookDelivery { stop(): Promise<void> }
@@ -163,10 +166,8 @@ export function startHookDelivery(opts: { hooks?: number; leaseMs?: number; poll
   });
   const running = new Map<number, Promise<void>>();
   // why: one worker per node prunes (the primary picks it); several nodes pruning at once only repeat work.
-  const prune = () => { pruneHookTasks().catch((err: unknown) => console.error('hook task cleanup:', err)); };
-  const cleaner = opts.cleanup ? setInterval(prune, CLEANUP_EVERY_MS) : null;
-  cleaner?.unref();
-  if (opts.cleanup && settings().hookTaskCleanup.runAtStart) prune();
+  const cleaner = opts.cleanup ? scheduleCronTask(HOOK_CLEANUP) : null;
+  if (opts.cleanup && settings().hookTaskCleanup.runAtStart) runCronTask(HOOK_CLEANUP).catch((err: unknown) => console.error('hook task cleanup:', err));
   const loop = (async () => {
     while (!stopped) {
       woken = false;
@@ -199,7 +200,7 @@ export function startHookDelivery(opts: { hooks?: number; leaseMs?: number; poll
   return {
     stop: async () => {
       stopped = true;
-      if (cleaner) clearInterval(cleaner);
+      cleaner?.stop();
       unsubscribe();
       wake?.();
       await loop;
