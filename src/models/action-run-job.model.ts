@@ -2,9 +2,9 @@
  * Gitea's `action_run_job`: one job of a run (one per matrix combination), with its single-job
  * workflow, the job ids it needs, its `runs-on` labels, and the task of its latest attempt.
  */
-import { literal, Op, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
-import type { DbContext } from '../db';
+import { db, type DbContext } from '../db';
 import { bigintColumn } from './action-runner.model';
 import { ActionStatus } from './action-run.model';
 
@@ -79,13 +79,30 @@ export function listPickableJobs(ctx: DbContext, limit: number): Promise<ActionR
   });
 }
 
-/** Give a waiting job to a task: false when another runner took it first. */
-export async function claimJob(ctx: DbContext, id: number, taskId: number, now: number): Promise<boolean> {
-  const [n] = await ActionRunJobModel.update(
-    { taskId, status: ActionStatus.Running, started: now, stopped: 0, updated: now, attempt: literal('attempt + 1') as unknown as number },
-    { where: { id, taskId: 0, status: ActionStatus.Waiting }, transaction: ctx.tx },
+/**
+ * Claim waiting jobs: one guarded update moves those still waiting with no task to running (attempt
+ * + 1) and returns their ids. why: of two rounds racing for a job, one changes the row and the other
+ * sees it gone. The claimed jobs get their task ids by `setJobTasks` in the same transaction.
+ */
+export async function claimJobs(ctx: DbContext, ids: number[], now: number): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db().query<{ id: number }>(
+    'UPDATE action_run_job SET status = :running, started = :now, stopped = 0, updated = :now, attempt = attempt + 1 WHERE id IN (:ids) AND task_id = 0 AND status = :waiting RETURNING id',
+    { replacements: { ids, now, running: ActionStatus.Running, waiting: ActionStatus.Waiting }, type: QueryTypes.SELECT, transaction: ctx.tx },
   );
-  return n > 0;
+  return rows.map((r) => Number(r.id));
+}
+
+/** Record the tasks of claimed jobs, `[jobId, taskId]` pairs, in one statement. */
+export async function setJobTasks(ctx: DbContext, pairs: [number, number][]): Promise<void> {
+  if (pairs.length === 0) return;
+  const replacements: Record<string, number> = {};
+  const cases = pairs.map(([job, task], i) => {
+    replacements[`j${i}`] = job;
+    replacements[`t${i}`] = task;
+    return `WHEN :j${i} THEN :t${i}`;
+  });
+  await db().query(`UPDATE action_run_job SET task_id = CASE id ${cases.join(' ')} END WHERE id IN (${pairs.map((_p, i) => `:j${i}`).join(', ')})`, { replacements, transaction: ctx.tx });
 }
 
 /** Change a job, only while its status is one of `from` (when given); whether it changed. */

@@ -5,7 +5,7 @@
  */
 import { Op } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
-import type { DbContext } from '../db';
+import { db, type DbContext } from '../db';
 import { bigintColumn } from './action-runner.model';
 import { ActionStatus } from './action-run.model';
 
@@ -36,14 +36,21 @@ export class ActionTaskModel extends Model {
 /** The fields of a new task. */
 export type NewTask = Pick<ActionTaskModel, 'jobId' | 'attempt' | 'runnerId' | 'repoId' | 'ownerId' | 'commitSha' | 'isForkPullRequest' | 'tokenHash' | 'tokenLastEight'>;
 
-/** Store a new running task. */
-export function insertTask(ctx: DbContext, t: NewTask, now: number): Promise<ActionTaskModel> {
-  return ActionTaskModel.create({ ...t, status: ActionStatus.Running, started: now, created: now, updated: now }, { transaction: ctx.tx });
+/** Store new running tasks, in order; returns them with their ids. */
+export function insertTasks(ctx: DbContext, tasks: NewTask[], now: number): Promise<ActionTaskModel[]> {
+  return ActionTaskModel.bulkCreate(tasks.map((t) => ({ ...t, status: ActionStatus.Running, started: now, created: now, updated: now })), { transaction: ctx.tx, returning: true });
 }
 
-/** Name a task's log file (its id is known once stored). */
-export async function setTaskLogFilename(ctx: DbContext, id: number, logFilename: string): Promise<void> {
-  await ActionTaskModel.update({ logFilename }, { where: { id }, transaction: ctx.tx });
+/** Name the log files of tasks (their ids are known once stored), `[taskId, name]` pairs, in one statement. */
+export async function setTaskLogFilenames(ctx: DbContext, pairs: [number, string][]): Promise<void> {
+  if (pairs.length === 0) return;
+  const replacements: Record<string, number | string> = {};
+  const cases = pairs.map(([id, name], i) => {
+    replacements[`i${i}`] = id;
+    replacements[`n${i}`] = name;
+    return `WHEN :i${i} THEN :n${i}`;
+  });
+  await db().query(`UPDATE action_task SET log_filename = CASE id ${cases.join(' ')} END WHERE id IN (${pairs.map((_p, i) => `:i${i}`).join(', ')})`, { replacements, transaction: ctx.tx });
 }
 
 /** A task by id, or null. */

@@ -190,14 +190,18 @@ describe('actions runs', () => {
     expect((await call('GET', `/repos/alice/deploy/commits/${run.head_sha}/statuses`)).body).to.deep.equal([]);
   });
 
-  it('turns a workflow file that does not parse into a failed run that shows the error', async () => {
-    await pushWorkflows('broken', { '.gitea/workflows/bad.yml': 'on: push\njobs:\n  a:\n    runs-on: [x\n' });
-    await waitRuns('broken', 1);
-    const [run] = (await runsOf('broken')).workflow_runs;
-    expect([run.status, run.conclusion]).to.deep.equal(['completed', 'failure']);
-    const [job] = (await call('GET', `/repos/alice/broken/actions/runs/${run.id}/jobs`)).body.jobs;
-    const log = await call('GET', `/repos/alice/broken/actions/jobs/${job.id}/logs`);
-    expect(log.text).to.contain('Invalid workflow file .gitea/workflows/bad.yml');
+  it('turns each workflow file that does not parse into a failed run that shows the error', async () => {
+    const bad = 'on: push\njobs:\n  a:\n    runs-on: [x\n';
+    await pushWorkflows('broken', { '.gitea/workflows/bad.yml': bad, '.gitea/workflows/worse.yml': bad });
+    await waitRuns('broken', 2);
+    const runs = (await runsOf('broken')).workflow_runs;
+    expect(runs.map((r: { path: string }) => r.path).sort()).to.deep.equal(['bad.yml@refs/heads/main', 'worse.yml@refs/heads/main']);
+    for (const run of runs) {
+      expect([run.status, run.conclusion]).to.deep.equal(['completed', 'failure']);
+      const [job] = (await call('GET', `/repos/alice/broken/actions/runs/${run.id}/jobs`)).body.jobs;
+      const log = await call('GET', `/repos/alice/broken/actions/jobs/${job.id}/logs`);
+      expect(log.text).to.contain(`Invalid workflow file .gitea/workflows/${run.path.split('@')[0]}`);
+    }
   });
 
   it('refuses a bad status filter and hides runs from those who cannot read the repository', async () => {

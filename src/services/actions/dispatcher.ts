@@ -1,8 +1,8 @@
 /**
  * FetchTask by long polling. Every FetchTask joins this process's list of waiting runners. A
  * dispatch round runs one query for the oldest waiting jobs, matches them in memory to the waiting
- * runners in arrival order (scope and labels), and claims the pairs, a few at once, each by one
- * guarded update. A runner whose tasks version is current waits (up to [actions]
+ * runners in arrival order (scope and labels), and claims the pairs in batches, each batch by one
+ * guarded update in one transaction. A runner whose tasks version is current waits (up to [actions]
  * RUNNER_LONG_POLL_TIMEOUT, within its own deadline) for the next round, which runs when jobs
  * become ready anywhere in the cluster; one whose version is stale (act_runner resets it after each
  * task) is answered by the next round, task or not (Gitea's rule), at once when it gets no job. So an idle runner costs no
@@ -11,14 +11,14 @@
 import { systemCtx } from '../../db';
 import type { TaskMsg } from '../../api/runner-proto';
 import { listPickableJobs } from '../../models/action-run-job.model';
-import { claimTask, labelNames, releaseTask, scopeFits } from './task.service';
+import { claimTasks, labelNames, releaseTask, scopeFits } from './task.service';
 import { onJobsReady, tasksVersion } from './jobs-signal';
 import type { RunnerIdentity } from './runner.service';
 
 // why: a round looks at the oldest waiting jobs only; jobs beyond them wait for the next round.
 const ROUND_JOBS = 500;
-// why: claims are short transactions; a few at once keep PostgreSQL busy without queueing on SQLite's one writer.
-const CLAIMS_AT_ONCE = 8;
+// why: a batch is one transaction of a few statements; its first tasks wait for its last, so it stays small enough to answer within a few tens of milliseconds.
+const CLAIM_BATCH = 50;
 // why: a task sent in the last moments before the runner's own deadline may reach a client that
 // already gave up, and its job would wait for the zombie timeout. A waiter this close to the end of
 // its wait gets no job, and a claim that ends later than this after it is given back.
@@ -39,21 +39,23 @@ let round: Promise<void> | null = null;
 let again = false;
 
 /**
- * Claim a job for a runner; null when another took it first. A task claimed for a client that is
- * gone meanwhile is given back at once. why: otherwise its job would wait for the zombie timeout.
+ * Claim jobs for their waiters, a batch in one transaction. A task claimed for a client that is
+ * gone meanwhile, or whose wait ended, is given back at once. why: otherwise its job would wait
+ * for the zombie timeout.
  */
-async function claimFor(w: Waiter, jobId: number): Promise<TaskMsg | null> {
-  let task: TaskMsg | null = null;
+async function claimBatch(pairs: [Waiter, number][]): Promise<(TaskMsg | null)[]> {
+  let tasks: (TaskMsg | null)[] = pairs.map(() => null);
   try {
-    task = await claimTask(w.runner, jobId);
+    tasks = await claimTasks(pairs.map(([w, jobId]) => ({ runner: w.runner, jobId })));
   } catch (err) {
-    console.error(`actions: claiming job ${jobId}:`, err);
+    console.error(`actions: claiming ${pairs.length} jobs:`, err);
   }
-  if (task && (w.gone() || Date.now() > w.until + CLAIM_MARGIN_MS)) {
-    await releaseTask(Number(task.id)).catch((err: unknown) => console.error(`actions: giving back task ${task!.id}:`, err));
+  return Promise.all(tasks.map(async (task, i) => {
+    const w = pairs[i][0];
+    if (!task || (!w.gone() && Date.now() <= w.until + CLAIM_MARGIN_MS)) return task;
+    await releaseTask(Number(task.id)).catch((err: unknown) => console.error(`actions: giving back task ${task.id}:`, err));
     return null;
-  }
-  return task;
+  }));
 }
 
 /** One round: the oldest waiting jobs, each matched to the first waiting runner that fits, claimed. */
@@ -86,12 +88,13 @@ async function runRound(): Promise<void> {
   // why: a stale caller hears the latest version now, with or without a task (Gitea's rule); one
   // without a job need not wait for the claims of the others.
   for (const w of present) if (w.once && !w.claiming) finish(w, null);
-  for (let i = 0; i < pairs.length; i += CLAIMS_AT_ONCE) {
-    await Promise.all(pairs.slice(i, i + CLAIMS_AT_ONCE).map(async ([w, jobId]) => {
-      const task = await claimFor(w, jobId);
+  for (let i = 0; i < pairs.length; i += CLAIM_BATCH) {
+    const batch = pairs.slice(i, i + CLAIM_BATCH);
+    const tasks = await claimBatch(batch);
+    batch.forEach(([w], k) => {
       w.claiming = false;
-      if (task || w.left || w.once) finish(w, task);
-    }));
+      if (tasks[k] || w.left || w.once) finish(w, tasks[k]);
+    });
   }
 }
 

@@ -4,6 +4,7 @@
  * deleted; each job's state reported as a commit status. A job becomes waiting in a transaction;
  * runners are woken once it commits.
  */
+import crypto from 'node:crypto';
 import YAML from 'yaml';
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { BadRequest } from '../../errors';
@@ -17,7 +18,7 @@ import { AccessMode, UnitType } from '../../models/perm';
 import { asUser } from '../auth/principal';
 import { repoPermission } from '../perm/permission';
 import { insertJobs, listJobsOfRun, updateJob, deleteJobsOfRuns, type ActionRunJobModel } from '../../models/action-run-job.model';
-import { insertTask, setTaskLogFilename, tasksOfJobs, updateTask, deleteTasks } from '../../models/action-task.model';
+import { insertTasks, setTaskLogFilenames, tasksOfJobs, updateTask, deleteTasks } from '../../models/action-task.model';
 import { deleteStepsOfTasks } from '../../models/action-task-step.model';
 import { deleteOutputsOfTasks } from '../../models/action-task-output.model';
 import { markArtifactsForDeletion } from '../../models/action-artifact.model';
@@ -160,8 +161,12 @@ async function insertBrokenRun(ev: WorkflowEvent, file: WorkflowFile, error: str
       runId: made.id, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, name: file.id,
       workflowPayload: file.content, jobId: file.id, hasIf: false, status: ActionStatus.Failure, needs: [], runsOn: [],
     }], now);
-    const task = await insertTask(tx, { jobId: job.id, attempt: 1, runnerId: 0, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false, tokenHash: '', tokenLastEight: '' }, now);
-    await setTaskLogFilename(tx, task.id, logFilename(ev.owner.name, ev.repo.name, task.id));
+    // why: token hashes are unique; this task's is of a token nobody holds, and it never runs.
+    const [task] = await insertTasks(tx, [{
+      jobId: job.id, attempt: 1, runnerId: 0, repoId: ev.repo.id, ownerId: ev.owner.id, commitSha: ev.sha, isForkPullRequest: false,
+      tokenHash: crypto.randomBytes(32).toString('hex'), tokenLastEight: '',
+    }], now);
+    await setTaskLogFilenames(tx, [[task.id, logFilename(ev.owner.name, ev.repo.name, task.id)]]);
     await updateJob(tx, job.id, { taskId: task.id, started: now, stopped: now }, now);
     await settleRun(tx, made.id, now, [job.id], true);
     return { run: made, taskId: task.id };

@@ -10,12 +10,12 @@ import { systemCtx, withTx } from '../../db';
 import { BadRequest, Conflict, Forbidden, NotFound, TooLarge } from '../../errors';
 import { RunnerResult, type LogRowMsg, type TaskMsg, type TaskStateMsg } from '../../api/runner-proto';
 import { ActionStatus, isDone, findRunById, type ActionRunModel } from '../../models/action-run.model';
-import { abandonedJobs, claimJob, findJobById, listJobsOfRun, updateJob, type ActionRunJobModel } from '../../models/action-run-job.model';
-import { findRunningTaskByTokenHash, findTaskById, findTasksByIds, insertTask, setTaskLogFilename, staleRunningTasks, updateTask, type ActionTaskModel } from '../../models/action-task.model';
+import { abandonedJobs, claimJobs, findJobById, findJobsByIds, listJobsOfRun, setJobTasks, updateJob, type ActionRunJobModel } from '../../models/action-run-job.model';
+import { findRunningTaskByTokenHash, findTaskById, findTasksByIds, insertTasks, setTaskLogFilenames, staleRunningTasks, updateTask, type ActionTaskModel } from '../../models/action-task.model';
 import { insertSteps, listStepsOfTasks, updateStep } from '../../models/action-task-step.model';
 import { insertOutputs, listOutputsOfTasks } from '../../models/action-task-output.model';
-import { findRepoById } from '../../models/repository.model';
-import { findUserById } from '../../models/user.model';
+import { findReposByIds, type RepositoryModel } from '../../models/repository.model';
+import { findUserById, findUsersByIds, type UserModel } from '../../models/user.model';
 import { nowUnix } from '../../models/issue.model';
 import { repoUrls } from '../content/view';
 import { taskSettings } from './settings.service';
@@ -41,8 +41,6 @@ export function labelNames(r: RunnerIdentity): string[] {
   return [...new Set(r.labels.map((l) => l.split(':')[0]))].sort();
 }
 
-class Taken extends Error {}
-
 /**
  * The running task whose token (the job's GITEA_TOKEN) is `raw`, or null. why: as in Gitea, a job
  * calls the API and git as the `gitea-actions` user with its task's token, for as long as it runs.
@@ -55,35 +53,53 @@ export async function taskOfToken(raw: string): Promise<ActionTaskModel | null> 
   return task && crypto.timingSafeEqual(Buffer.from(task.tokenHash), Buffer.from(hash)) ? task : null;
 }
 
-/** Claim a waiting job for a runner and build its Task; null when another runner took it first. */
-export async function claimTask(runner: RunnerIdentity, jobId: number): Promise<TaskMsg | null> {
-  const token = crypto.randomBytes(20).toString('hex');
+/** A job a dispatch round gives a runner. */
+export interface Claim { runner: RunnerIdentity; jobId: number }
+
+/**
+ * Claim jobs for runners in one transaction and build their Tasks: one guarded update takes the
+ * jobs still waiting, then their tasks, task ids, log names and steps are written a statement each,
+ * and each run touched is settled once. why: a round hands out many jobs at once, often of the same
+ * run; a transaction per job would repeat every statement per job and queue on the run's row.
+ * Returns a Task per claim, in order, or null for a job another round took first.
+ */
+export async function claimTasks(claims: Claim[]): Promise<(TaskMsg | null)[]> {
+  const out: (TaskMsg | null)[] = claims.map(() => null);
+  if (claims.length === 0) return out;
   const now = nowUnix();
-  let claimed: { task: ActionTaskModel; job: ActionRunJobModel; change: Awaited<ReturnType<typeof settleRun>> };
-  try {
-    claimed = await withTx(systemCtx, async (tx) => {
-      const job = await findJobById(tx, jobId);
-      if (!job || job.status !== ActionStatus.Waiting || job.taskId !== 0) throw new Taken();
-      const repo = await findRepoById(tx, job.repoId);
-      const owner = repo && (await findUserById(tx, repo.ownerId));
-      if (!repo || !owner) throw new Taken();
-      const task = await insertTask(tx, {
-        jobId, attempt: job.attempt + 1, runnerId: runner.id, repoId: job.repoId, ownerId: job.ownerId, commitSha: job.commitSha,
-        isForkPullRequest: job.isForkPullRequest, tokenHash: sha256(token), tokenLastEight: token.slice(-8),
-      }, now);
-      // why: the guarded update is the claim: of two runners racing for a job, one changes the row and the other rolls back.
-      if (!(await claimJob(tx, jobId, task.id, now))) throw new Taken();
-      await setTaskLogFilename(tx, task.id, logFilename(owner.name, repo.name, task.id));
-      await insertSteps(tx, stepNames(job.workflowPayload).map((name, index) => ({ name, index, taskId: task.id, repoId: job.repoId, status: ActionStatus.Waiting })), now);
-      const change = await settleRun(tx, job.runId, now, [jobId]);
-      return { task, job: (await findJobById(tx, jobId))!, change };
-    });
-  } catch (err) {
-    if (err instanceof Taken) return null;
-    throw err;
-  }
-  await announce([claimed.change]);
-  return taskMessage(claimed.task, claimed.job, token);
+  const tokens = claims.map(() => crypto.randomBytes(20).toString('hex'));
+  const done = await withTx(systemCtx, async (tx) => {
+    const seen = await findJobsByIds(tx, claims.map((c) => c.jobId));
+    const repos = new Map((await findReposByIds(tx, seen.map((j) => j.repoId))).map((r) => [r.id, r]));
+    const owners = new Map((await findUsersByIds(tx, [...repos.values()].map((r) => r.ownerId))).map((u) => [u.id, u]));
+    const placeOf = (repoId: number) => {
+      const repo = repos.get(repoId);
+      const owner = repo && owners.get(repo.ownerId);
+      return repo && owner ? { repo, owner } : null;
+    };
+    const won = new Set(await claimJobs(tx, seen.filter((j) => placeOf(j.repoId)).map((j) => j.id), now));
+    if (won.size === 0) return null;
+    const jobs = new Map((await findJobsByIds(tx, [...won])).map((j) => [j.id, j]));
+    const picked = claims.flatMap((c, i) => (jobs.has(c.jobId) ? [{ i, c, job: jobs.get(c.jobId)!, place: placeOf(jobs.get(c.jobId)!.repoId)! }] : []));
+    const tasks = await insertTasks(tx, picked.map(({ i, c, job }) => ({
+      jobId: job.id, attempt: job.attempt, runnerId: c.runner.id, repoId: job.repoId, ownerId: job.ownerId, commitSha: job.commitSha,
+      isForkPullRequest: job.isForkPullRequest, tokenHash: sha256(tokens[i]), tokenLastEight: tokens[i].slice(-8),
+    })), now);
+    await setJobTasks(tx, picked.map((p, k) => [p.job.id, tasks[k].id]));
+    await setTaskLogFilenames(tx, picked.map((p, k) => [tasks[k].id, logFilename(p.place.owner.name, p.place.repo.name, tasks[k].id)]));
+    await insertSteps(tx, picked.flatMap((p, k) => stepNames(p.job.workflowPayload).map((name, index) => ({ name, index, taskId: tasks[k].id, repoId: p.job.repoId, status: ActionStatus.Waiting }))), now);
+    const byRun = new Map<number, number[]>();
+    for (const p of picked) byRun.set(p.job.runId, [...(byRun.get(p.job.runId) ?? []), p.job.id]);
+    const changes = [];
+    for (const [runId, ids] of byRun) changes.push(await settleRun(tx, runId, now, ids));
+    picked.forEach((p, k) => { p.job.taskId = tasks[k].id; });
+    return { picked, tasks, changes };
+  });
+  if (!done) return out;
+  await announce(done.changes);
+  const build = taskMessages();
+  for (const [k, p] of done.picked.entries()) out[p.i] = await build(done.tasks[k], p.job, p.place, tokens[p.i]);
+  return out;
 }
 
 /** Give a claimed job back (its runner left before it heard of the task): the task is cancelled, the job waits again. */
@@ -140,19 +156,30 @@ function taskContext(task: ActionTaskModel, run: ActionRunModel, job: ActionRunJ
   };
 }
 
-/** The Task message of a claimed job. */
-async function taskMessage(task: ActionTaskModel, job: ActionRunJobModel, token: string): Promise<TaskMsg> {
-  const run = (await findRunById(systemCtx, job.runId))!;
-  const repo = (await findRepoById(systemCtx, job.repoId))!;
-  const owner = (await findUserById(systemCtx, repo.ownerId))!;
-  const actor = run.triggerUserId > 0 ? (await findUserById(systemCtx, run.triggerUserId))?.name ?? 'Ghost' : 'Ghost';
-  // why: a pull request from a fork runs code its author wrote; it gets the job token and nothing else
-  // (pull_request_target runs the base's workflow, so it gets them).
-  const { secrets: stored, vars } = await taskSettings(systemCtx, repo, !job.isForkPullRequest || run.triggerEvent === 'pull_request_target');
-  const secrets = { GITHUB_TOKEN: token, GITEA_TOKEN: token, ...stored };
-  return {
-    id: BigInt(task.id), workflowPayload: Buffer.from(job.workflowPayload), context: taskContext(task, run, job, owner.name, repo.name, actor, token),
-    secrets, machine: '', needs: await needsOf(job), vars,
+/**
+ * A builder of the Task messages of claimed jobs. why: the jobs of one round share runs, actors and
+ * repositories; it reads each of them once (and each repository's secrets and variables once).
+ */
+function taskMessages() {
+  const runs = new Map<number, Promise<ActionRunModel | null>>();
+  const actors = new Map<number, Promise<string>>();
+  const stored = new Map<string, ReturnType<typeof taskSettings>>();
+  const once = <K, V>(m: Map<K, V>, k: K, make: () => V): V => {
+    if (!m.has(k)) m.set(k, make());
+    return m.get(k)!;
+  };
+  return async (task: ActionTaskModel, job: ActionRunJobModel, place: { repo: RepositoryModel; owner: UserModel }, token: string): Promise<TaskMsg> => {
+    const run = (await once(runs, job.runId, () => findRunById(systemCtx, job.runId)))!;
+    const actor = await once(actors, run.triggerUserId, async () => (run.triggerUserId > 0 ? (await findUserById(systemCtx, run.triggerUserId))?.name ?? 'Ghost' : 'Ghost'));
+    // why: a pull request from a fork runs code its author wrote; it gets the job token and nothing else
+    // (pull_request_target runs the base's workflow, so it gets them).
+    const withSecrets = !job.isForkPullRequest || run.triggerEvent === 'pull_request_target';
+    const { secrets: kept, vars } = await once(stored, `${place.repo.id}:${withSecrets}`, () => taskSettings(systemCtx, place.repo, withSecrets));
+    const secrets = { GITHUB_TOKEN: token, GITEA_TOKEN: token, ...kept };
+    return {
+      id: BigInt(task.id), workflowPayload: Buffer.from(job.workflowPayload), context: taskContext(task, run, job, place.owner.name, place.repo.name, actor, token),
+      secrets, machine: '', needs: await needsOf(job), vars,
+    };
   };
 }
 
