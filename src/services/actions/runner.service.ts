@@ -1,7 +1,7 @@
 /**
  * Actions runners: registration tokens per scope (instance, user or organization, repository),
  * registering and declaring, authenticating each runner call, presence kept in memory and written
- * at most once a minute per runner, and the REST views of runners.
+ * every two minutes per runner (one statement for all that are due), and the REST views of runners.
  */
 import crypto from 'node:crypto';
 import { systemCtx, withTx, type DbContext } from '../../db';
@@ -20,8 +20,9 @@ const RUNNER_DELETED = 'actions.runner-deleted';
 // why: Gitea's presence rules: offline after a minute without a call, busy within 10 s of a task update.
 const OFFLINE_AFTER = 60;
 const ACTIVE_WITHIN = 10;
-// why: the database learns of a runner's calls at most once a minute; readers allow for that lag.
-const PRESENCE_WRITE_EVERY = 60;
+// why: the database learns of a runner's calls every two minutes (an idle runner then costs half a
+// row a minute); this process answers from memory, others allow for the lag.
+const PRESENCE_WRITE_EVERY = 120;
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 
@@ -109,7 +110,7 @@ export function notePresence(runnerId: number, active: boolean): void {
   }
 }
 
-/** Write the presence of runners whose stored time is a minute old or more. */
+/** Write the presence of runners whose stored time is two minutes old or more. */
 export async function flushPresence(): Promise<void> {
   const due = [...presence.entries()].filter(([, p]) => p.online - p.written >= PRESENCE_WRITE_EVERY);
   if (due.length === 0) return;
