@@ -81,10 +81,12 @@ export async function claimTasks(claims: Claim[]): Promise<(TaskMsg | null)[]> {
     if (won.size === 0) return null;
     const jobs = new Map((await findJobsByIds(tx, [...won])).map((j) => [j.id, j]));
     const picked = claims.flatMap((c, i) => (jobs.has(c.jobId) ? [{ i, c, job: jobs.get(c.jobId)!, place: placeOf(jobs.get(c.jobId)!.repoId)! }] : []));
-    const tasks = await insertTasks(tx, picked.map(({ i, c, job }) => ({
+    const inserted = await insertTasks(tx, picked.map(({ i, c, job }) => ({
       jobId: job.id, attempt: job.attempt, runnerId: c.runner.id, repoId: job.repoId, ownerId: job.ownerId, commitSha: job.commitSha,
       isForkPullRequest: job.isForkPullRequest, tokenHash: sha256(tokens[i]), tokenLastEight: tokens[i].slice(-8),
     })), now);
+    const byJob = new Map(inserted.map((t) => [t.jobId, t]));
+    const tasks = picked.map((p) => byJob.get(p.job.id)!);
     await setJobTasks(tx, picked.map((p, k) => [p.job.id, tasks[k].id]));
     await setTaskLogFilenames(tx, picked.map((p, k) => [tasks[k].id, logFilename(p.place.owner.name, p.place.repo.name, tasks[k].id)]));
     await insertSteps(tx, picked.flatMap((p, k) => stepNames(p.job.workflowPayload).map((name, index) => ({ name, index, taskId: tasks[k].id, repoId: p.job.repoId, status: ActionStatus.Waiting }))), now);
