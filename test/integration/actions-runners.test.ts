@@ -117,10 +117,23 @@ describe('actions runners', () => {
     const [stored] = await sql(w.server, `SELECT status, log_length FROM action_task WHERE id = ${taskId}`);
     expect([Number(stored.status), Number(stored.log_length)]).to.deep.equal([6, 3]);
 
+    // a report without news answers that the task goes on; outputs are acknowledged by key (the first value stays)
+    const beat = await r.client.updateTask({ state: { id: taskId } }, r.call());
+    expect([beat.state.result, beat.sentOutputs]).to.deep.equal([RunnerResult.Unspecified, []]);
+    const sent = await r.client.updateTask({ state: { id: taskId }, outputs: { b: '2', a: '1' } }, r.call());
+    expect([...sent.sentOutputs].sort()).to.deep.equal(['a', 'b']);
+    const more = await r.client.updateTask({ state: { id: taskId }, outputs: { a: 'changed', c: '3', ['k'.repeat(256)]: 'key too long' } }, r.call());
+    expect([...more.sentOutputs].sort()).to.deep.equal(['a', 'b', 'c']);
+    const outs = await sql(w.server, `SELECT output_key, output_value FROM action_task_output WHERE task_id = ${taskId} ORDER BY output_key`);
+    expect(outs.map((o) => [o.output_key, o.output_value])).to.deep.equal([['a', '1'], ['b', '2'], ['c', '3']]);
+
     // the runner finishes it; then its deletion (twice: 404) locks it out
     await r.client.updateLog({ taskId, index: 3n, rows: [], noMore: true }, r.call());
     const done = await r.client.updateTask({ state: { id: taskId, result: RunnerResult.Success, stoppedAt: timestampFromDate(new Date()) } }, r.call());
     expect(done.state.result).to.equal(RunnerResult.Success);
+    // a report after the end changes nothing and answers the final result
+    const late = await r.client.updateTask({ state: { id: taskId, result: RunnerResult.Failure } }, r.call());
+    expect(late.state.result).to.equal(RunnerResult.Success);
     const [run] = (await runsOf('one')).workflow_runs;
     expect(run.conclusion).to.equal('success');
     const log = await call('GET', `/repos/alice/one/actions/jobs/${(await call('GET', `/repos/alice/one/actions/runs/${run.id}/jobs`)).body.jobs[0].id}/logs`);

@@ -195,36 +195,43 @@ async function heldTask(runner: RunnerIdentity, id: bigint | number): Promise<Ac
 
 const tsSeconds = (t?: { seconds: bigint }) => (t ? Number(t.seconds) : 0);
 
-/** UpdateTask: a runner's report on its task (steps, outputs, maybe its result). Returns the task's final result, if any, and the output keys stored. */
+/**
+ * UpdateTask: a runner's report on its task (steps, outputs, maybe its result). Returns the task's
+ * final result, if any, and the output keys stored (`sent_outputs`; empty when it sent none, as it
+ * then waits for none). why: act_runner reports every second while a task runs; a report that
+ * changes nothing (and no heartbeat is due) costs two reads and no transaction.
+ */
 export async function reportTaskState(runner: RunnerIdentity, state: TaskStateMsg | undefined, outputs: Record<string, string>): Promise<{ result: number; sentOutputs: string[] }> {
   if (!state) throw new BadRequest('missing task state');
   const task = await heldTask(runner, state.id);
   notePresence(runner.id, true);
+  // why: a task already done (cancelled while running) stays so; the runner learns it from the answer.
+  if (isDone(task.status)) return { result: task.status, sentOutputs: [] };
   const now = nowUnix();
   const kept = Object.entries(outputs).filter(([k, v]) => Buffer.byteLength(k) <= MAX_OUTPUT_KEY && Buffer.byteLength(v) <= MAX_OUTPUT_VALUE);
+  const rows = state.steps.length ? await listStepsOfTasks(systemCtx, [task.id]) : [];
+  const stepChanges = state.steps.flatMap((s) => {
+    const row = rows.find((x) => x.index === Number(s.id));
+    if (!row) return [];
+    const status = s.result ? s.result as ActionStatus : s.startedAt ? ActionStatus.Running : row.status;
+    const next = { status, logIndex: Number(s.logIndex), logLength: Number(s.logLength), started: tsSeconds(s.startedAt) || row.started, stopped: tsSeconds(s.stoppedAt) || row.stopped };
+    const same = next.status === row.status && next.logIndex === row.logIndex && next.logLength === row.logLength && next.started === row.started && next.stopped === row.stopped;
+    return same ? [] : [{ index: row.index, next }];
+  });
+  const result = state.result as ActionStatus;
+  if (state.result === RunnerResult.Unspecified && kept.length === 0 && stepChanges.length === 0 && now - task.updated < HEARTBEAT_WRITE_EVERY) {
+    return { result: RunnerResult.Unspecified, sentOutputs: [] };
+  }
   let change: Awaited<ReturnType<typeof settleRun>> | null = null;
   const final = await withTx(systemCtx, async (tx) => {
     await insertOutputs(tx, task.id, kept);
-    const fresh = (await findTaskById(tx, task.id))!;
-    // why: a task already done (cancelled while running) stays so; the runner learns it from the answer.
-    if (isDone(fresh.status)) return fresh.status;
-    const steps = await listStepsOfTasks(tx, [task.id]);
-    for (const s of state.steps) {
-      const row = steps.find((x) => x.index === Number(s.id));
-      if (!row) continue;
-      const status = s.result ? s.result as ActionStatus : s.startedAt ? ActionStatus.Running : row.status;
-      const next = { status, logIndex: Number(s.logIndex), logLength: Number(s.logLength), started: tsSeconds(s.startedAt) || row.started, stopped: tsSeconds(s.stoppedAt) || row.stopped };
-      if (next.status !== row.status || next.logIndex !== row.logIndex || next.logLength !== row.logLength || next.started !== row.started || next.stopped !== row.stopped) {
-        await updateStep(tx, task.id, row.index, next, now);
-      }
-    }
+    for (const c of stepChanges) await updateStep(tx, task.id, c.index, c.next, now);
     if (state.result === RunnerResult.Unspecified) {
-      if (now - fresh.updated >= HEARTBEAT_WRITE_EVERY) await updateTask(tx, task.id, {}, now);
+      await updateTask(tx, task.id, {}, now);
       return ActionStatus.Unknown;
     }
-    const result = state.result as ActionStatus;
     const stopped = tsSeconds(state.stoppedAt) || now;
-    await updateTask(tx, task.id, { status: result, stopped }, now, [ActionStatus.Running]);
+    if (!(await updateTask(tx, task.id, { status: result, stopped }, now, [ActionStatus.Running]))) return (await findTaskById(tx, task.id))!.status;
     await updateJob(tx, task.jobId, { status: result, stopped }, now, [ActionStatus.Running]);
     change = await settleRun(tx, (await findJobById(tx, task.jobId))!.runId, now, [task.jobId]);
     return result;
@@ -233,8 +240,8 @@ export async function reportTaskState(runner: RunnerIdentity, state: TaskStateMs
     await announce([change]);
     if (runner.ephemeral) await removeRunner(systemCtx, runner.id, runner.uuid).catch(() => undefined);
   }
-  const stored = (await listOutputsOfTasks(systemCtx, [task.id])).map((o) => o.outputKey);
-  return { result: isDone(final) ? final : RunnerResult.Unspecified, sentOutputs: stored };
+  const sentOutputs = kept.length ? (await listOutputsOfTasks(systemCtx, [task.id])).map((o) => o.outputKey) : [];
+  return { result: isDone(final) ? final : RunnerResult.Unspecified, sentOutputs };
 }
 
 // why: a runner sends one task's rows one request at a time; this keeps two requests that cross anyway in order.
