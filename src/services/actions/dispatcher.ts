@@ -17,12 +17,13 @@ import type { RunnerIdentity } from './runner.service';
 
 // why: a round looks at the oldest waiting jobs only; jobs beyond them wait for the next round.
 const ROUND_JOBS = 500;
-// why: a batch is one transaction of a few statements; its first tasks wait for its last, so it stays small enough to answer within a few tens of milliseconds.
+// why: a batch is one transaction of a few statements; its first tasks wait for its last, and 50 keep it under a second on a busy 2-core machine.
 const CLAIM_BATCH = 50;
 // why: a task sent in the last moments before the runner's own deadline may reach a client that
-// already gave up, and its job would wait for the zombie timeout. A waiter this close to the end of
-// its wait gets no job, and a claim that ends later than this after it is given back.
-const CLAIM_MARGIN_MS = 500;
+// already gave up, and its job would wait for the zombie timeout. A waiter's wait ends a second
+// before that deadline (the second is for the answer to travel); a claim that ends after the wait
+// is given back, and a waiter with less than this left gets no job (a busy batch takes about that long).
+const CLAIM_MARGIN_MS = 1500;
 
 /**
  * A FetchTask in the list. `once`: answered after the next round whatever it brings. `claiming`
@@ -52,7 +53,7 @@ async function claimBatch(pairs: [Waiter, number][]): Promise<(TaskMsg | null)[]
   }
   return Promise.all(tasks.map(async (task, i) => {
     const w = pairs[i][0];
-    if (!task || (!w.gone() && Date.now() <= w.until + CLAIM_MARGIN_MS)) return task;
+    if (!task || (!w.gone() && Date.now() <= w.until)) return task;
     await releaseTask(Number(task.id)).catch((err: unknown) => console.error(`actions: giving back task ${task.id}:`, err));
     return null;
   }));
