@@ -6,6 +6,7 @@ import { Op, QueryTypes, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db, type DbContext } from '../db';
 import { bigintColumn } from './action-runner.model';
+import { setByCase } from './set-by-case';
 import { ActionStatus } from './action-run.model';
 
 @Table({ tableName: 'action_run_job', underscored: true, timestamps: false })
@@ -94,15 +95,8 @@ export async function claimJobs(ctx: DbContext, ids: number[], now: number): Pro
 }
 
 /** Record the tasks of claimed jobs, `[jobId, taskId]` pairs, in one statement. */
-export async function setJobTasks(ctx: DbContext, pairs: [number, number][]): Promise<void> {
-  if (pairs.length === 0) return;
-  const replacements: Record<string, number> = {};
-  const cases = pairs.map(([job, task], i) => {
-    replacements[`j${i}`] = job;
-    replacements[`t${i}`] = task;
-    return `WHEN :j${i} THEN :t${i}`;
-  });
-  await db().query(`UPDATE action_run_job SET task_id = CASE id ${cases.join(' ')} END WHERE id IN (${pairs.map((_p, i) => `:j${i}`).join(', ')})`, { replacements, transaction: ctx.tx });
+export function setJobTasks(ctx: DbContext, pairs: [number, number][]): Promise<void> {
+  return setByCase(ctx, 'action_run_job', 'task_id', pairs);
 }
 
 /** Change a job, only while its status is one of `from` (when given); whether it changed. */

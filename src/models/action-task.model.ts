@@ -5,8 +5,9 @@
  */
 import { Op } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
-import { db, type DbContext } from '../db';
+import type { DbContext } from '../db';
 import { bigintColumn } from './action-runner.model';
+import { setByCase } from './set-by-case';
 import { ActionStatus } from './action-run.model';
 
 @Table({ tableName: 'action_task', underscored: true, timestamps: false })
@@ -42,15 +43,8 @@ export function insertTasks(ctx: DbContext, tasks: NewTask[], now: number): Prom
 }
 
 /** Name the log files of tasks (their ids are known once stored), `[taskId, name]` pairs, in one statement. */
-export async function setTaskLogFilenames(ctx: DbContext, pairs: [number, string][]): Promise<void> {
-  if (pairs.length === 0) return;
-  const replacements: Record<string, number | string> = {};
-  const cases = pairs.map(([id, name], i) => {
-    replacements[`i${i}`] = id;
-    replacements[`n${i}`] = name;
-    return `WHEN :i${i} THEN :n${i}`;
-  });
-  await db().query(`UPDATE action_task SET log_filename = CASE id ${cases.join(' ')} END WHERE id IN (${pairs.map((_p, i) => `:i${i}`).join(', ')})`, { replacements, transaction: ctx.tx });
+export function setTaskLogFilenames(ctx: DbContext, pairs: [number, string][]): Promise<void> {
+  return setByCase(ctx, 'action_task', 'log_filename', pairs);
 }
 
 /** A task by id, or null. */
