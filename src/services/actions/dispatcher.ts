@@ -22,8 +22,8 @@ const CLAIM_BATCH = 50;
 // why: a task sent in the last moments before the runner's own deadline may reach a client that
 // already gave up, and its job would wait for the zombie timeout. A waiter's wait ends a second
 // before that deadline (the second is for the answer to travel); a claim that ends after the wait
-// is given back, and a waiter with less than this left gets no job (a busy batch takes about that long).
-const CLAIM_MARGIN_MS = 1500;
+// is given back, and a waiter this close to the end of its wait gets no job.
+const CLAIM_MARGIN_MS = 500;
 
 /**
  * A FetchTask in the list. `once`: answered after the next round whatever it brings. `claiming`
