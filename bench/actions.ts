@@ -27,6 +27,7 @@ const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? '300');
 const JOBS = Number(process.env.BENCH_JOBS ?? '2000');
 const JOB_RATE = Number(process.env.BENCH_JOB_RATE ?? '200');
 const DB = process.env.BENCH_DB ?? 'postgres';
+const WORKERS = Number(process.env.BENCH_WORKERS ?? '1');
 const PER_DISPATCH = 10;
 
 /** User+system CPU seconds and resident MB of a process and its children. */
@@ -87,7 +88,7 @@ export async function run(): Promise<void> {
   if (DB === 'postgres') process.env.FORGE_TEST_DB = 'postgres';
   // why: BENCH_CPU_PROF=<dir> writes the forge's CPU profiles (primary and worker) there when it stops.
   const prof = process.env.BENCH_CPU_PROF;
-  const server = await newServer({ workers: 1, env: { FORGE__LOG__LEVEL: 'error' }, nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
+  const server = await newServer({ workers: WORKERS, env: { FORGE__LOG__LEVEL: 'error' }, nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
   const made = await server.cli(['admin', 'user', 'create', '--username', 'root', '--password', 'root-password-1', '--email', 'root@example.com', '--admin',
     '--must-change-password=false', '--access-token', '--access-token-scopes', 'all']);
   if (made.code !== 0) throw new Error(made.stderr);
@@ -182,6 +183,6 @@ export async function run(): Promise<void> {
     ['runner call errors (idle / busy processes)', `${idle.errors} / ${busy.errors}`, ''],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));
-  process.stdout.write(`\nbench actions (${DB}, 1 worker; jobs queued at ${JOB_RATE}/s)\n`);
+  process.stdout.write(`\nbench actions (${DB}, ${WORKERS} worker${WORKERS > 1 ? 's' : ''}; jobs queued at ${JOB_RATE}/s)\n`);
   for (const [what, value, target] of rows) process.stdout.write(`${what.padEnd(width)}  ${value.padStart(14)}  ${target}\n`);
 }

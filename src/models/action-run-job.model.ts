@@ -51,6 +51,11 @@ export function listJobsOfRun(ctx: DbContext, runId: number): Promise<ActionRunJ
   return ActionRunJobModel.findAll({ where: { runId }, order: [['id', 'ASC']], transaction: ctx.tx });
 }
 
+/** The jobs of runs, in id order. */
+export function listJobsOfRuns(ctx: DbContext, runIds: number[]): Promise<ActionRunJobModel[]> {
+  return runIds.length ? ActionRunJobModel.findAll({ where: { runId: [...new Set(runIds)] }, order: [['id', 'ASC']], transaction: ctx.tx }) : Promise.resolve([]);
+}
+
 /** A job by id, or null. */
 export function findJobById(ctx: DbContext, id: number): Promise<ActionRunJobModel | null> {
   return ActionRunJobModel.findByPk(id, { transaction: ctx.tx });
@@ -72,12 +77,16 @@ export function listJobs(ctx: DbContext, f: JobFilter, page: { limit: number; of
   return ActionRunJobModel.findAndCountAll({ where, order: [['id', 'DESC']], ...page, transaction: ctx.tx });
 }
 
-/** Up to `limit` jobs waiting for a runner, the longest waiting first. */
-export function listPickableJobs(ctx: DbContext, limit: number): Promise<ActionRunJobModel[]> {
-  return ActionRunJobModel.findAll({
-    attributes: ['id', 'runId', 'repoId', 'ownerId', 'runsOn'],
-    where: { status: ActionStatus.Waiting, taskId: 0 }, order: [['updated', 'ASC'], ['id', 'ASC']], limit, transaction: ctx.tx,
-  });
+/** A job waiting for a runner: where it runs, and the labels a runner must have. */
+export interface PickableJob { id: number; runId: number; repoId: number; ownerId: number; labels: string[] }
+
+/** Up to `limit` jobs waiting for a runner, the longest waiting first. why: plain rows; a dispatch round reads hundreds. */
+export async function listPickableJobs(ctx: DbContext, limit: number): Promise<PickableJob[]> {
+  const rows = await db().query<{ id: number; run_id: number; repo_id: number; owner_id: number; runs_on: string }>(
+    'SELECT id, run_id, repo_id, owner_id, runs_on FROM action_run_job WHERE status = :waiting AND task_id = 0 ORDER BY updated, id LIMIT :limit',
+    { replacements: { waiting: ActionStatus.Waiting, limit }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  return rows.map((r) => ({ id: Number(r.id), runId: Number(r.run_id), repoId: Number(r.repo_id), ownerId: Number(r.owner_id), labels: JSON.parse(r.runs_on) as string[] }));
 }
 
 /**
@@ -95,8 +104,13 @@ export async function claimJobs(ctx: DbContext, ids: number[], now: number): Pro
 }
 
 /** Record the tasks of claimed jobs, `[jobId, taskId]` pairs, in one statement. */
-export function setJobTasks(ctx: DbContext, pairs: [number, number][]): Promise<void> {
-  return setByCase(ctx, 'action_run_job', 'task_id', pairs);
+export async function setJobTasks(ctx: DbContext, pairs: [number, number][]): Promise<void> {
+  await setByCase(ctx, 'action_run_job', ['task_id'], pairs);
+}
+
+/** End running jobs, each with its status and time, in one statement; returns the ids of those that were still running. */
+export function endJobs(ctx: DbContext, ends: { id: number; status: ActionStatus; stopped: number }[], now: number): Promise<number[]> {
+  return setByCase(ctx, 'action_run_job', ['status', 'stopped'], ends.map((e) => [e.id, e.status, e.stopped]), { set: { updated: now }, where: { column: 'status', in: [ActionStatus.Running] } });
 }
 
 /** Change a job, only while its status is one of `from` (when given); whether it changed. */

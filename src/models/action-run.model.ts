@@ -2,12 +2,13 @@
  * Gitea's `action_run`: one run of one workflow file for one event, numbered per repository
  * (`index`), with the event's payload and the status aggregated from its jobs.
  */
-import { Op, QueryTypes, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, literal, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db, type DbContext } from '../db';
 import { bigintColumn } from './action-runner.model';
 import { markArtifactsForDeletion } from './action-artifact.model';
 import { nowUnix } from './issue.model';
+import { setByCase } from './set-by-case';
 
 /** Gitea's action statuses; 1-4 are the finished ones and equal the runner protocol's results. */
 export enum ActionStatus { Unknown = 0, Success = 1, Failure = 2, Cancelled = 3, Skipped = 4, Waiting = 5, Running = 6, Blocked = 7 }
@@ -72,6 +73,16 @@ export function findRunsByIds(ctx: DbContext, ids: number[]): Promise<ActionRunM
   return ids.length ? ActionRunModel.findAll({ where: { id: [...new Set(ids)] }, transaction: ctx.tx }) : Promise.resolve([]);
 }
 
+/**
+ * Runs by id, locked for the transaction in id order (PostgreSQL; SQLite has one writer). why: a
+ * settle reads a run's jobs after locking the run, so of two transactions that end jobs of one run,
+ * the later sees the other's jobs and leaves the right status; the id order keeps them from deadlocking.
+ */
+export function lockRuns(ctx: DbContext, ids: number[]): Promise<ActionRunModel[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return ActionRunModel.findAll({ where: { id: [...new Set(ids)] }, order: [['id', 'ASC']], transaction: ctx.tx, ...(ctx.tx ? { lock: true } : {}) });
+}
+
 /** What narrows a run listing. */
 export interface RunFilter {
   repoId?: number; ownerId?: number; event?: string; ref?: string; statuses?: ActionStatus[]; triggerUserId?: number; commitSha?: string; workflowId?: string;
@@ -105,8 +116,15 @@ export async function approveRunRow(ctx: DbContext, id: number, approverId: numb
 
 /** Set a run's status and times, bumping its version. */
 export async function updateRun(ctx: DbContext, id: number, changes: Partial<Pick<ActionRunModel, 'status' | 'started' | 'stopped' | 'previousDuration'>>, now: number): Promise<void> {
-  await ActionRunModel.increment({ version: 1 }, { where: { id }, transaction: ctx.tx });
-  await ActionRunModel.update({ ...changes, updated: now }, { where: { id }, transaction: ctx.tx });
+  await ActionRunModel.update({ ...changes, updated: now, version: literal('version + 1') }, { where: { id }, transaction: ctx.tx });
+}
+
+/** A run's status and times as its jobs make them. */
+export interface RunState { id: number; status: ActionStatus; started: number; stopped: number }
+
+/** Set the status and times of runs, bumping their versions, in one statement. */
+export async function setRunStates(ctx: DbContext, states: RunState[], now: number): Promise<void> {
+  await setByCase(ctx, 'action_run', ['status', 'started', 'stopped'], states.map((r) => [r.id, r.status, r.started, r.stopped]), { set: { updated: now }, increment: ['version'] });
 }
 
 /** Delete a run row. */

@@ -43,8 +43,24 @@ export function insertTasks(ctx: DbContext, tasks: NewTask[], now: number): Prom
 }
 
 /** Name the log files of tasks (their ids are known once stored), `[taskId, name]` pairs, in one statement. */
-export function setTaskLogFilenames(ctx: DbContext, pairs: [number, string][]): Promise<void> {
-  return setByCase(ctx, 'action_task', 'log_filename', pairs);
+export async function setTaskLogFilenames(ctx: DbContext, pairs: [number, string][]): Promise<void> {
+  await setByCase(ctx, 'action_task', ['log_filename'], pairs);
+}
+
+/** A task's end as its runner reported it. */
+export interface TaskEnd { id: number; status: ActionStatus; stopped: number }
+
+/** End running tasks, each with its status and time, in one statement; returns the ids of those that were still running. */
+export function endTasks(ctx: DbContext, ends: TaskEnd[], now: number): Promise<number[]> {
+  return setByCase(ctx, 'action_task', ['status', 'stopped'], ends.map((e) => [e.id, e.status, e.stopped]), { set: { updated: now }, where: { column: 'status', in: [ActionStatus.Running] } });
+}
+
+/** The log of a task as stored so far. */
+export interface TaskLogState { id: number; logLength: number; logSize: number; logInStorage: boolean }
+
+/** Record how far the logs of tasks reached, in one statement. */
+export async function setTaskLogs(ctx: DbContext, logs: TaskLogState[], now: number): Promise<void> {
+  await setByCase(ctx, 'action_task', ['log_length', 'log_size', 'log_in_storage'], logs.map((l) => [l.id, l.logLength, l.logSize, l.logInStorage]), { set: { updated: now } });
 }
 
 /** A task by id, or null. */

@@ -57,6 +57,8 @@ function waitOf(ctx: HandlerContext): number {
 /** The Express handler of the runner protocol, mounted at /api/actions. */
 export function runnerRpcHandler(): RequestHandler {
   const handler = connectNodeAdapter({
+    // why: a Task is a few KiB; gzip costs more CPU than the bytes it saves between a runner and the forge. Large messages are still compressed.
+    compressMinBytes: 64 * 1024,
     routes: (router) => {
       // why: the descriptors are built at run time (src/api/runner-proto.ts), so the implementations are typed by hand.
       router.service(PingService, { ping: rpc(async (req: { data: string }) => ({ data: `Hello, ${req.data}!` })) } as never);

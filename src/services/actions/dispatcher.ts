@@ -10,15 +10,15 @@
  */
 import { systemCtx } from '../../db';
 import type { TaskMsg } from '../../api/runner-proto';
-import { listPickableJobs } from '../../models/action-run-job.model';
+import { listPickableJobs, type PickableJob } from '../../models/action-run-job.model';
 import { claimTasks, labelNames, releaseTask, scopeFits } from './task.service';
 import { onJobsReady, tasksVersion } from './jobs-signal';
 import type { RunnerIdentity } from './runner.service';
 
 // why: a round looks at the oldest waiting jobs only; jobs beyond them wait for the next round.
 const ROUND_JOBS = 500;
-// why: a batch is one transaction of a few statements; its first tasks wait for its last, and 50 keep it under a second on a busy 2-core machine.
-const CLAIM_BATCH = 50;
+// why: a batch is one transaction of about a dozen statements whatever its size; its first tasks wait for its last.
+const CLAIM_BATCH = 200;
 // why: a task sent in the last moments before the runner's own deadline may reach a client that
 // already gave up, and its job would wait for the zombie timeout. A waiter's wait ends a second
 // before that deadline (the second is for the answer to travel); a claim that ends after the wait
@@ -44,10 +44,10 @@ let again = false;
  * gone meanwhile, or whose wait ended, is given back at once. why: otherwise its job would wait
  * for the zombie timeout.
  */
-async function claimBatch(pairs: [Waiter, number][]): Promise<(TaskMsg | null)[]> {
+async function claimBatch(pairs: [Waiter, PickableJob][]): Promise<(TaskMsg | null)[]> {
   let tasks: (TaskMsg | null)[] = pairs.map(() => null);
   try {
-    tasks = await claimTasks(pairs.map(([w, jobId]) => ({ runner: w.runner, jobId })));
+    tasks = await claimTasks(pairs.map(([w, job]) => ({ runner: w.runner, job })));
   } catch (err) {
     console.error(`actions: claiming ${pairs.length} jobs:`, err);
   }
@@ -75,15 +75,15 @@ async function runRound(): Promise<void> {
     kind.queue.push(w);
     kinds.set(key, kind);
   }
-  const pairs: [Waiter, number][] = [];
+  const pairs: [Waiter, PickableJob][] = [];
   for (const job of jobs) {
-    const wanted = job.labels();
+    const wanted = job.labels;
     const kind = [...kinds.values()].find((k) => k.queue.length && scopeFits(k.runner, job) && wanted.every((l) => k.labels.has(l)));
     if (!kind) continue;
     const w = kind.queue.shift()!;
     // why: from here its deadline or its client's going cannot answer it behind the claim's back.
     w.claiming = true;
-    pairs.push([w, job.id]);
+    pairs.push([w, job]);
     if (pairs.length === present.length) break;
   }
   // why: a stale caller hears the latest version now, with or without a task (Gitea's rule); one

@@ -4,7 +4,7 @@
  */
 import type { DbContext } from '../../db';
 import { findRunsByIds, type ActionRunModel } from '../../models/action-run.model';
-import { listJobsOfRun, type ActionRunJobModel } from '../../models/action-run-job.model';
+import { listJobsOfRuns, type ActionRunJobModel } from '../../models/action-run-job.model';
 import { findTasksByIds } from '../../models/action-task.model';
 import { listStepsOfTasks, type ActionTaskStepModel } from '../../models/action-task-step.model';
 import { findRunnersByIds, type ActionRunnerModel } from '../../models/action-runner.model';
@@ -12,11 +12,12 @@ import { findRunnersByIds, type ActionRunnerModel } from '../../models/action-ru
 /** Jobs with what their view needs: the run, the job's place in it, and its latest task's runner and steps. */
 export interface JobView { job: ActionRunJobModel; run: ActionRunModel; index: number; task?: { runner?: ActionRunnerModel; steps: ActionTaskStepModel[] } }
 
-/** The views of jobs. */
-export async function jobViews(ctx: DbContext, jobs: ActionRunJobModel[]): Promise<JobView[]> {
-  const runs = new Map((await findRunsByIds(ctx, jobs.map((j) => j.runId))).map((r) => [r.id, r]));
-  const siblings = new Map<number, number[]>();
-  for (const runId of runs.keys()) siblings.set(runId, (await listJobsOfRun(ctx, runId)).map((j) => j.id));
+/** The views of jobs; `known` runs with all their jobs (as a transaction just left them) are not read again. */
+export async function jobViews(ctx: DbContext, jobs: ActionRunJobModel[], known: { run: ActionRunModel; jobs: ActionRunJobModel[] }[] = []): Promise<JobView[]> {
+  const runs = new Map(known.map((k) => [k.run.id, k.run]));
+  const siblings = new Map(known.map((k) => [k.run.id, k.jobs.map((j) => j.id)]));
+  for (const r of await findRunsByIds(ctx, jobs.map((j) => j.runId).filter((id) => !runs.has(id)))) runs.set(r.id, r);
+  for (const j of await listJobsOfRuns(ctx, [...runs.keys()].filter((id) => !siblings.has(id)))) siblings.set(j.runId, [...(siblings.get(j.runId) ?? []), j.id]);
   const tasks = await findTasksByIds(ctx, jobs.map((j) => j.taskId));
   const runners = new Map((await findRunnersByIds(ctx, tasks.map((t) => t.runnerId).filter((id) => id > 0))).map((r) => [r.id, r]));
   const steps = await listStepsOfTasks(ctx, tasks.map((t) => t.id));

@@ -38,18 +38,32 @@ export async function appendLog(name: string, lines: string[]): Promise<number> 
   return Buffer.byteLength(text);
 }
 
-/** Compress a finished task's log (idempotent: a log already compressed is left). */
-export async function archiveLog(name: string): Promise<void> {
+// why: a log this small is compressed in memory in one step; a stream and a full-size zlib window cost more than the work.
+const IN_MEMORY = 1 << 20;
+
+/**
+ * Compress a finished task's log, with its last `lines` when given (idempotent: a log already
+ * compressed is left). Returns the bytes of `lines`.
+ */
+export async function archiveLog(name: string, lines: string[] = []): Promise<number> {
   const file = full(name);
-  if (!fs.existsSync(file)) {
-    if (fs.existsSync(compressed(name))) return;
-    await fsp.mkdir(path.dirname(file), { recursive: true });
-    await fsp.writeFile(file, '');
-  }
+  const tail = Buffer.from(lines.join(''));
+  const size = await fsp.stat(file).then((st) => st.size, () => null);
+  if (size === null && fs.existsSync(compressed(name))) return 0;
+  await fsp.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${compressed(name)}.tmp`;
-  await pipeline(fs.createReadStream(file), zlib.createGzip(), fs.createWriteStream(tmp));
+  if ((size ?? 0) + tail.length <= IN_MEMORY) {
+    const text = size ? Buffer.concat([await fsp.readFile(file), tail]) : tail;
+    // why: a small input needs no 32 KiB window; the smallest that holds it makes the same stream any gunzip reads.
+    const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(text.length + 262))));
+    await fsp.writeFile(tmp, zlib.gzipSync(text, { windowBits, memLevel: Math.max(1, windowBits - 7) }));
+  } else {
+    if (tail.length) await fsp.appendFile(file, tail);
+    await pipeline(fs.createReadStream(file), zlib.createGzip(), fs.createWriteStream(tmp));
+  }
   await fsp.rename(tmp, compressed(name));
   await fsp.rm(file, { force: true });
+  return tail.length;
 }
 
 /** A stream of a task's whole log, or null when the file is gone. */

@@ -11,13 +11,13 @@ import { BadRequest } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { changedPaths } from '../../git/history';
 import {
-  ActionStatus, isDone, findRunById, insertRun, nextRunIndex, unfinishedRunsLike, updateRun, deleteRunRow, hasApprovedRuns, approveRunRow,
-  type ActionRunModel, type NewRun,
+  ActionStatus, isDone, findRunById, insertRun, nextRunIndex, unfinishedRunsLike, updateRun, deleteRunRow, hasApprovedRuns, approveRunRow, lockRuns,
+  setRunStates, type ActionRunModel, type NewRun, type RunState,
 } from '../../models/action-run.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import { asUser } from '../auth/principal';
 import { repoPermission } from '../perm/permission';
-import { insertJobs, listJobsOfRun, updateJob, deleteJobsOfRuns, type ActionRunJobModel } from '../../models/action-run-job.model';
+import { insertJobs, listJobsOfRun, listJobsOfRuns, updateJob, deleteJobsOfRuns, type ActionRunJobModel } from '../../models/action-run-job.model';
 import { insertTasks, setTaskLogFilenames, tasksOfJobs, updateTask, deleteTasks } from '../../models/action-task.model';
 import { deleteStepsOfTasks } from '../../models/action-task-step.model';
 import { deleteOutputsOfTasks } from '../../models/action-task-output.model';
@@ -27,13 +27,13 @@ import { findRepoById, type RepositoryModel } from '../../models/repository.mode
 import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
 import { nowUnix } from '../../models/issue.model';
 import { recordCommitStatus } from '../history/status.service';
-import { emitWorkflowEvents } from '../webhook/payload';
+import { emitWorkflowEvents, type WorkflowChange } from '../webhook/payload';
 import { jobViews } from './job-view';
-import { appendLog, archiveLog, formatLogLine, logFilename, removeLog } from './log-store';
+import { archiveLog, formatLogLine, logFilename, removeLog } from './log-store';
 import { signalJobsReady } from './jobs-signal';
 import { actionsConfig } from './config';
-import { parseWorkflow, planJobs, pushMatches, WorkflowError, type PlannedJob, type Workflow } from './workflow-parse';
-import { workflowFiles, type WorkflowFile } from './workflows';
+import { planJobs, pushMatches, WorkflowError, type PlannedJob, type Workflow } from './workflow-parse';
+import { parsedWorkflow, workflowFiles, type WorkflowFile } from './workflows';
 
 /** An event that may start workflows. */
 export interface WorkflowEvent {
@@ -64,8 +64,8 @@ export function aggregateStatus(statuses: ActionStatus[]): ActionStatus {
   return S.Unknown;
 }
 
-/** What a transaction changed in a run, for what follows its commit. */
-interface RunChange { runId: number; jobIds: Set<number>; ready: boolean }
+/** What a transaction changed in a run, for what follows its commit: the run and its jobs as it left them, when it settled them. */
+export interface RunChange { runId: number; jobIds: Set<number>; ready: boolean; run?: ActionRunModel; jobs?: ActionRunJobModel[] }
 
 /** Make the runs an event triggers; returns them. A workflow file that does not parse makes a failed run on a push. */
 export async function createRuns(ev: WorkflowEvent): Promise<ActionRunModel[]> {
@@ -79,16 +79,14 @@ export async function createRuns(ev: WorkflowEvent): Promise<ActionRunModel[]> {
   for (const file of await workflowFiles(dir, ev.sha)) {
     if (ev.workflowId !== undefined && file.id !== ev.workflowId) continue;
     if (config.disabled.includes(file.id)) continue;
-    let wf: Workflow;
-    try {
-      wf = parseWorkflow(file.content);
-    } catch (err) {
-      if (ev.event === 'push' && err instanceof WorkflowError) made.push(await insertBrokenRun(lazy, file, err.message));
+    const parsed = parsedWorkflow(file.content);
+    if (!parsed.wf) {
+      if (ev.event === 'push' && parsed.error instanceof WorkflowError) made.push(await insertBrokenRun(lazy, file, parsed.error.message));
       continue;
     }
-    const trigger = await ev.trigger(wf);
+    const trigger = await ev.trigger(parsed.wf);
     if (!trigger) continue;
-    made.push(await insertRunOf(lazy, file, trigger, planJobs(wf)));
+    made.push(await insertRunOf(lazy, file, trigger, parsed.jobs ??= planJobs(parsed.wf)));
   }
   return made;
 }
@@ -172,51 +170,73 @@ async function insertBrokenRun(ev: WorkflowEvent, file: WorkflowFile, error: str
     return { run: made, taskId: task.id };
   });
   const log = logFilename(ev.owner.name, ev.repo.name, taskId);
-  const size = await appendLog(log, [formatLogLine(new Date(), `Invalid workflow file ${file.path} in ${name}: ${error}`)]);
-  await archiveLog(log);
+  const size = await archiveLog(log, [formatLogLine(new Date(), `Invalid workflow file ${file.path} in ${name}: ${error}`)]);
   await withTx(systemCtx, (tx) => updateTask(tx, taskId, { status: ActionStatus.Failure, stopped: now, logLength: 1, logSize: size, logInStorage: true }, now));
   await announce([{ runId: run.id, jobIds: new Set((await listJobsOfRun(systemCtx, run.id)).map((j) => j.id)), ready: false }]);
   return (await findRunById(systemCtx, run.id))!;
 }
 
 /**
- * After jobs of a run changed in `tx`: unblock the jobs whose needs are all done (waiting when
- * they all succeeded or the job has an `if:` for the runner to judge, else skipped), then bring
- * the run's status and times up to date, and emit the workflow_job events of the changed jobs and
- * the workflow_run event of a run made (`created`) or whose status moved. Returns what changed.
+ * After jobs of runs changed in `tx`: for each run (locked by `lockRuns` before its jobs were
+ * changed), unblock the jobs whose needs are all done (waiting when they all succeeded or the job
+ * has an `if:` for the runner to judge, else skipped), then bring the run's status and times up to
+ * date, and emit the workflow_job events of the changed jobs and the workflow_run event of a run
+ * made (`created`) or whose status moved. `changed` names the runs to settle and their changed
+ * jobs. Returns what changed, with the runs and their jobs as the transaction leaves them.
  */
-export async function settleRun(tx: DbContext, runId: number, now: number, changed: Iterable<number> = [], created = false): Promise<RunChange> {
-  const change: RunChange = { runId, jobIds: new Set(changed), ready: false };
-  const run = await findRunById(tx, runId);
-  if (!run) return change;
-  let jobs = await listJobsOfRun(tx, runId);
-  // why: the jobs of a run that waits for approval stay blocked until a writer approves it.
-  for (let moved = !run.needApproval; moved;) {
-    moved = false;
-    const legs = new Map<string, ActionStatus[]>();
-    for (const j of jobs) legs.set(j.jobId, [...(legs.get(j.jobId) ?? []), j.status]);
-    for (const j of jobs.filter((x) => x.status === ActionStatus.Blocked)) {
-      const needed = j.needList().flatMap((n) => legs.get(n) ?? []);
-      if (!needed.every(isDone)) continue;
-      const next = needed.every((s) => s === ActionStatus.Success) || j.hasIf ? ActionStatus.Waiting : ActionStatus.Skipped;
-      if (await updateJob(tx, j.id, { status: next, ...(next === ActionStatus.Skipped ? { stopped: now } : {}) }, now, [ActionStatus.Blocked])) {
-        change.jobIds.add(j.id);
-        if (next === ActionStatus.Waiting) change.ready = true;
-        moved = true;
+export async function settleRuns(tx: DbContext, runs: ActionRunModel[], changed: Map<number, Iterable<number>>, now: number, created = false): Promise<RunChange[]> {
+  const all = await listJobsOfRuns(tx, runs.map((r) => r.id).filter((id) => changed.has(id)));
+  const out: RunChange[] = [];
+  const events: WorkflowChange[] = [];
+  const states: RunState[] = [];
+  for (const run of runs) {
+    // why: a batch locks the runs of all its jobs; those whose jobs it did not change need no settling.
+    if (!changed.has(run.id)) continue;
+    const jobs = all.filter((j) => j.runId === run.id);
+    const change: RunChange = { runId: run.id, jobIds: new Set(changed.get(run.id) ?? []), ready: false, run, jobs };
+    // why: the jobs of a run that waits for approval stay blocked until a writer approves it.
+    for (let moved = !run.needApproval; moved;) {
+      moved = false;
+      const legs = new Map<string, ActionStatus[]>();
+      for (const j of jobs) legs.set(j.jobId, [...(legs.get(j.jobId) ?? []), j.status]);
+      for (const j of jobs.filter((x) => x.status === ActionStatus.Blocked)) {
+        const needed = j.needList().flatMap((n) => legs.get(n) ?? []);
+        if (!needed.every(isDone)) continue;
+        const next = needed.every((s) => s === ActionStatus.Success) || j.hasIf ? ActionStatus.Waiting : ActionStatus.Skipped;
+        const stopped = next === ActionStatus.Skipped ? now : j.stopped;
+        if (await updateJob(tx, j.id, { status: next, stopped }, now, [ActionStatus.Blocked])) {
+          Object.assign(j, { status: next, stopped, updated: now });
+          change.jobIds.add(j.id);
+          if (next === ActionStatus.Waiting) change.ready = true;
+          moved = true;
+        }
       }
     }
-    if (moved) jobs = await listJobsOfRun(tx, runId);
+    const before = run.status;
+    const status = aggregateStatus(jobs.map((j) => j.status));
+    const started = run.started || (jobs.some((j) => j.started > 0) ? Math.min(...jobs.filter((j) => j.started > 0).map((j) => j.started)) : 0);
+    const stopped = isDone(status) ? Math.max(now, ...jobs.map((j) => j.stopped)) : 0;
+    if (status !== run.status || started !== run.started || stopped !== run.stopped) {
+      states.push({ id: run.id, status, started, stopped });
+      Object.assign(run, { status, started, stopped, updated: now, version: run.version + 1 });
+    }
+    const runAction = created || runActionOf(status) !== runActionOf(before) ? runActionOf(status) : null;
+    if (change.jobIds.size || runAction) {
+      const touched = jobs.filter((j) => change.jobIds.has(j.id));
+      events.push({ run, runAction, workflowName: () => workflowName(run, jobs[0]), jobs: () => jobViews(tx, touched, [{ run, jobs }]) });
+    }
+    out.push(change);
   }
-  const status = aggregateStatus(jobs.map((j) => j.status));
-  const started = run.started || (jobs.some((j) => j.started > 0) ? Math.min(...jobs.filter((j) => j.started > 0).map((j) => j.started)) : 0);
-  const stopped = isDone(status) ? Math.max(now, ...jobs.map((j) => j.stopped)) : 0;
-  if (status !== run.status || started !== run.started || stopped !== run.stopped) await updateRun(tx, runId, { status, started, stopped }, now);
-  const runAction = created || runActionOf(status) !== runActionOf(run.status) ? runActionOf(status) : null;
-  if (change.jobIds.size || runAction) {
-    const load = async () => ({ run: (await findRunById(tx, runId))!, jobs: await jobViews(tx, jobs.filter((j) => change.jobIds.has(j.id))) });
-    await emitWorkflowEvents(tx, run, () => workflowName(run, jobs[0]), load, runAction);
-  }
-  return change;
+  await setRunStates(tx, states, now);
+  await emitWorkflowEvents(tx, events);
+  return out;
+}
+
+/** Lock a run and settle it after its jobs `changed` (see settleRuns); a run gone changes nothing. */
+export async function settleRun(tx: DbContext, runId: number, now: number, changed: Iterable<number> = [], created = false): Promise<RunChange> {
+  const runs = await lockRuns(tx, [runId]);
+  const [change] = await settleRuns(tx, runs, new Map([[runId, changed]]), now, created);
+  return change ?? { runId, jobIds: new Set(changed), ready: false };
 }
 
 /** The workflow_run action of a run's status: requested until a job runs, in_progress, completed. */
@@ -226,13 +246,15 @@ function runActionOf(status: ActionStatus): 'requested' | 'in_progress' | 'compl
 
 /** Cancel a run's unfinished jobs in `tx` (blocked and waiting ones at once; running tasks hear it at their next report). */
 async function cancelRunIn(tx: DbContext, run: ActionRunModel, now: number): Promise<RunChange> {
+  const locked = await lockRuns(tx, [run.id]);
   const changed: number[] = [];
   for (const j of await listJobsOfRun(tx, run.id)) {
     if (isDone(j.status)) continue;
     if (j.taskId) await updateTask(tx, j.taskId, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Running, ActionStatus.Waiting]);
     if (await updateJob(tx, j.id, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Blocked, ActionStatus.Waiting, ActionStatus.Running])) changed.push(j.id);
   }
-  return settleRun(tx, run.id, now, changed);
+  const [change] = await settleRuns(tx, locked, new Map([[run.id, changed]]), now);
+  return change ?? { runId: run.id, jobIds: new Set(), ready: false };
 }
 
 /** Approve a run of a fork's pull request: its jobs without needs wait for runners. 400 when it needs no approval. */
@@ -260,7 +282,8 @@ export async function cancelRun(run: ActionRunModel): Promise<void> {
 export async function rerun(run: ActionRunModel, jobId?: number): Promise<void> {
   const now = nowUnix();
   const change = await withTx(systemCtx, async (tx) => {
-    const fresh = (await findRunById(tx, run.id))!;
+    const [fresh] = await lockRuns(tx, [run.id]);
+    if (!fresh) throw new BadRequest('this run is gone');
     const jobs = await listJobsOfRun(tx, run.id);
     let chosen: ActionRunJobModel[];
     if (jobId === undefined) {
@@ -284,8 +307,12 @@ export async function rerun(run: ActionRunModel, jobId?: number): Promise<void> 
       ready ||= !blocked;
       await updateJob(tx, j.id, { status: blocked ? ActionStatus.Blocked : ActionStatus.Waiting, taskId: 0, started: 0, stopped: 0 }, now);
     }
-    if (isDone(fresh.status)) await updateRun(tx, run.id, { previousDuration: fresh.previousDuration + Math.max(0, fresh.stopped - fresh.started), started: 0, stopped: 0 }, now);
-    const settled = await settleRun(tx, run.id, now, chosen.map((j) => j.id));
+    if (isDone(fresh.status)) {
+      const reset = { previousDuration: fresh.previousDuration + Math.max(0, fresh.stopped - fresh.started), started: 0, stopped: 0 };
+      await updateRun(tx, run.id, reset, now);
+      Object.assign(fresh, reset);
+    }
+    const [settled] = await settleRuns(tx, [fresh], new Map([[run.id, chosen.map((j) => j.id)]]), now);
     settled.ready ||= ready;
     return settled;
   });
@@ -316,7 +343,7 @@ export async function announce(changes: RunChange[]): Promise<void> {
   for (const c of changes) {
     if (c.jobIds.size === 0) continue;
     try {
-      await reportStatuses(c.runId, c.jobIds);
+      await reportStatuses(c);
     } catch (err) {
       console.error(`actions: commit statuses of run ${c.runId}:`, err);
     }
@@ -373,13 +400,14 @@ function statusCommit(run: ActionRunModel): string | null {
 }
 
 /** Report jobs of a run as commit statuses (a state already shown is not repeated). */
-async function reportStatuses(runId: number, jobIds: Set<number>): Promise<void> {
-  const run = await findRunById(systemCtx, runId);
+async function reportStatuses({ runId, jobIds, run: known }: RunChange): Promise<void> {
+  const run = known ?? (await findRunById(systemCtx, runId));
   const sha = run && statusCommit(run);
   if (!run || !sha) return;
   const repo = await findRepoById(systemCtx, run.repoId);
   const owner = repo && (await findUserById(systemCtx, repo.ownerId));
   if (!repo || !owner) return;
+  // why: read again, as announcements of two transactions may cross; a later state is never overwritten by an earlier one.
   const jobs = await listJobsOfRun(systemCtx, runId);
   const latest = await latestCommitStatuses(systemCtx, repo.id, sha);
   for (const [i, j] of jobs.entries()) {

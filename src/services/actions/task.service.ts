@@ -9,17 +9,24 @@ import { settings } from '../../config';
 import { systemCtx, withTx } from '../../db';
 import { BadRequest, Conflict, Forbidden, NotFound, TooLarge } from '../../errors';
 import { RunnerResult, type LogRowMsg, type TaskMsg, type TaskStateMsg } from '../../api/runner-proto';
-import { ActionStatus, isDone, findRunById, type ActionRunModel } from '../../models/action-run.model';
-import { abandonedJobs, claimJobs, findJobById, findJobsByIds, listJobsOfRun, setJobTasks, updateJob, type ActionRunJobModel } from '../../models/action-run-job.model';
-import { findRunningTaskByTokenHash, findTaskById, findTasksByIds, insertTasks, setTaskLogFilenames, staleRunningTasks, updateTask, type ActionTaskModel } from '../../models/action-task.model';
+import { ActionStatus, isDone, findRunById, lockRuns, type ActionRunModel } from '../../models/action-run.model';
+import {
+  abandonedJobs, claimJobs, endJobs, findJobById, findJobsByIds, listJobsOfRun, setJobTasks, updateJob, type ActionRunJobModel, type PickableJob,
+} from '../../models/action-run-job.model';
+import {
+  endTasks, findRunningTaskByTokenHash, findTaskById, findTasksByIds, insertTasks, setTaskLogFilenames, setTaskLogs, staleRunningTasks, updateTask,
+  type ActionTaskModel, type TaskEnd, type TaskLogState,
+} from '../../models/action-task.model';
 import { insertSteps, listStepsOfTasks, updateStep } from '../../models/action-task-step.model';
 import { insertOutputs, listOutputsOfTasks } from '../../models/action-task-output.model';
 import { findReposByIds, type RepositoryModel } from '../../models/repository.model';
 import { findUserById, findUsersByIds, type UserModel } from '../../models/user.model';
 import { nowUnix } from '../../models/issue.model';
+import { WeightedLru } from '../../git/lru';
+import { batcher } from '../../queue/batcher';
 import { repoUrls } from '../content/view';
 import { taskSettings } from './settings.service';
-import { aggregateStatus, announce, settleRun } from './run.service';
+import { aggregateStatus, announce, settleRuns } from './run.service';
 import { removeRunner, notePresence, type RunnerIdentity } from './runner.service';
 import { appendLog, archiveLog, formatLogLine, logFilename } from './log-store';
 import { stepNames } from './workflow-parse';
@@ -54,33 +61,33 @@ export async function taskOfToken(raw: string): Promise<ActionTaskModel | null> 
 }
 
 /** A job a dispatch round gives a runner. */
-export interface Claim { runner: RunnerIdentity; jobId: number }
+export interface Claim { runner: RunnerIdentity; job: PickableJob }
 
 /**
- * Claim jobs for runners in one transaction and build their Tasks: one guarded update takes the
- * jobs still waiting, then their tasks, task ids, log names and steps are written a statement each,
- * and each run touched is settled once. why: a round hands out many jobs at once, often of the same
- * run; a transaction per job would repeat every statement per job and queue on the run's row.
- * Returns a Task per claim, in order, or null for a job another round took first.
+ * Claim jobs for runners in one transaction and build their Tasks: the jobs' runs are locked, one
+ * guarded update takes the jobs still waiting, then their tasks, task ids, log names and steps are
+ * written a statement each, and the runs are settled together. why: a round hands out many jobs at
+ * once, often of the same run; a transaction per job would repeat every statement per job and
+ * queue on the run's row. Returns a Task per claim, in order, or null for a job another round took first.
  */
 export async function claimTasks(claims: Claim[]): Promise<(TaskMsg | null)[]> {
   const out: (TaskMsg | null)[] = claims.map(() => null);
   if (claims.length === 0) return out;
   const now = nowUnix();
   const tokens = claims.map(() => crypto.randomBytes(20).toString('hex'));
+  const repos = new Map((await findReposByIds(systemCtx, claims.map((c) => c.job.repoId))).map((r) => [r.id, r]));
+  const owners = new Map((await findUsersByIds(systemCtx, [...repos.values()].map((r) => r.ownerId))).map((u) => [u.id, u]));
+  const placeOf = (repoId: number) => {
+    const repo = repos.get(repoId);
+    const owner = repo && owners.get(repo.ownerId);
+    return repo && owner ? { repo, owner } : null;
+  };
   const done = await withTx(systemCtx, async (tx) => {
-    const seen = await findJobsByIds(tx, claims.map((c) => c.jobId));
-    const repos = new Map((await findReposByIds(tx, seen.map((j) => j.repoId))).map((r) => [r.id, r]));
-    const owners = new Map((await findUsersByIds(tx, [...repos.values()].map((r) => r.ownerId))).map((u) => [u.id, u]));
-    const placeOf = (repoId: number) => {
-      const repo = repos.get(repoId);
-      const owner = repo && owners.get(repo.ownerId);
-      return repo && owner ? { repo, owner } : null;
-    };
-    const won = new Set(await claimJobs(tx, seen.filter((j) => placeOf(j.repoId)).map((j) => j.id), now));
-    if (won.size === 0) return null;
-    const jobs = new Map((await findJobsByIds(tx, [...won])).map((j) => [j.id, j]));
-    const picked = claims.flatMap((c, i) => (jobs.has(c.jobId) ? [{ i, c, job: jobs.get(c.jobId)!, place: placeOf(jobs.get(c.jobId)!.repoId)! }] : []));
+    const runs = await lockRuns(tx, claims.map((c) => c.job.runId));
+    const won = await claimJobs(tx, claims.filter((c) => placeOf(c.job.repoId)).map((c) => c.job.id), now);
+    if (won.length === 0) return null;
+    const jobs = new Map((await findJobsByIds(tx, won)).map((j) => [j.id, j]));
+    const picked = claims.flatMap((c, i) => (jobs.has(c.job.id) ? [{ i, c, job: jobs.get(c.job.id)!, place: placeOf(c.job.repoId)! }] : []));
     const inserted = await insertTasks(tx, picked.map(({ i, c, job }) => ({
       jobId: job.id, attempt: job.attempt, runnerId: c.runner.id, repoId: job.repoId, ownerId: job.ownerId, commitSha: job.commitSha,
       isForkPullRequest: job.isForkPullRequest, tokenHash: sha256(tokens[i]), tokenLastEight: tokens[i].slice(-8),
@@ -89,19 +96,35 @@ export async function claimTasks(claims: Claim[]): Promise<(TaskMsg | null)[]> {
     const tasks = picked.map((p) => byJob.get(p.job.id)!);
     await setJobTasks(tx, picked.map((p, k) => [p.job.id, tasks[k].id]));
     await setTaskLogFilenames(tx, picked.map((p, k) => [tasks[k].id, logFilename(p.place.owner.name, p.place.repo.name, tasks[k].id)]));
-    await insertSteps(tx, picked.flatMap((p, k) => stepNames(p.job.workflowPayload).map((name, index) => ({ name, index, taskId: tasks[k].id, repoId: p.job.repoId, status: ActionStatus.Waiting }))), now);
-    const byRun = new Map<number, number[]>();
-    for (const p of picked) byRun.set(p.job.runId, [...(byRun.get(p.job.runId) ?? []), p.job.id]);
-    const changes = [];
-    for (const [runId, ids] of byRun) changes.push(await settleRun(tx, runId, now, ids));
+    await insertSteps(tx, picked.flatMap((p, k) => stepsOf(p.job.workflowPayload).map((name, index) => ({ name, index, taskId: tasks[k].id, repoId: p.job.repoId, status: ActionStatus.Waiting }))), now);
     picked.forEach((p, k) => { p.job.taskId = tasks[k].id; });
+    const changes = await settleRuns(tx, runs, groupByRun(picked.map((p) => p.job)), now);
     return { picked, tasks, changes };
   });
   if (!done) return out;
   await announce(done.changes);
-  const build = taskMessages();
+  const build = taskMessages(done.changes.flatMap((c) => (c.run ? [c.run] : [])));
   for (const [k, p] of done.picked.entries()) out[p.i] = await build(done.tasks[k], p.job, p.place, tokens[p.i]);
   return out;
+}
+
+// why: the legs of a matrix, and every run of a workflow, share a payload; a claim need not parse it again.
+const parsedSteps = new WeightedLru<{ names: string[]; size: number }>(8 * 1024 * 1024, (v) => v.size);
+
+/** The step names of a job's payload (see stepNames). */
+function stepsOf(payload: string): string[] {
+  const known = parsedSteps.get(payload);
+  if (known) return known.names;
+  const names = stepNames(payload);
+  parsedSteps.set(payload, { names, size: payload.length + names.join('').length });
+  return names;
+}
+
+/** Job ids by run. */
+function groupByRun(jobs: Pick<ActionRunJobModel, 'id' | 'runId'>[]): Map<number, number[]> {
+  const byRun = new Map<number, number[]>();
+  for (const j of jobs) byRun.set(j.runId, [...(byRun.get(j.runId) ?? []), j.id]);
+  return byRun;
 }
 
 /** Give a claimed job back (its runner left before it heard of the task): the task is cancelled, the job waits again. */
@@ -111,9 +134,11 @@ export async function releaseTask(taskId: number): Promise<void> {
     const task = await findTaskById(tx, taskId);
     const job = task && (await findJobById(tx, task.jobId));
     if (!task || !job || job.taskId !== task.id) return null;
+    const runs = await lockRuns(tx, [job.runId]);
     if (!(await updateTask(tx, task.id, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Running]))) return null;
     await updateJob(tx, job.id, { status: ActionStatus.Waiting, taskId: 0, started: 0 }, now, [ActionStatus.Running]);
-    return settleRun(tx, job.runId, now, [job.id]);
+    const [settled] = await settleRuns(tx, runs, new Map([[job.runId, [job.id]]]), now);
+    return settled;
   });
   if (change) await announce([{ ...change, ready: true }]);
 }
@@ -159,11 +184,12 @@ function taskContext(task: ActionTaskModel, run: ActionRunModel, job: ActionRunJ
 }
 
 /**
- * A builder of the Task messages of claimed jobs. why: the jobs of one round share runs, actors and
- * repositories; it reads each of them once (and each repository's secrets and variables once).
+ * A builder of the Task messages of claimed jobs, given the runs already read. why: the jobs of one
+ * round share runs, actors and repositories; it reads each of them once (and each repository's
+ * secrets and variables once).
  */
-function taskMessages() {
-  const runs = new Map<number, Promise<ActionRunModel | null>>();
+function taskMessages(known: ActionRunModel[]) {
+  const runs = new Map(known.map((r) => [r.id, Promise.resolve<ActionRunModel | null>(r)]));
   const actors = new Map<number, Promise<string>>();
   const stored = new Map<string, ReturnType<typeof taskSettings>>();
   const once = <K, V>(m: Map<K, V>, k: K, make: () => V): V => {
@@ -185,9 +211,15 @@ function taskMessages() {
   };
 }
 
+// why: every UpdateTask and UpdateLog reads its task; at load, the reads of many runners go as one.
+const loadTask = batcher(async (ids: number[]) => {
+  const rows = new Map((await findTasksByIds(systemCtx, ids)).map((t) => [t.id, t]));
+  return ids.map((id) => rows.get(id) ?? null);
+});
+
 /** A task of the calling runner; 404 for none, 403 for another runner's. */
 async function heldTask(runner: RunnerIdentity, id: bigint | number): Promise<ActionTaskModel> {
-  const task = Number(id) > 0 && Number(id) < 2 ** 31 ? await findTaskById(systemCtx, Number(id)) : null;
+  const task = Number(id) > 0 && Number(id) < 2 ** 31 ? await loadTask(Number(id)) : null;
   if (!task) throw new NotFound(`task ${id} not found`);
   if (task.runnerId !== runner.id) throw new Forbidden(`task ${id} is not held by this runner`);
   return task;
@@ -196,10 +228,33 @@ async function heldTask(runner: RunnerIdentity, id: bigint | number): Promise<Ac
 const tsSeconds = (t?: { seconds: bigint }) => (t ? Number(t.seconds) : 0);
 
 /**
+ * End tasks as their runners reported, in one transaction: their runs locked, the tasks and jobs
+ * still running ended by a guarded update each, the runs settled together. Answers each task's
+ * status now (another's when it had ended already, cancelled say). why: act_runner ends a task with
+ * one report; at load, a transaction per report queued on the runs' rows and cost a dozen
+ * statements per job.
+ */
+const endTaskBatch = batcher(async (ends: (TaskEnd & { jobId: number })[]) => {
+  const now = nowUnix();
+  const done = await withTx(systemCtx, async (tx) => {
+    const jobs = await findJobsByIds(tx, ends.map((e) => e.jobId));
+    const runs = await lockRuns(tx, jobs.map((j) => j.runId));
+    const ended = new Set(await endTasks(tx, ends, now));
+    const jobEnds = ends.filter((e) => ended.has(e.id)).map((e) => ({ id: e.jobId, status: e.status, stopped: e.stopped }));
+    const moved = new Set(await endJobs(tx, jobEnds, now));
+    const changes = await settleRuns(tx, runs, groupByRun(jobs.filter((j) => moved.has(j.id))), now);
+    const others = new Map((await findTasksByIds(tx, ends.filter((e) => !ended.has(e.id)).map((e) => e.id))).map((t) => [t.id, t.status]));
+    return { changes, statuses: ends.map((e) => (ended.has(e.id) ? e.status : others.get(e.id) ?? ActionStatus.Unknown)) };
+  });
+  await announce(done.changes);
+  return done.statuses;
+});
+
+/**
  * UpdateTask: a runner's report on its task (steps, outputs, maybe its result). Returns the task's
  * final result, if any, and the output keys stored (`sent_outputs`; empty when it sent none, as it
  * then waits for none). why: act_runner reports every second while a task runs; a report that
- * changes nothing (and no heartbeat is due) costs two reads and no transaction.
+ * changes nothing (and no heartbeat is due) costs a read shared with other reports and no write.
  */
 export async function reportTaskState(runner: RunnerIdentity, state: TaskStateMsg | undefined, outputs: Record<string, string>): Promise<{ result: number; sentOutputs: string[] }> {
   if (!state) throw new BadRequest('missing task state');
@@ -218,31 +273,31 @@ export async function reportTaskState(runner: RunnerIdentity, state: TaskStateMs
     const same = next.status === row.status && next.logIndex === row.logIndex && next.logLength === row.logLength && next.started === row.started && next.stopped === row.stopped;
     return same ? [] : [{ index: row.index, next }];
   });
-  const result = state.result as ActionStatus;
   if (state.result === RunnerResult.Unspecified && kept.length === 0 && stepChanges.length === 0 && now - task.updated < HEARTBEAT_WRITE_EVERY) {
     return { result: RunnerResult.Unspecified, sentOutputs: [] };
   }
-  let change: Awaited<ReturnType<typeof settleRun>> | null = null;
-  const final = await withTx(systemCtx, async (tx) => {
-    await insertOutputs(tx, task.id, kept);
-    for (const c of stepChanges) await updateStep(tx, task.id, c.index, c.next, now);
-    if (state.result === RunnerResult.Unspecified) {
-      await updateTask(tx, task.id, {}, now);
-      return ActionStatus.Unknown;
-    }
-    const stopped = tsSeconds(state.stoppedAt) || now;
-    if (!(await updateTask(tx, task.id, { status: result, stopped }, now, [ActionStatus.Running]))) return (await findTaskById(tx, task.id))!.status;
-    await updateJob(tx, task.jobId, { status: result, stopped }, now, [ActionStatus.Running]);
-    change = await settleRun(tx, (await findJobById(tx, task.jobId))!.runId, now, [task.jobId]);
-    return result;
-  });
-  if (change) {
-    await announce([change]);
-    if (runner.ephemeral) await removeRunner(systemCtx, runner.id, runner.uuid).catch(() => undefined);
+  // why: outputs and steps come first: once the job ends, the jobs that need it may be claimed and read them.
+  if (kept.length || stepChanges.length) {
+    await withTx(systemCtx, async (tx) => {
+      await insertOutputs(tx, task.id, kept);
+      for (const c of stepChanges) await updateStep(tx, task.id, c.index, c.next, now);
+    });
   }
   const sentOutputs = kept.length ? (await listOutputsOfTasks(systemCtx, [task.id])).map((o) => o.outputKey) : [];
-  return { result: isDone(final) ? final : RunnerResult.Unspecified, sentOutputs };
+  if (state.result === RunnerResult.Unspecified) {
+    await updateTask(systemCtx, task.id, {}, now);
+    return { result: RunnerResult.Unspecified, sentOutputs };
+  }
+  const result = await endTaskBatch({ id: task.id, jobId: task.jobId, status: state.result as ActionStatus, stopped: tsSeconds(state.stoppedAt) || now });
+  if (result === state.result && runner.ephemeral) await removeRunner(systemCtx, runner.id, runner.uuid).catch(() => undefined);
+  return { result: isDone(result) ? result : RunnerResult.Unspecified, sentOutputs };
 }
+
+// why: UpdateLog calls of many runners record their logs' lengths in one statement.
+const recordLogs = batcher(async (logs: TaskLogState[]) => {
+  await setTaskLogs(systemCtx, logs, nowUnix());
+  return logs.map(() => undefined);
+});
 
 // why: a runner sends one task's rows one request at a time; this keeps two requests that cross anyway in order.
 const logTurns = new Map<number, Promise<unknown>>();
@@ -267,23 +322,14 @@ async function appendInTurn(runner: RunnerIdentity, taskId: bigint, index: numbe
     throw new Conflict('the log of this task is complete');
   }
   const fresh = rows.slice(ack - index);
-  const now = nowUnix();
-  let changes: { logLength: number; logSize: number; logInStorage?: boolean } | null = null;
-  if (fresh.length) {
-    const lines = fresh.map((r) => formatLogLine(r.time ? new Date(Number(r.time.seconds) * 1000 + Math.floor(r.time.nanos / 1e6)) : new Date(), r.content));
-    const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l), 0);
-    if (task.logSize + bytes > settings().actions.maxLogSize) throw new TooLarge(`the log of task ${task.id} would pass ${settings().actions.maxLogSize} bytes`);
-    await appendLog(task.logFilename, lines);
-    changes = { logLength: ack + fresh.length, logSize: task.logSize + bytes };
-  }
-  if (noMore) {
-    await archiveLog(task.logFilename);
-    changes = { logLength: changes?.logLength ?? ack, logSize: changes?.logSize ?? task.logSize, logInStorage: true };
-  }
-  if (changes) {
-    const c = changes;
-    await withTx(systemCtx, (tx) => updateTask(tx, task.id, c, now));
-  }
+  const lines = fresh.map((r) => formatLogLine(r.time ? new Date(Number(r.time.seconds) * 1000 + Math.floor(r.time.nanos / 1e6)) : new Date(), r.content));
+  const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l), 0);
+  if (task.logSize + bytes > settings().actions.maxLogSize) throw new TooLarge(`the log of task ${task.id} would pass ${settings().actions.maxLogSize} bytes`);
+  // why: the last rows go straight into the compressed log, not through the plain file.
+  if (noMore) await archiveLog(task.logFilename, lines);
+  else if (lines.length) await appendLog(task.logFilename, lines);
+  const changes: TaskLogState | null = noMore || lines.length ? { id: task.id, logLength: ack + lines.length, logSize: task.logSize + bytes, logInStorage: noMore } : null;
+  if (changes) await recordLogs(changes);
   return changes?.logLength ?? ack;
 }
 
@@ -296,18 +342,21 @@ export async function sweepStaleTasks(): Promise<number> {
   const now = nowUnix();
   const a = settings().actions;
   for (const job of await abandonedJobs(systemCtx, now - a.abandonedJobTimeout, 100)) {
-    const change = await withTx(systemCtx, async (tx) => (
-      (await updateJob(tx, job.id, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Waiting, ActionStatus.Blocked])) ? settleRun(tx, job.runId, now, [job.id]) : null
-    ));
+    const change = await withTx(systemCtx, async (tx) => {
+      const runs = await lockRuns(tx, [job.runId]);
+      if (!(await updateJob(tx, job.id, { status: ActionStatus.Cancelled, stopped: now }, now, [ActionStatus.Waiting, ActionStatus.Blocked]))) return null;
+      return (await settleRuns(tx, runs, groupByRun([job]), now))[0];
+    });
     if (change) await announce([change]);
   }
   const stale = await staleRunningTasks(systemCtx, now - a.zombieTaskTimeout, now - a.endlessTaskTimeout, 100);
   for (const t of stale) {
     const change = await withTx(systemCtx, async (tx) => {
-      if (!(await updateTask(tx, t.id, { status: ActionStatus.Failure, stopped: now }, now, [ActionStatus.Running]))) return null;
-      await updateJob(tx, t.jobId, { status: ActionStatus.Failure, stopped: now }, now, [ActionStatus.Running]);
       const job = await findJobById(tx, t.jobId);
-      return job ? settleRun(tx, job.runId, now, [t.jobId]) : null;
+      const runs = await lockRuns(tx, job ? [job.runId] : []);
+      if (!(await updateTask(tx, t.id, { status: ActionStatus.Failure, stopped: now }, now, [ActionStatus.Running])) || !job) return null;
+      await updateJob(tx, t.jobId, { status: ActionStatus.Failure, stopped: now }, now, [ActionStatus.Running]);
+      return (await settleRuns(tx, runs, groupByRun([job]), now))[0];
     });
     if (change) await announce([change]);
   }

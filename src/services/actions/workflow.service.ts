@@ -19,8 +19,8 @@ import { assertUnitReadable, assertUnitWriter } from '../refs/access';
 import type { RepoContext } from '../repo/context';
 import { createRuns } from './run.service';
 import { actionsConfig } from './config';
-import { dispatchInputs, parseWorkflow, WorkflowError } from './workflow-parse';
-import { workflowFiles } from './workflows';
+import { dispatchInputs, WorkflowError } from './workflow-parse';
+import { parsedWorkflow, workflowFiles } from './workflows';
 
 const NEVER = '0001-01-01T00:00:00Z';
 
@@ -36,8 +36,8 @@ export async function listWorkflows(ctx: DbContext, rc: RepoContext): Promise<Ac
   const { disabled } = await actionsConfig(ctx, rc.repo.id);
   const urls = repoUrls(settings().server.rootUrl, rc.owner.name, rc.repo.name);
   return (await workflowFiles(dir, head)).map((f) => {
-    let name = f.id;
-    try { name = parseWorkflow(f.content).name || f.id; } catch { /* a broken file keeps its file name */ }
+    // why: a broken file keeps its file name.
+    const name = parsedWorkflow(f.content).wf?.name || f.id;
     const id = encodeURIComponent(f.id);
     return {
       id: f.id, name, path: f.path, state: disabled.includes(f.id) ? 'disabled_manually' : 'active', created_at: when, updated_at: when,
@@ -83,7 +83,8 @@ export async function dispatchWorkflow(ctx: DbContext, rc: RepoContext, doer: Us
   if (!file) throw new NotFound(`workflow ${JSON.stringify(id)} doesn't exist`);
   let declared: Map<string, string>;
   try {
-    const wf = parseWorkflow(file.content);
+    const { wf, error } = parsedWorkflow(file.content);
+    if (!wf) throw error;
     if (!wf.on.has('workflow_dispatch')) throw new Validation(`workflow ${JSON.stringify(id)} has no workflow_dispatch trigger`);
     declared = dispatchInputs(wf);
   } catch (err) {

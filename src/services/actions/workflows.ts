@@ -5,6 +5,8 @@
  */
 import { runGit } from '../../git/run';
 import { parseLsTree, readBlob, LITERAL_PATHS } from '../../git/objects';
+import { WeightedLru } from '../../git/lru';
+import { parseWorkflow, type PlannedJob, type Workflow } from './workflow-parse';
 
 const FOLDERS = ['.gitea/workflows', '.github/workflows'];
 const MAX_SIZE = 1 << 20;
@@ -62,4 +64,26 @@ export function knownTriggers(gitDir: string, commit: string, parse: (content: s
     }, () => undefined);
   }
   return hit;
+}
+
+/** A workflow file's text parsed, or the error it gave, and its jobs once planned (by the caller). */
+export interface ParsedWorkflow { size: number; wf?: Workflow; error?: unknown; jobs?: PlannedJob[] }
+
+// why: a workflow file changes far less often than it runs; each dispatch or push of the same text
+// would parse it (and expand its matrix) again.
+const parsedFiles = new WeightedLru<ParsedWorkflow>(16 * 1024 * 1024, (p) => p.size * 4);
+
+/** A workflow file's text parsed, shared by every caller with the same text: never change it. */
+export function parsedWorkflow(content: string): ParsedWorkflow {
+  let parsed = parsedFiles.get(content);
+  if (!parsed) {
+    parsed = { size: content.length };
+    try {
+      parsed.wf = parseWorkflow(content);
+    } catch (err) {
+      parsed.error = err;
+    }
+    parsedFiles.set(content, parsed);
+  }
+  return parsed;
 }

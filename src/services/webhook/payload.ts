@@ -256,36 +256,50 @@ export async function emitWikiEvent(ctx: DbContext, rc: RepoContext, doer: UserM
   })));
 }
 
+/** A run's changes to emit: the run as it now is, the changed jobs' views (read only when wanted), and the run's action if it moved. */
+export interface WorkflowChange {
+  run: ActionRunModel; workflowName: () => string; jobs: () => Promise<JobView[]>; runAction: WorkflowRunPayload['action'] | null;
+}
+
 /**
- * Emit, in `tx`, a workflow_job event for each changed job (queued, waiting, in_progress or
- * completed, by its status) and, with `runAction`, the run's workflow_run event; sent by the run's
- * trigger user, with the owner as `organization` when it is one. `load` reads the run as it now is
- * and the views of the changed jobs, only when a hook or Actions takes an event.
+ * Emit, in `tx`, for each change a workflow_job event per changed job (queued, waiting,
+ * in_progress or completed, by its status) and, with `runAction`, the run's workflow_run event;
+ * sent by the run's trigger user, with the owner as `organization` when it is one. why: one
+ * transaction often settles many runs of one repository and actor; their hooks, actor and
+ * repository are read once.
  */
-export async function emitWorkflowEvents(
-  tx: DbContext, run: Pick<ActionRunModel, 'repoId' | 'triggerUserId' | 'workflowId'>, workflowName: () => string,
-  load: () => Promise<{ run: ActionRunModel; jobs: JobView[] }>, runAction: WorkflowRunPayload['action'] | null,
-): Promise<void> {
-  const doer = (run.triggerUserId > 0 ? await findUserById(tx, run.triggerUserId) : null) ?? pseudoUser(-2);
-  const actions = runAction !== null && (await actionsWanted(tx, run.repoId, 'workflow_run'));
-  const hc = await hookContext(tx, run.repoId, doer, actions);
-  if (!hc) return;
-  const jobHooks = selectHooks(hc.hooks, 'workflow_job');
-  const runHooks = runAction ? selectHooks(hc.hooks, 'workflow_run') : [];
-  if (jobHooks.length === 0 && runHooks.length === 0 && !actions) return;
-  const now = await load();
-  const at = repoUrls(rootUrl(), hc.rc.owner.name, hc.rc.repo.name);
-  const organization = hc.rc.owner.type === UserType.Organization ? toOrganization(hc.rc.owner, null, rootUrl()) : null;
-  const common = { ...(organization ? { organization } : {}), repository: repoPayload(hc.repo, 'owner'), sender: hookUser(doer) };
-  const events: QueuedEvent[] = jobHooks.length === 0 ? [] : now.jobs.flatMap((v) => {
-    const workflowJob = toWorkflowJob(v.job, v.run, v.index, at, v.task);
-    return workflowJob.status ? [{ hooks: jobHooks, type: 'workflow_job', payload: { action: workflowJob.status as WorkflowJobPayload['action'], workflow_job: workflowJob, ...common } }] : [];
-  });
-  if (runAction && (runHooks.length || actions)) {
-    const workflow = { id: run.workflowId, name: workflowName(), path: run.workflowId, state: 'active', url: `${at.api}/actions/workflows/${encodeURIComponent(run.workflowId)}` };
-    const payload: WorkflowRunPayload = { action: runAction, workflow, workflow_run: toWorkflowRun(now.run, at), ...common };
-    if (runHooks.length) events.push({ hooks: runHooks, type: 'workflow_run', payload });
-    if (actions) await queueActionsEvent(tx, { repoId: run.repoId, doerId: doer.id, type: 'workflow_run', payload });
+export async function emitWorkflowEvents(tx: DbContext, changes: WorkflowChange[]): Promise<void> {
+  const doers = new Map<number, Promise<UserModel>>();
+  const contexts = new Map<string, Promise<HookContext | null>>();
+  const wanted = new Map<number, Promise<boolean>>();
+  const once = <K, V>(m: Map<K, Promise<V>>, k: K, make: () => Promise<V>): Promise<V> => {
+    if (!m.has(k)) m.set(k, make());
+    return m.get(k)!;
+  };
+  const events: QueuedEvent[] = [];
+  for (const { run, workflowName, jobs, runAction } of changes) {
+    const doer = await once(doers, run.triggerUserId, async () => (run.triggerUserId > 0 ? await findUserById(tx, run.triggerUserId) : null) ?? pseudoUser(-2));
+    const actions = runAction !== null && (await once(wanted, run.repoId, () => actionsWanted(tx, run.repoId, 'workflow_run')));
+    const hc = await once(contexts, `${run.repoId}:${doer.id}:${actions}`, () => hookContext(tx, run.repoId, doer, actions));
+    if (!hc) continue;
+    const jobHooks = selectHooks(hc.hooks, 'workflow_job');
+    const runHooks = runAction ? selectHooks(hc.hooks, 'workflow_run') : [];
+    if (jobHooks.length === 0 && runHooks.length === 0 && !actions) continue;
+    const at = repoUrls(rootUrl(), hc.rc.owner.name, hc.rc.repo.name);
+    const organization = hc.rc.owner.type === UserType.Organization ? toOrganization(hc.rc.owner, null, rootUrl()) : null;
+    const common = { ...(organization ? { organization } : {}), repository: repoPayload(hc.repo, 'owner'), sender: hookUser(doer) };
+    if (jobHooks.length) {
+      for (const v of await jobs()) {
+        const workflowJob = toWorkflowJob(v.job, v.run, v.index, at, v.task);
+        if (workflowJob.status) events.push({ hooks: jobHooks, type: 'workflow_job', payload: { action: workflowJob.status as WorkflowJobPayload['action'], workflow_job: workflowJob, ...common } });
+      }
+    }
+    if (runAction && (runHooks.length || actions)) {
+      const workflow = { id: run.workflowId, name: workflowName(), path: run.workflowId, state: 'active', url: `${at.api}/actions/workflows/${encodeURIComponent(run.workflowId)}` };
+      const payload: WorkflowRunPayload = { action: runAction, workflow, workflow_run: toWorkflowRun(run, at), ...common };
+      if (runHooks.length) events.push({ hooks: runHooks, type: 'workflow_run', payload });
+      if (actions) await queueActionsEvent(tx, { repoId: run.repoId, doerId: doer.id, type: 'workflow_run', payload });
+    }
   }
   if (events.length) await queueHookTasks(tx, events);
 }
