@@ -1,6 +1,6 @@
 /**
- * bench/actions: runners at scale, on one worker process, on PostgreSQL (whose statistics count the
- * rows written; `BENCH_DB=sqlite3` runs on the embedded default without that row).
+ * bench/actions: runners at scale, on BENCH_WORKERS worker processes (1), on PostgreSQL (whose
+ * statistics count the rows written; `BENCH_DB=sqlite3` runs on the embedded default without that row).
  * - idle: BENCH_RUNNERS runners (1,000) in two load processes (bench/actions-load.ts) poll as
  *   act_runner does for BENCH_IDLE_SECONDS (300), with no job: rows written per runner per minute,
  *   the forge's CPU (its processes' user+system time over the wall time, in % of one core), its

@@ -1,7 +1,7 @@
 /**
  * Job logs on disk under [actions] LOG_PATH: a running task's log is a plain file that rows are
- * appended to (an append costs no rewrite); when the runner sends its last rows the file is
- * gzip-compressed beside it and the plain one removed. Lines are Gitea's: a UTC time with seven
+ * appended to (an append costs no rewrite); the runner's last rows go with it into a gzip file
+ * beside it, and the plain one is removed. Lines are Gitea's: a UTC time with seven
  * fractional digits, a space, the content with its newlines escaped, cut at 64 KiB.
  */
 import fs from 'node:fs';
