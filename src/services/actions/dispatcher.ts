@@ -19,6 +19,7 @@ import type { RunnerIdentity } from './runner.service';
 const ROUND_JOBS = 500;
 // why: a batch is one transaction of about a dozen statements whatever its size; its first tasks wait for its last.
 const CLAIM_BATCH = 200;
+const ANSWERS_PER_TURN = 10;
 // why: a task sent in the last moments before the runner's own deadline may reach a client that
 // already gave up, and its job would wait for the zombie timeout. A waiter's wait ends a second
 // before that deadline (the second is for the answer to travel); a claim that ends after the wait
@@ -35,28 +36,34 @@ interface Waiter {
   /** When its wait ends (a second before the client's deadline). */
   until: number;
 }
-const waiters: Waiter[] = [];
+// why: in arrival order; a thousand waiting runners leave it one by one.
+const waiters = new Set<Waiter>();
 let round: Promise<void> | null = null;
 let again = false;
 
-/**
- * Claim jobs for their waiters, a batch in one transaction. A task claimed for a client that is
- * gone meanwhile, or whose wait ended, is given back at once. why: otherwise its job would wait
- * for the zombie timeout.
- */
+/** Claim jobs for their waiters, a batch in one transaction; null for each on a failure. */
 async function claimBatch(pairs: [Waiter, PickableJob][]): Promise<(TaskMsg | null)[]> {
-  let tasks: (TaskMsg | null)[] = pairs.map(() => null);
   try {
-    tasks = await claimTasks(pairs.map(([w, job]) => ({ runner: w.runner, job })));
+    return await claimTasks(pairs.map(([w, job]) => ({ runner: w.runner, job })));
   } catch (err) {
     console.error(`actions: claiming ${pairs.length} jobs:`, err);
+    return pairs.map(() => null);
   }
-  return Promise.all(tasks.map(async (task, i) => {
-    const w = pairs[i][0];
-    if (!task || (!w.gone() && Date.now() <= w.until)) return task;
-    await releaseTask(Number(task.id)).catch((err: unknown) => console.error(`actions: giving back task ${task.id}:`, err));
-    return null;
-  }));
+}
+
+/**
+ * Answer a waiter after its claim. A task claimed for a client that is gone meanwhile, or whose
+ * wait ended, is given back. why: otherwise its job would wait for the zombie timeout.
+ */
+function answerClaim(w: Waiter, claimed: TaskMsg | null): void {
+  w.claiming = false;
+  let task = claimed;
+  if (task && (w.gone() || Date.now() > w.until)) {
+    const id = task.id;
+    releaseTask(Number(id)).catch((err: unknown) => console.error(`actions: giving back task ${id}:`, err));
+    task = null;
+  }
+  if (task || w.left || w.once) finish(w, task);
 }
 
 /** One round: the oldest waiting jobs, each matched to the first waiting runner that fits, claimed. */
@@ -92,19 +99,18 @@ async function runRound(): Promise<void> {
   for (let i = 0; i < pairs.length; i += CLAIM_BATCH) {
     const batch = pairs.slice(i, i + CLAIM_BATCH);
     const tasks = await claimBatch(batch);
-    batch.forEach(([w], k) => {
-      w.claiming = false;
-      if (tasks[k] || w.left || w.once) finish(w, tasks[k]);
-    });
+    for (const [k, [w]] of batch.entries()) {
+      answerClaim(w, tasks[k]);
+      // why: each answer encodes a Task (about a millisecond); a batch's answers go out a few per
+      // turn of the event loop, so the other requests of the node are served between them.
+      if (k % ANSWERS_PER_TURN === ANSWERS_PER_TURN - 1) await new Promise((r) => setImmediate(r));
+    }
   }
 }
 
 /** Take a waiter off the list and answer it. */
 function finish(w: Waiter, task: TaskMsg | null): void {
-  const i = waiters.indexOf(w);
-  if (i < 0) return;
-  waiters.splice(i, 1);
-  w.done(task);
+  if (waiters.delete(w)) w.done(task);
 }
 
 /** Run a round now, or once more after the one running (jobs may have become ready meanwhile). */
@@ -116,7 +122,7 @@ function dispatch(): void {
   round = (async () => {
     do {
       again = false;
-      if (waiters.length) await runRound();
+      if (waiters.size) await runRound();
     } while (again);
   })().catch((err: unknown) => {
     console.error('actions: dispatch round:', err);
@@ -156,7 +162,7 @@ export async function fetchTask(runner: RunnerIdentity, clientVersion: bigint, w
     };
     const timer = once ? undefined : setTimeout(leave, waitMs);
     signal.addEventListener('abort', leave, { once: true });
-    waiters.push(w);
+    waiters.add(w);
     // why: a stale caller is answered by the next round; a waiting one also needs a round when jobs became ready since its version check.
     if (once || BigInt(tasksVersion()) !== latest) dispatch();
   });
