@@ -72,6 +72,9 @@ export function usesPostgres(opts: ServerOptions): boolean {
   return opts.postgres ?? (process.env.FORGE_TEST_DB === 'postgres' || !!opts.clusterRedis);
 }
 
+/** The servers running in this process now (a failed test's message gets their latest output). */
+export const runningServers = new Set<TestServer>();
+
 /** A running forge for tests. */
 export class TestServer {
   proc: ChildProcess | null = null;
@@ -106,6 +109,11 @@ export class TestServer {
   /** Start `forge web` and wait until it answers. */
   async start(): Promise<void> {
     this.proc = spawn(process.execPath, [...this.nodeArgs, MAIN, 'web', '--workers', String(this.workers)], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = this.proc;
+    runningServers.add(this);
+    proc.once('exit', () => { if (this.proc === proc) runningServers.delete(this); });
+    // why: a restarted server's output still holds the first start's "listening" line.
+    const from = this.output.length;
     // why: the data dir outlives the test run, so server.log is there for a post-mortem of a failure.
     const log = fs.createWriteStream(path.join(this.dataDir, 'server.log'), { flags: 'a' });
     const keep = (d: Buffer) => { this.output += d.toString(); log.write(d); };
@@ -119,7 +127,7 @@ export class TestServer {
         const res = await fetch(`${this.api}/version`);
         if (res.ok) {
           // every worker must be up: wait for the primary's "listening" line
-          if (this.output.includes('forge is listening')) return;
+          if (this.output.includes('forge is listening', from)) return;
         }
       } catch { /* not yet */ }
       if (Date.now() > deadline) throw new Error(`forge did not start:\n${this.output}`);
