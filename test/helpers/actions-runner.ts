@@ -21,7 +21,7 @@ import { PingService, RunnerResult, RunnerService, runnerMessage, type TaskMsg }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 /** A client of a service whose descriptor is built at run time: its methods, loosely typed. */
-type RpcClient = Record<string, (req: Any, opts?: Any) => Promise<Any>>;
+export type RpcClient = Record<string, (req: Any, opts?: Any) => Promise<Any>>;
 
 /** A step's outcome as the runner reports it. */
 interface StepReport { id: number; result: RunnerResult; startedAt?: Date; stoppedAt?: Date; logIndex: number; logLength: number }

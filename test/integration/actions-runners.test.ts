@@ -2,18 +2,19 @@
  * Actions runners: registration tokens and runners through the REST API at each scope, and the
  * runner protocol's refusals (a wrong registration token, a runner of another scope, a deleted
  * runner, a task the runner does not hold, a gap in log rows, an oversized log), each a clear
- * error that changes nothing; FetchTask woken by a push while it waits; the JSON encoding; and
- * ephemeral runners.
+ * error that changes nothing; FetchTask woken by a push while it waits; the JSON encoding, gRPC-Web,
+ * compressed calls and malformed messages; and ephemeral runners.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { Code, ConnectError } from '@connectrpc/connect';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { compressionGzip, createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo, GitTool, waitFor } from '../helpers/refs';
-import { ConformanceRunner } from '../helpers/actions-runner';
-import { RunnerResult } from '../../src/api/runner-proto';
+import { ConformanceRunner, type RpcClient } from '../helpers/actions-runner';
+import { RunnerResult, RunnerService } from '../../src/api/runner-proto';
 import { count, sql } from '../helpers/db';
 
 const ONE_JOB = 'on: push\njobs:\n  one:\n    runs-on: linux\n    steps:\n      - run: echo one\n';
@@ -159,6 +160,29 @@ describe('actions runners', () => {
     expect((await r.execute(task!)).result).to.equal(RunnerResult.Success);
     expect((await call('GET', `/user/actions/runners/${r.id}`)).status).to.equal(404);
     expect(await codeOf(r.fetch())).to.equal(Code.Unauthenticated);
+  });
+
+  it('serves gRPC-Web and compressed Connect calls too, and refuses a malformed message, changing nothing', async () => {
+    const r = await ConformanceRunner.register(w.server.url, await token('/user'), { name: 'forms', labels: ['forms'] });
+    const base = `${w.server.url}api/actions`;
+    const versionOf = async () => (await sql(w.server, `SELECT version FROM action_runner WHERE id = ${r.id}`))[0].version;
+    // what act_runner does not send is served by connect-node behind the fast path
+    const grpcWeb = createClient(RunnerService, createGrpcWebTransport({ baseUrl: base, httpVersion: '1.1' })) as unknown as RpcClient;
+    expect((await grpcWeb.declare({ version: 'v0.2.13', labels: ['forms'] }, r.call())).runner.version).to.equal('v0.2.13');
+    const gzipped = createClient(RunnerService, createConnectTransport({ baseUrl: base, httpVersion: '1.1', sendCompression: compressionGzip, compressMinBytes: 0 })) as unknown as RpcClient;
+    expect((await gzipped.declare({ version: 'v0.2.14', labels: ['forms'] }, r.call())).runner.version).to.equal('v0.2.14');
+    expect(await versionOf()).to.equal('v0.2.14');
+    // a message that does not decode, in either encoding, is invalid_argument
+    for (const [type, body] of [['application/proto', new Uint8Array([0x0a, 0xff])], ['application/json', '{"labels": 5}']] as const) {
+      const res = await fetch(`${base}/runner.v1.RunnerService/Declare`, { method: 'POST', headers: { 'content-type': type, ...r.call().headers }, body });
+      expect(res.status, type).to.equal(400);
+      expect(res.headers.get('content-type')).to.equal('application/json');
+      expect(((await res.json()) as { code: string }).code, type).to.equal('invalid_argument');
+    }
+    // a content type the protocol does not know is refused as connect does
+    const plain = await fetch(`${base}/runner.v1.RunnerService/Declare`, { method: 'POST', headers: { 'content-type': 'text/plain', ...r.call().headers }, body: 'x' });
+    expect(plain.status).to.equal(415);
+    expect(await versionOf()).to.equal('v0.2.14');
   });
 
   it('takes the runners, tokens, runs and logs of a repository along when it is deleted', async () => {
