@@ -8,7 +8,7 @@
  *   prober process;
  * - dispatch: BENCH_JOBS single-step jobs (2,000), ten per workflow dispatch (each on a branch of its own), queued at
  *   BENCH_JOB_RATE jobs/s (200) while the other runners go on polling, run by BENCH_BUSY_RUNNERS
- *   (200) of them: jobs started per second (first queued to last started) and queue-to-start
+ *   (200) of them: jobs started per second (first start to last start) and queue-to-start
  *   p50/p99 (from the dispatch's answer to the task's arrival at its runner), and `/version` p99.
  */
 import fs from 'node:fs';
@@ -170,13 +170,16 @@ export async function run(): Promise<void> {
   const busy = JSON.parse(fs.readFileSync(busyOut, 'utf8')) as { arrivals: { at: number; seq: number }[]; errors: number };
   const idle = JSON.parse(fs.readFileSync(idleOut, 'utf8')) as { errors: number };
   const waits = busy.arrivals.filter((a) => queued.has(a.seq)).map((a) => a.at - queued.get(a.seq)!);
-  const lastStart = Math.max(...busy.arrivals.map((a) => a.at));
+  const starts = busy.arrivals.map((a) => a.at);
+  const [firstStart, lastStart] = [Math.min(...starts), Math.max(...starts)];
   await server.destroy();
 
   const rows: [string, string, string][] = [
     ...idleRows,
     [`dispatch: jobs started / runners`, `${busy.arrivals.length} / ${BUSY}`, ''],
-    ['dispatch: jobs started per second', (busy.arrivals.length / ((lastStart - d0) / 1000)).toFixed(0), '>= 200'],
+    // why: from the first start to the last; measured from the first dispatch, the pace of the
+    // dispatches (JOB_RATE) bounds the figure and the last job's wait lowers it.
+    ['dispatch: jobs started per second', ((busy.arrivals.length - 1) / ((lastStart - firstStart) / 1000)).toFixed(0), '>= 200'],
     ['dispatch: queue-to-start p50 / p99 (ms)', `${pct(waits, 50).toFixed(0)} / ${pct(waits, 99).toFixed(0)}`, 'p99 < 1000'],
     ['dispatch: GET /api/v1/version p50 / p99 (ms)', `${pct(busyLatencies, 50).toFixed(1)} / ${pct(busyLatencies, 99).toFixed(1)}`, 'p99 < 50'],
     ['dispatch: jobs not ending in success', String(failed.n), '0'],

@@ -6,7 +6,8 @@
  */
 import { createFileRegistry, type DescMessage, type DescService } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema, file_google_protobuf_struct, file_google_protobuf_timestamp } from '@bufbuild/protobuf/wkt';
-import { create } from '@bufbuild/protobuf';
+import { create, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { WireType } from '@bufbuild/protobuf/wire';
 
 /** A field: number, type (a scalar, an enum or message of the package, `.google.protobuf.X`, or `map:<value type>`), and `rep` for repeated. */
 type Field = [number, string, 'rep'?];
@@ -101,6 +102,139 @@ export const PingService: DescService = pingRegistry.getService('ping.v1.PingSer
 /** A message type of `runner.v1` by its short name. */
 export function runnerMessage(name: string): DescMessage {
   return runnerRegistry.getMessage(`runner.v1.${name}`)!;
+}
+
+// The field of runner.v1.Task that holds its context.
+const TASK_CONTEXT = 3;
+
+/**
+ * Make a Task ready for the binary encoding: its context (a google.protobuf.Struct) is written here
+ * and carried as an unknown field, which toBinary copies as it is; the message decodes the same.
+ * why: protobuf-es turns every value of a Struct into a message by reflection, about 0.7 ms for a
+ * Task's context (the event payload with its repository and sender); written directly it takes a
+ * few dozen microseconds, and a runner fetches a Task for every job.
+ */
+export function packTaskContext(task: Message): void {
+  const t = task as unknown as { context?: JsonObject; $unknown?: { no: number; wireType: WireType; data: Uint8Array }[] };
+  if (!t.context) return;
+  t.$unknown = [...(t.$unknown ?? []), { no: TASK_CONTEXT, wireType: WireType.LengthDelimited, data: encodeStruct(t.context) }];
+  t.context = undefined;
+}
+
+/**
+ * A google.protobuf.Struct in the binary format, with its length in front (a length-delimited
+ * field's value). Two passes: the first notes the size of every nested message in the order the
+ * second writes them, so each length is known before its message and the bytes go into one buffer.
+ */
+function encodeStruct(obj: JsonObject): Buffer {
+  const sizes: number[] = [];
+  const total = structSize(obj, sizes);
+  const w = { buf: Buffer.allocUnsafe(varintSize(total) + total), pos: 0, sizes, next: 0 };
+  varint(w, total);
+  writeStruct(w, obj);
+  return w.buf;
+}
+
+// Struct: map<string, Value> fields = 1 (entries: key 1, value 2). Value: null 1, number 2, string 3,
+// bool 4, struct 5, list 6. ListValue: repeated Value values = 1. Sizes are noted per entry (the entry
+// and its value), per struct or list (its content) and per list element.
+function structSize(obj: JsonObject, sizes: number[]): number {
+  let total = 0;
+  for (const key of Object.keys(obj)) {
+    const v = obj[key];
+    if (v === undefined) continue;
+    const slot = sizes.push(0, 0) - 2;
+    const k = Buffer.byteLength(key);
+    const value = valueSize(v, sizes);
+    const entry = 1 + varintSize(k) + k + 1 + varintSize(value) + value;
+    sizes[slot] = entry;
+    sizes[slot + 1] = value;
+    total += 1 + varintSize(entry) + entry;
+  }
+  return total;
+}
+
+function valueSize(v: JsonValue | undefined, sizes: number[]): number {
+  if (v === null || v === undefined || typeof v === 'boolean') return 2;
+  if (typeof v === 'number') return 9;
+  if (typeof v === 'string') {
+    const n = Buffer.byteLength(v);
+    return 1 + varintSize(n) + n;
+  }
+  const slot = sizes.push(0) - 1;
+  let inner = 0;
+  if (Array.isArray(v)) {
+    for (const e of v) {
+      const at = sizes.push(0) - 1;
+      const size = valueSize(e, sizes);
+      sizes[at] = size;
+      inner += 1 + varintSize(size) + size;
+    }
+  } else {
+    inner = structSize(v, sizes);
+  }
+  sizes[slot] = inner;
+  return 1 + varintSize(inner) + inner;
+}
+
+interface StructWriter { buf: Buffer; pos: number; sizes: number[]; next: number }
+
+function writeStruct(w: StructWriter, obj: JsonObject): void {
+  for (const key of Object.keys(obj)) {
+    const v = obj[key];
+    if (v === undefined) continue;
+    const entry = w.sizes[w.next++];
+    const value = w.sizes[w.next++];
+    w.buf[w.pos++] = 0x0a;
+    varint(w, entry);
+    w.buf[w.pos++] = 0x0a;
+    writeString(w, key);
+    w.buf[w.pos++] = 0x12;
+    varint(w, value);
+    writeValue(w, v);
+  }
+}
+
+function writeValue(w: StructWriter, v: JsonValue | undefined): void {
+  if (v === null || v === undefined) {
+    w.buf[w.pos++] = 0x08;
+    w.buf[w.pos++] = 0;
+  } else if (typeof v === 'boolean') {
+    w.buf[w.pos++] = 0x20;
+    w.buf[w.pos++] = v ? 1 : 0;
+  } else if (typeof v === 'number') {
+    w.buf[w.pos++] = 0x11;
+    w.pos = w.buf.writeDoubleLE(v, w.pos);
+  } else if (typeof v === 'string') {
+    w.buf[w.pos++] = 0x1a;
+    writeString(w, v);
+  } else {
+    w.buf[w.pos++] = Array.isArray(v) ? 0x32 : 0x2a;
+    varint(w, w.sizes[w.next++]);
+    if (!Array.isArray(v)) return writeStruct(w, v);
+    for (const e of v) {
+      w.buf[w.pos++] = 0x0a;
+      varint(w, w.sizes[w.next++]);
+      writeValue(w, e);
+    }
+  }
+}
+
+function writeString(w: StructWriter, s: string): void {
+  varint(w, Buffer.byteLength(s));
+  w.pos += w.buf.write(s, w.pos);
+}
+
+function varint(w: StructWriter, n: number): void {
+  while (n > 0x7f) {
+    w.buf[w.pos++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  w.buf[w.pos++] = n;
+}
+
+function varintSize(n: number): number {
+  return n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
 }
 
 /** `runner.v1.Result` (equal to the done codes of a job's status). */

@@ -16,7 +16,7 @@ import type http from 'node:http';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { RequestHandler } from 'express';
-import { create, type DescMessage, type DescMethod, type DescService } from '@bufbuild/protobuf';
+import { create, type DescMessage, type DescMethod, type DescService, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { createMethodSerializationLookup, type MethodSerializationLookup } from '@connectrpc/connect/protocol';
@@ -27,7 +27,7 @@ import { settings } from '../config';
 import { systemCtx } from '../db';
 import { HttpError } from '../errors';
 import {
-  PingService, RunnerService, runnerMessage, type DeclareRequestMsg, type FetchTaskRequestMsg, type RegisterRequestMsg,
+  PingService, RunnerService, packTaskContext, runnerMessage, type DeclareRequestMsg, type FetchTaskRequestMsg, type RegisterRequestMsg,
   type UpdateLogRequestMsg, type UpdateTaskRequestMsg,
 } from '../api/runner-proto';
 import { authenticateRunner, declare, registerRunner, type RunnerIdentity } from '../services/actions/runner.service';
@@ -110,6 +110,11 @@ async function invoke(impl: Impl, method: string, req: unknown, call: RunnerCall
 
 interface UnaryMethod { method: DescMethod; impl: Impl; serialization: MethodSerializationLookup<DescMessage, DescMessage> }
 
+// What an answer's binary encoding prepares first, by output type.
+const BEFORE_BINARY: Record<string, (out: Message) => void> = {
+  'runner.v1.FetchTaskResponse': (out) => { const { task } = out as unknown as { task?: Message }; if (task) packTaskContext(task); },
+};
+
 /** The methods by request path (`/api/actions/<service>/<method>`). */
 const UNARY = new Map<string, UnaryMethod>(IMPLEMENTATIONS.flatMap(([service, impls]) => service.methods.map((method): [string, UnaryMethod] => [
   `/api/actions/${service.typeName}/${method.name}`,
@@ -146,7 +151,9 @@ async function serveUnary({ method, impl, serialization }: UnaryMethod, binary: 
     if (timeout.error) throw timeout.error;
     const input = parseInput(serialization, binary, await readBody(req));
     const call: RunnerCall = { header: (name) => headerOf(req, name), timeoutMs: timeout.timeoutMs, signal: gone.signal };
-    body = serialization.getO(binary).serialize(create(method.output, await invoke(impl, method.name, input, call) as Record<string, unknown>));
+    const out = create(method.output, await invoke(impl, method.name, input, call) as Record<string, unknown>);
+    if (binary) BEFORE_BINARY[method.output.typeName]?.(out);
+    body = serialization.getO(binary).serialize(out);
   } catch (err) {
     const error = ConnectError.from(err, Code.Internal);
     status = codeToHttpStatus(error.code);
