@@ -33,9 +33,22 @@ export function formatLogLine(time: Date, content: string): string {
 export async function appendLog(name: string, lines: string[]): Promise<number> {
   const text = lines.join('');
   const file = full(name);
-  await fsp.mkdir(path.dirname(file), { recursive: true });
-  await fsp.appendFile(file, text);
+  await inDir(file, () => fsp.appendFile(file, text));
   return Buffer.byteLength(text);
+}
+
+/**
+ * Run a write of `file`; when its directory is missing, make it and write again. why: the directory
+ * exists for all but a task's first write, and making it every time cost system calls on every write.
+ */
+async function inDir<T>(file: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    return write();
+  }
 }
 
 // why: a log this small is compressed in memory in one step; a stream and a full-size zlib window cost more than the work.
@@ -47,23 +60,38 @@ const IN_MEMORY = 1 << 20;
  */
 export async function archiveLog(name: string, lines: string[] = []): Promise<number> {
   const file = full(name);
+  const gz = compressed(name);
   const tail = Buffer.from(lines.join(''));
   const size = await fsp.stat(file).then((st) => st.size, () => null);
-  if (size === null && fs.existsSync(compressed(name))) return 0;
-  await fsp.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${compressed(name)}.tmp`;
+  if (size === null && tail.length <= IN_MEMORY) {
+    // why: the runner sent every row with its last call (or none at all): there is no plain file to
+    // read or remove, and the gzip file is written in one step ('wx' leaves a log archived before alone).
+    try {
+      await inDir(gz, () => fsp.writeFile(gz, gzipSmall(tail), { flag: 'wx' }));
+      return tail.length;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return 0;
+      throw err;
+    }
+  }
+  if (size === null && fs.existsSync(gz)) return 0;
+  const tmp = `${gz}.tmp`;
   if ((size ?? 0) + tail.length <= IN_MEMORY) {
-    const text = size ? Buffer.concat([await fsp.readFile(file), tail]) : tail;
-    // why: a small input needs no 32 KiB window; the smallest that holds it makes the same stream any gunzip reads.
-    const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(text.length + 262))));
-    await fsp.writeFile(tmp, zlib.gzipSync(text, { windowBits, memLevel: Math.max(1, windowBits - 7) }));
+    await fsp.writeFile(tmp, gzipSmall(Buffer.concat([await fsp.readFile(file), tail])));
   } else {
-    if (tail.length) await fsp.appendFile(file, tail);
+    if (tail.length) await inDir(file, () => fsp.appendFile(file, tail));
     await pipeline(fs.createReadStream(file), zlib.createGzip(), fs.createWriteStream(tmp));
   }
-  await fsp.rename(tmp, compressed(name));
+  await fsp.rename(tmp, gz);
   await fsp.rm(file, { force: true });
   return tail.length;
+}
+
+/** A log of at most IN_MEMORY bytes, gzipped in one step. */
+function gzipSmall(text: Buffer): Buffer {
+  // why: a small input needs no 32 KiB window; the smallest that holds it makes the same stream any gunzip reads.
+  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(text.length + 262))));
+  return zlib.gzipSync(text, { windowBits, memLevel: Math.max(1, windowBits - 7) });
 }
 
 /** A stream of a task's whole log, or null when the file is gone. */
