@@ -201,6 +201,8 @@ function readBody(req: http.IncomingMessage): Promise<Uint8Array> {
     });
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     req.once('error', reject);
+    // why: a client gone before the end of its body ends the wait (after 'end' this changes nothing).
+    req.once('close', () => reject(CLIENT_GONE));
   });
 }
 
