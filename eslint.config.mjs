@@ -31,6 +31,8 @@ export default tseslint.config(
     files: ['src/models/**/*.ts', 'src/db/**/*.ts', 'src/git/**/*.ts', 'src/lock/**/*.ts', 'src/pool/**/*.ts', 'src/queue/**/*.ts'],
     rules: deny('controllers', 'cli', 'web', 'middleware', 'services', 'convert', 'ssh'),
   },
+  // Rendering is pure: the caller says what a document may link to.
+  { files: ['src/markup/**/*.ts'], rules: deny('controllers', 'cli', 'web', 'middleware', 'services', 'convert', 'models', 'db', 'git', 'lock', 'pool', 'queue', 'ssh') },
   { files: ['src/config/**/*.ts', 'src/errors/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'services', 'convert', 'models', 'db', 'git', 'lock', 'pool', 'queue') },
   { files: ['workers/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'services', 'models', 'db') },
   { files: ['migrations/**/*.ts'], rules: deny('models', 'services', 'controllers') },

@@ -64,7 +64,7 @@ export function createInternalServer(): http.Server {
  * content type, and clients rely on it (gitea-js sends some bodies, such as IssueMeta, as text/plain).
  */
 function jsonInText(req: Request, _res: Response, next: NextFunction): void {
-  if (typeof req.body === 'string' && /^\s*\{/.test(req.body)) {
+  if (typeof req.body === 'string' && !req.rawText && /^\s*\{/.test(req.body)) {
     try { req.body = JSON.parse(req.body); } catch { /* not JSON: the route sees the text */ }
   }
   next();
@@ -134,6 +134,8 @@ function buildApp(): Express {
   const contentsLimit = Math.max(10 * 1048576, Math.ceil(s.repositoryUpload.fileMaxSize * 1048576 * 4 / 3) + 1048576);
   api.use(/^\/repos\/[^/]+\/[^/]+\/contents(\/|$)/, express.json({ limit: contentsLimit, strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(streamedUploads());
+  // why: the raw Markdown endpoint reads its body as text whatever its type (Gitea reads it raw), JSON-looking or not.
+  api.use('/markdown/raw', express.text({ limit: '10mb', type: () => true }), (req: Request, _res: Response, next: NextFunction) => { req.rawText = true; next(); });
   api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.text({ limit: '10mb', type: 'text/plain' }));
   api.use(jsonInText);

@@ -104,6 +104,12 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     REACTIONS: { kind: 'list', def: '+1, -1, laugh, hooray, confused, heart, rocket, eyes', keepCase: true },
     CUSTOM_EMOJIS: { kind: 'list', def: 'gitea, codeberg, gitlab, git, github, gogs', keepCase: true },
   },
+  markup: {
+    ENABLE_HARD_LINE_BREAK_IN_COMMENTS: { kind: 'bool', def: 'true' },
+    ENABLE_HARD_LINE_BREAK_IN_DOCUMENTS: { kind: 'bool', def: 'false' },
+    MAX_INPUT_SIZE: { kind: 'int', def: '4194304', min: 1024, max: 1e9 },
+    RENDER_TIMEOUT: { kind: 'duration', def: '10s', min: 1, max: 600 },
+  },
   repository: {
     ROOT: { kind: 'string', def: '' },
     MAX_CREATION_LIMIT: { kind: 'int', def: '-1', min: -1, max: 1e9 },
@@ -294,6 +300,8 @@ export interface Settings {
   };
   /** [ui]: what /settings/ui reports. */
   ui: { defaultTheme: string; reactions: string[]; customEmojis: string[] };
+  /** [markup]: line breaks as Gitea's defaults; a document's size cap (bytes) and render time limit (seconds). */
+  markup: { enableHardLineBreakInComments: boolean; enableHardLineBreakInDocuments: boolean; maxInputSize: number; renderTimeout: number };
   repository: {
     root: string; maxCreationLimit: number; forcePrivate: boolean; disableForks: boolean;
     /** Gitea's default: forks do not count against MAX_CREATION_LIMIT / max_repo_creation. */
@@ -399,6 +407,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     gitTimeout: out['git.timeout'],
     api: out.api,
     ui: out.ui,
+    markup: out.markup,
     repository: out.repository,
     signing: out['repository.signing'],
     repositoryUpload: out['repository.upload'],

@@ -218,6 +218,15 @@ export async function objectInfo(gitDir: string, names: string[]): Promise<(Obje
 }
 
 /**
+ * Like objectInfo, but a name answered missing is taken at its word. For names whose absence is the
+ * everyday answer (words of a comment that look like commit ids), where a process per missing name
+ * to tell damage from absence would cost more than the question.
+ */
+export function peekObjects(gitDir: string, names: string[]): Promise<(ObjectInfo | null)[]> {
+  return names.length ? askInfo(gitDir, names) : Promise.resolve([]);
+}
+
+/**
  * The first of `names`, in order of preference, that names an object, with its position; null when
  * none does. Only the names before it are confirmed missing.
  * why: a ref is tried as a branch, then as a tag; when the branch exists, whether the tag does is

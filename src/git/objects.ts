@@ -9,7 +9,7 @@ import { parseIdentity, type GitIdentity } from './history';
 import { WeightedLru } from './lru';
 import { readObjects } from './cat-file';
 
-export { objectInfo, firstObject } from './cat-file';
+export { objectInfo, firstObject, peekObjects } from './cat-file';
 
 const FULL_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 // why: what a commit id and a path name never changes (the id fixes the tree and the history), so

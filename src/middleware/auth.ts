@@ -21,6 +21,8 @@ declare module 'express-serve-static-core' {
   interface Request {
     principal: Principal;
     requestId: string;
+    /** The body is text to take as it is (`/markdown/raw`), never read as JSON. */
+    rawText?: boolean;
   }
 }
 

@@ -187,6 +187,17 @@ function visibleWhere(scope: UserVisibilityScope): WhereOptions {
   return literal(visibleUsersSql(scope));
 }
 
+/** Lower-case names, of `lowerNames`, of users and organizations that exist and `scope` may see (for @mentions). */
+export async function visibleNamesAmong(ctx: DbContext, lowerNames: string[], scope: UserVisibilityScope): Promise<string[]> {
+  if (lowerNames.length === 0) return [];
+  const rows = await UserModel.findAll({
+    attributes: ['lowerName'],
+    where: { [Op.and]: [{ lowerName: { [Op.in]: lowerNames } }, visibleWhere(scope)] },
+    transaction: ctx.tx,
+  });
+  return rows.map((r) => r.lowerName);
+}
+
 /** Filters of a user search. */
 export interface UserSearch {
   keyword: string;

@@ -108,10 +108,18 @@ export function labelTemplateNames(): string[] {
   return LABEL_DIR ? fs.readdirSync(LABEL_DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort() : [];
 }
 
+/** The labels of a template, or null when there is no such template. */
+export function labelTemplateOrNull(name: string): TemplateLabel[] | null {
+  // why: the name is looked up among the files, never joined into a path as given.
+  if (!labelTemplateNames().includes(name)) return null;
+  return (JSON.parse(fs.readFileSync(path.join(LABEL_DIR, `${name}.json`), 'utf8')) as { labels: TemplateLabel[] }).labels;
+}
+
 /** The labels of a template; 422 when there is no such template. */
 export function labelTemplate(name: string): TemplateLabel[] {
-  if (!labelTemplateNames().includes(name)) throw new Validation(`GetLabelTemplateFile[${name}]: label template does not exist`);
-  return (JSON.parse(fs.readFileSync(path.join(LABEL_DIR, `${name}.json`), 'utf8')) as { labels: TemplateLabel[] }).labels;
+  const labels = labelTemplateOrNull(name);
+  if (!labels) throw new Validation(`GetLabelTemplateFile[${name}]: label template does not exist`);
+  return labels;
 }
 
 /** The labels on an issue, by name. */
