@@ -19,6 +19,11 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
+  // The page script runs in browsers.
+  {
+    files: ['src/web/assets/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', fetch: 'readonly', btoa: 'readonly', atob: 'readonly' } },
+  },
   // chai assertions such as `expect(x).to.be.empty` are expressions by design.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-unused-expressions': 'off' } },
   { files: ['src/**/*.ts', 'workers/**/*.ts', 'ssh/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'], rules: deny('controllers') },

@@ -9,9 +9,9 @@ import { findUserById, findUserByName, pseudoUser, UserType } from '../models/us
 import { Unauthorized, Forbidden, NotFound } from '../errors';
 import { verifyToken } from '../services/auth/token-cache';
 import { taskOfToken } from '../services/actions/task.service';
-import { verifyPassword } from '../services/auth/password';
-import { assertLoginAllowed, recordLoginFailure } from '../services/auth/limiter';
+import { checkPassword } from '../services/auth/credentials';
 import { ANONYMOUS, type Principal } from '../services/auth/principal';
+import { assertGitPasswordAllowed, assertPasswordAuthAllowed } from '../services/auth/two-factor.service';
 import { hasScope, ScopeLevel } from '../services/auth/scope';
 import { settings } from '../config';
 
@@ -45,22 +45,19 @@ async function userForToken(raw: string, method: Principal['method']): Promise<P
   return { user, scopes: tok.scopes, tokenId: tok.id, method };
 }
 
-async function userForPassword(req: Request, login: string, password: string): Promise<Principal> {
-  // why: no account name holds a NUL; such a name must not reach the database (or the limiter's keys).
-  if (login.includes('\0')) throw bad('invalid username, password or token');
-  const ip = req.socket.remoteAddress ?? '';
-  await assertLoginAllowed(ip, login);
-  const user = login.includes('@') ? null : await findUserByName(systemCtx, login);
-  const ok = !!user && user.type === UserType.Individual && !!user.passwdHash && (await verifyPassword(password, user.passwdHash));
-  if (!ok) {
-    await recordLoginFailure(ip, login);
-    throw bad('invalid username, password or token');
-  }
-  if (!user!.isActive || user!.prohibitLogin) throw new Forbidden(PROHIBITED);
+/** How a route treats a password of a user with a second factor: the API asks for X-Gitea-OTP, git refuses it. */
+export type PasswordWithSecondFactor = 'otp' | 'refuse';
+
+async function userForPassword(req: Request, login: string, password: string, secondFactor: PasswordWithSecondFactor): Promise<Principal> {
+  const user = await checkPassword(systemCtx, req.socket.remoteAddress ?? '', login, password);
+  if (!user) throw bad('invalid username, password or token');
+  if (!user.isActive || user.prohibitLogin) throw new Forbidden(PROHIBITED);
+  if (secondFactor === 'refuse') await assertGitPasswordAllowed(systemCtx, user);
+  else await assertPasswordAuthAllowed(systemCtx, user, req.headers['x-gitea-otp'] as string | undefined);
   return { user, scopes: null, tokenId: null, method: 'basic-password' };
 }
 
-async function identify(req: Request, res: Response): Promise<Principal> {
+async function identify(req: Request, res: Response, secondFactor: PasswordWithSecondFactor): Promise<Principal> {
   const header = req.headers.authorization ?? '';
   const sp = header.indexOf(' ');
   const kind = (sp > 0 ? header.slice(0, sp) : header).toLowerCase();
@@ -80,7 +77,7 @@ async function identify(req: Request, res: Response): Promise<Principal> {
       return p;
     }
     if (secret === '' && /^[0-9a-f]{40}$/.test(login)) return userForToken(login, 'basic-token');
-    return userForPassword(req, login, secret);
+    return userForPassword(req, login, secret, secondFactor);
   }
   if (header !== '') throw bad('unsupported authorization scheme');
   const q = req.query as Record<string, unknown>;
@@ -119,10 +116,13 @@ async function applySudo(req: Request, p: Principal): Promise<Principal> {
   return { ...p, user: target };
 }
 
-/** Express middleware: sets req.principal or answers the error (401/403/429). */
-export function authenticate(): RequestHandler {
+/**
+ * Express middleware: sets req.principal or answers the error (401/403/429). `secondFactor` says
+ * what a password of a user with two-factor authentication gets (git over HTTP: `refuse`).
+ */
+export function authenticate(secondFactor: PasswordWithSecondFactor = 'otp'): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    identify(req, res)
+    identify(req, res, secondFactor)
       .then((p) => applySudo(req, p))
       .then((p) => {
         req.principal = p;

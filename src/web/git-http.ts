@@ -157,7 +157,8 @@ function gitErrors(err: unknown, req: Request, res: Response, next: NextFunction
 /** The smart HTTP routes; mount before the web router. */
 export function gitHttpRouter(): Router {
   const r = express.Router();
-  const auth = authenticate();
+  // why: git clients cannot send a one-time code; with a second factor on, the password is refused (a token works).
+  const auth = authenticate('refuse');
   r.get('/:owner/:repo/info/refs', auth, infoRefs);
   r.post('/:owner/:repo/git-upload-pack', auth, rpc('git-upload-pack'));
   r.post('/:owner/:repo/git-receive-pack', auth, rpc('git-receive-pack'));

@@ -1,14 +1,14 @@
 /**
- * The server-rendered web side: the Swagger viewer, sign-up, and (later issues) the browser UI.
+ * The server-rendered web side: the Swagger viewer and the browser UI's pages.
  */
 import express, { type Router } from 'express';
 import { swaggerRouter } from './swagger';
-import { signupRouter } from './signup';
+import { pagesRouter } from './pages';
 
 /** Every non-API web route. */
 export function webRouter(): Router {
   const r = express.Router();
   r.use(swaggerRouter());
-  r.use(signupRouter());
+  r.use(pagesRouter());
   return r;
 }

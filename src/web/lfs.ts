@@ -46,7 +46,8 @@ function enabled(_req: Request, _res: Response, next: NextFunction): void {
  * any other credentials go through the usual authentication.
  */
 function identify(): RequestHandler {
-  const auth = authenticate();
+  // why: git clients cannot send a one-time code; with a second factor on, the password is refused (a token works).
+  const auth = authenticate('refuse');
   return (req, res, next) => {
     const m = /^(?:bearer|token)\s+(\S+\.\S+)$/i.exec(req.headers.authorization ?? '');
     if (!m) { auth(req, res, next); return; }

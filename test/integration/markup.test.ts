@@ -17,7 +17,6 @@ describe('markup rendering and template listings', () => {
   let w: World;
   let alice: TestUser;
   let bob: TestUser;
-  let hidden: TestUser;
   let g: GitTool;
   let head = '';
   const root = () => w.server.url;
@@ -28,7 +27,7 @@ describe('markup rendering and template listings', () => {
   before(async () => {
     w = await startWorld({ env: { FORGE__MARKUP__MAX_INPUT_SIZE: String(MAX_INPUT) } });
     [alice, bob] = [await w.user('alice'), await w.user('bob')];
-    hidden = await w.user('hidden', { visibility: 'private' });
+    await w.user('hidden', { visibility: 'private' });
     g = new GitTool(w);
     await apiRepo(w, alice, 'proj');
     await apiRepo(w, alice, 'secret', { auto_init: true, private: true });

@@ -6,13 +6,15 @@
 import { expect } from 'chai';
 import { giteaApi } from 'gitea-js';
 import { startWorld, type World } from '../helpers/world';
+import { WebClient } from '../helpers/web';
 
 interface Form { user_name: string; email: string; password: string; retype?: string }
 
+/** Fill in the sign-up form as a browser does (its page first, for the session and CSRF token). */
 async function signUp(w: World, f: Form): Promise<{ status: number; location: string | null; text: string }> {
-  const body = new URLSearchParams({ ...f, retype: f.retype ?? f.password });
-  const res = await fetch(`${w.server.url}user/sign_up`, { method: 'POST', body, redirect: 'manual' });
-  return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+  const web = new WebClient(w);
+  await web.get('user/sign_up');
+  return web.form('user/sign_up', { ...f, retype: f.retype ?? f.password });
 }
 
 /** Does a user of this name exist (asked as the site admin, who sees everyone)? */

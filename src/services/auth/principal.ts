@@ -9,7 +9,7 @@ export interface Principal {
   /** The token's scopes; null when the caller used a password (full access). */
   scopes: ScopeSet | null;
   tokenId: number | null;
-  method: 'anonymous' | 'token' | 'basic-password' | 'basic-token' | 'ssh-key' | 'deploy-key' | 'lfs-token';
+  method: 'anonymous' | 'token' | 'basic-password' | 'basic-token' | 'ssh-key' | 'deploy-key' | 'lfs-token' | 'session';
   /** For a deploy key: the one repository it opens and its mode. */
   deployKey?: { id: number; repoId: number; mode: number };
   /** For an Actions task's token (the `gitea-actions` user): the one repository it opens, read-only for a fork's pull request. */

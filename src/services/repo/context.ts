@@ -10,6 +10,7 @@ import { findRepoByOwnerAndName, type RepositoryModel } from '../../models/repos
 import { AccessMode } from '../../models/perm';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
 import type { Principal } from '../auth/principal';
+import { assertTwoFactorSatisfied } from '../auth/two-factor.service';
 
 /** A resolved repository with the caller's permission on it. */
 export interface RepoContext { owner: UserModel; repo: RepositoryModel; perm: RepoPermission }
@@ -26,5 +27,7 @@ export async function repoAssignment(ctx: DbContext, p: Principal, ownerName: st
   if (!ownKey && !(await canSeeOwner(ctx, p, owner))) throw notFound();
   const perm = await repoPermission(ctx, p, repo, owner);
   if (perm.mode < AccessMode.Read) throw notFound();
+  // why: after the 404s, so an unenrolled user learns nothing of repositories it could not read anyway.
+  await assertTwoFactorSatisfied(ctx, p);
   return { owner, repo, perm };
 }

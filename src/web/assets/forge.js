@@ -1,0 +1,68 @@
+// The forge's one script: progressive enhancement only. Security keys (WebAuthn) need it; every
+// other page works without it.
+(() => {
+  'use strict';
+  const enc = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const dec = (s) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((s.length + 3) % 4)), (c) => c.charCodeAt(0));
+
+  async function post(url, csrf, body) {
+    const r = await fetch(url, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', 'X-Csrf-Token': csrf }, body: JSON.stringify(body) });
+    const json = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(json.message || r.statusText);
+    return json;
+  }
+
+  function fail(box, err) {
+    const p = box.querySelector('#webauthn-error');
+    p.textContent = err && err.message ? err.message : String(err);
+    p.hidden = false;
+  }
+
+  function wire(box, buttonId, run) {
+    const button = box.querySelector(buttonId);
+    if (!button) return;
+    if (!window.PublicKeyCredential) {
+      fail(box, new Error('This browser does not support security keys.'));
+      button.disabled = true;
+      return;
+    }
+    button.addEventListener('click', () => run().catch((e) => fail(box, e)));
+  }
+
+  const reg = document.querySelector('[data-webauthn-register]');
+  if (reg) {
+    const base = reg.dataset.webauthnRegister;
+    wire(reg, '#webauthn-register', async () => {
+      const name = reg.querySelector('#webauthn-name').value.trim();
+      const opts = await post(`${base}/request_register`, reg.dataset.csrf, { name });
+      opts.challenge = dec(opts.challenge);
+      opts.user.id = dec(opts.user.id);
+      opts.excludeCredentials = (opts.excludeCredentials || []).map((c) => ({ ...c, id: dec(c.id) }));
+      const cred = await navigator.credentials.create({ publicKey: opts });
+      const response = {
+        id: cred.id, rawId: enc(cred.rawId), type: cred.type, clientExtensionResults: cred.getClientExtensionResults(),
+        response: { clientDataJSON: enc(cred.response.clientDataJSON), attestationObject: enc(cred.response.attestationObject), transports: cred.response.getTransports ? cred.response.getTransports() : [] },
+      };
+      await post(`${base}/register`, reg.dataset.csrf, { name, response });
+      window.location.reload();
+    });
+  }
+
+  const signin = document.querySelector('[data-webauthn-signin]');
+  if (signin) {
+    const base = signin.dataset.webauthnSignin;
+    wire(signin, '#webauthn-signin', async () => {
+      const opts = await post(`${base}/options`, signin.dataset.csrf, {});
+      opts.challenge = dec(opts.challenge);
+      opts.allowCredentials = (opts.allowCredentials || []).map((c) => ({ ...c, id: dec(c.id) }));
+      const cred = await navigator.credentials.get({ publicKey: opts });
+      const r = cred.response;
+      const response = {
+        id: cred.id, rawId: enc(cred.rawId), type: cred.type, clientExtensionResults: cred.getClientExtensionResults(),
+        response: { clientDataJSON: enc(r.clientDataJSON), authenticatorData: enc(r.authenticatorData), signature: enc(r.signature), userHandle: r.userHandle ? enc(r.userHandle) : undefined },
+      };
+      const done = await post(base, signin.dataset.csrf, { response });
+      window.location.assign(done.redirect);
+    });
+  }
+})();

@@ -1,0 +1,125 @@
+/**
+ * The browser side's request context: the session from its cookie (`i_like_gitea`, as Gitea names
+ * it), the signed-in user as a principal, flash messages, and the CSRF and Origin checks every
+ * state-changing request passes (security class 17).
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { settings } from '../../config';
+import { systemCtx } from '../../db';
+import { Forbidden } from '../../errors';
+import { ANONYMOUS, type Principal } from '../../services/auth/principal';
+import { csrfValid, openSession, saveSessionData, startSession, type SessionData, type WebSession } from '../../services/auth/session.service';
+
+export const COOKIE = 'i_like_gitea';
+
+/** What a page knows about its caller. */
+export interface WebContext {
+  session: WebSession | null;
+  /** The signed-in user's principal (full rights, as a password sign-in), or anonymous. */
+  principal: Principal;
+  /** Session data changed during this request, to save before answering. */
+  dirty: boolean;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    web: WebContext;
+  }
+}
+
+function cookieValue(req: Request, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return null;
+}
+
+/** Set the session cookie: HttpOnly, SameSite=Lax, Secure when the forge is served over https. */
+export function setSessionCookie(res: Response, token: string): void {
+  const root = new URL(settings().server.rootUrl);
+  res.cookie(COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: root.protocol === 'https:', path: root.pathname, maxAge: 86400 * 1000 });
+}
+
+/** Clear the session cookie. */
+export function clearSessionCookie(res: Response): void {
+  res.clearCookie(COOKIE, { path: new URL(settings().server.rootUrl).pathname });
+}
+
+/** Middleware: read the session (never creating one: browsing writes nothing). */
+export function webSession(): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const token = cookieValue(req, COOKIE);
+    (token ? openSession(systemCtx, token) : Promise.resolve(null)).then((session) => {
+      const user = session?.user ?? null;
+      req.web = { session, principal: user ? { user, scopes: null, tokenId: null, method: 'session' } : ANONYMOUS, dirty: false };
+      next();
+    }, next);
+  };
+}
+
+/** The caller's session, started (anonymous) when there is none: a page with a form needs one for its CSRF token. */
+export async function ensureSession(req: Request, res: Response): Promise<WebSession> {
+  if (req.web.session) return req.web.session;
+  const { token, session } = await startSession(systemCtx, 0);
+  setSessionCookie(res, token);
+  req.web.session = session;
+  return session;
+}
+
+/** Change the session's data; saved with `saveIfDirty` before the answer. */
+export function updateSession(req: Request, change: (d: SessionData) => void): void {
+  if (!req.web.session) return;
+  change(req.web.session.data);
+  req.web.dirty = true;
+}
+
+/** A message for the next page this session shows. */
+export function flash(req: Request, kind: 'info' | 'success' | 'error', text: string): void {
+  updateSession(req, (d) => { d.flash = [...(d.flash ?? []), { kind, text }]; });
+}
+
+/** Save the session's data if this request changed it. */
+export async function saveIfDirty(req: Request): Promise<void> {
+  if (req.web.dirty && req.web.session) {
+    await saveSessionData(systemCtx, req.web.session);
+    req.web.dirty = false;
+  }
+}
+
+/**
+ * Middleware for every state-changing request: it must come from the forge's own pages (an
+ * `Origin`, or else a `Referer`, of the forge's origin when the browser sends one) and carry the
+ * session's CSRF token (`_csrf` in the form, or the `X-Csrf-Token` header of a script's request).
+ */
+export function requireCsrf(): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const own = new URL(settings().server.rootUrl).origin;
+    const origin = req.headers.origin;
+    const referer = req.headers.referer;
+    let from: string | null = null;
+    try { from = origin && origin !== 'null' ? origin : referer ? new URL(referer).origin : null; } catch { from = 'invalid'; }
+    if (origin === 'null' || (from !== null && from !== own)) return next(new Forbidden('cross-site request refused'));
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const token = body._csrf ?? req.headers['x-csrf-token'];
+    if (!req.web.session || !csrfValid(req.web.session, token)) return next(new Forbidden('Invalid CSRF token: reload the page and try again.'));
+    next();
+  };
+}
+
+/**
+ * A `redirect_to` kept local (security class 17): decoded, backslashes read as slashes, dot
+ * segments resolved, then only a path with one leading `/` under the forge's own path; else null.
+ */
+export function localRedirect(raw: unknown): string | null {
+  if (typeof raw !== 'string' || raw === '' || raw.length > 2048) return null;
+  let v = raw;
+  try { v = decodeURIComponent(v); } catch { return null; }
+  v = v.replace(/\\/g, '/');
+  if (!v.startsWith('/') || v.startsWith('//') || [...v].some((c) => c.charCodeAt(0) < 0x20)) return null;
+  const resolved = new URL(v, 'http://local.invalid');
+  if (resolved.origin !== 'http://local.invalid' || resolved.pathname.startsWith('//')) return null;
+  const sub = new URL(settings().server.rootUrl).pathname;
+  const target = resolved.pathname + resolved.search + resolved.hash;
+  return target.startsWith(sub) ? target : null;
+}

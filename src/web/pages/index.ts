@@ -1,0 +1,35 @@
+/**
+ * The browser UI: server-rendered pages over the same services and permission function as the
+ * API. Sessions, CSRF and Origin checks (context.ts), Eta templates (render.ts), one stylesheet and
+ * one script (`/assets`).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type Request, type Response, type Router } from 'express';
+import { systemCtx } from '../../db';
+import { secondFactorsOf } from '../../services/auth/two-factor.service';
+import { settings } from '../../config';
+import { webSession } from './context';
+import { authPages } from './auth';
+import { securityPages } from './security';
+import { pageErrors, renderPage } from './render';
+import { page } from './route';
+
+// why: compiled code runs from dist/src/web/pages; the assets stay in the source tree.
+const ASSETS = [path.resolve(__dirname, '../assets'), path.resolve(__dirname, '../../../../src/web/assets')].find((d) => fs.existsSync(path.join(d, 'forge.css'))) ?? '';
+
+/** Every page route, with its session and error page. */
+export function pagesRouter(): Router {
+  const r = express.Router();
+  r.use('/assets', express.static(ASSETS, { index: false, fallthrough: false, maxAge: '1h', setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff') }));
+  r.use(webSession());
+  r.get('/', page(async (req: Request, res: Response) => {
+    const user = req.web.principal.user;
+    const mustEnrol = !!user && settings().security.twoFactorAuth === 'enforced' && !Object.values(await secondFactorsOf(systemCtx, user.id)).some(Boolean);
+    await renderPage(req, res, 'home', user ? 'Dashboard' : settings().appName, { mustEnrol });
+  }));
+  r.use(authPages());
+  r.use(securityPages());
+  r.use(pageErrors());
+  return r;
+}
