@@ -6,11 +6,13 @@
  * password refused; CSRF, Origin and open-redirect refusals (security classes 15 and 17); and
  * `[security] TWO_FACTOR_AUTH = enforced`.
  */
+import crypto from 'node:crypto';
 import { expect } from 'chai';
 import * as OTPAuth from 'otpauth';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { GitTool, apiRepo } from '../helpers/refs';
 import { WebClient } from '../helpers/web';
+import { count, sql } from '../helpers/db';
 
 /** The code an authenticator app shows for `secret`, `offset` periods from now. */
 function code(secret: string, offset = 0): string {
@@ -97,6 +99,21 @@ describe('sessions and two-factor authentication', () => {
       const ok = await web.form('user/sign_up', fields);
       expect(ok.status).to.equal(303);
       expect((await w.raw('GET', '/users/mallory', undefined, { token: w.admin.token })).status).to.equal(200);
+    });
+
+    it('stores only a hash of the cookie, and the hourly cleanup removes expired sessions only', async () => {
+      const live = new WebClient(w);
+      await live.signIn('alice', alice.password);
+      const gone = new WebClient(w);
+      await gone.signIn('alice', alice.password);
+      const hash = (v: string) => crypto.createHash('sha256').update(v).digest('hex');
+      expect(await count(w.server, 'SELECT COUNT(*) AS n FROM web_session WHERE id = $1', [live.session])).to.equal(0);
+      expect(await count(w.server, 'SELECT COUNT(*) AS n FROM web_session WHERE id = $1', [hash(live.session!)])).to.equal(1);
+      await sql(w.server, 'UPDATE web_session SET expiry = 1 WHERE id = $1', [hash(gone.session!)]);
+      expect((await gone.get('')).text).not.to.include('Welcome');
+      expect((await w.raw('POST', '/admin/cron/cleanup_sessions', undefined, { token: w.admin.token })).status).to.equal(204);
+      expect(await count(w.server, 'SELECT COUNT(*) AS n FROM web_session WHERE id = $1', [hash(gone.session!)])).to.equal(0);
+      expect((await live.get('')).text).to.include('Welcome, alice');
     });
 
     it('keeps redirect_to on the forge (security class 17)', async () => {

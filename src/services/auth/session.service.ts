@@ -6,7 +6,8 @@
  */
 import crypto from 'node:crypto';
 import { settings } from '../../config';
-import type { DbContext } from '../../db';
+import { systemCtx, type DbContext } from '../../db';
+import { registerCronTask, scheduleCronTask } from '../cron/cron.service';
 import { nowUnix } from '../../models/issue.model';
 import { findUserById, UserType, type UserModel } from '../../models/user.model';
 import { deleteExpiredSessions, deleteSession, deleteSessionsOfUser, findLiveSession, insertSession, updateSession } from '../../models/web-session.model';
@@ -90,9 +91,13 @@ export async function endOtherSessions(ctx: DbContext, s: WebSession): Promise<v
   await deleteSessionsOfUser(ctx, s.uid, s.id);
 }
 
-/** Drop expired sessions; the number dropped. */
-export function pruneSessions(ctx: DbContext): Promise<number> {
-  return deleteExpiredSessions(ctx, nowUnix());
+const CLEANUP = 'cleanup_sessions';
+// why: an expired session is never read again (the lookup asks for a live one); an hourly delete keeps the table small.
+registerCronTask(CLEANUP, 3600_000, () => deleteExpiredSessions(systemCtx, nowUnix()));
+
+/** Start the hourly removal of expired sessions in this process (one process of a node is enough). */
+export function startSessionCleanup(): { stop(): void } {
+  return scheduleCronTask(CLEANUP);
 }
 
 /** The CSRF token of a session. */
