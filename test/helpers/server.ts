@@ -62,6 +62,8 @@ export interface ServerOptions {
   nodeArgs?: string[];
   /** Start from a copy of this template's database instead of an empty one. */
   from?: ServerTemplate;
+  /** The host name of ROOT_URL (default 127.0.0.1); a browser's WebAuthn needs a domain such as `localhost`. */
+  rootHost?: string;
 }
 
 /** A stopped forge's data dir (with its SQLite database) and PostgreSQL database, to copy. */
@@ -90,8 +92,10 @@ export class TestServer {
     public readonly nodeArgs: string[] = [],
   ) {}
 
-  /** ROOT_URL, with a trailing slash. */
+  /** The server's address for the tests' own requests, with a trailing slash. */
   get url(): string { return `http://127.0.0.1:${this.httpPort}/`; }
+  /** ROOT_URL, with a trailing slash (what a browser opens). */
+  get rootUrl(): string { return this.env.FORGE__SERVER__ROOT_URL; }
   /** The API base, without a trailing slash. */
   get api(): string { return `${this.url}api/v1`; }
 
@@ -192,7 +196,7 @@ export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
     FORGE__SERVER__HTTP_ADDR: '127.0.0.1',
     FORGE__SERVER__HTTP_PORT: String(httpPort),
     FORGE__SERVER__SSH_PORT: String(sshPort),
-    FORGE__SERVER__ROOT_URL: `http://127.0.0.1:${httpPort}/`,
+    FORGE__SERVER__ROOT_URL: `http://${opts.rootHost ?? '127.0.0.1'}:${httpPort}/`,
     FORGE__SERVER__APP_DATA_PATH: dataDir,
     FORGE__LOG__LEVEL: 'warn',
   };

@@ -58,14 +58,14 @@ export class WebClient {
     const token = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (token !== null && !body.has('_csrf')) body.set('_csrf', token);
     const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
-    const origin = opts.origin === undefined ? new URL(this.w.server.url).origin : opts.origin;
+    const origin = opts.origin === undefined ? new URL(this.w.server.rootUrl).origin : opts.origin;
     if (origin !== null) headers.Origin = origin;
     return this.request('POST', p, { body: body.toString(), headers });
   }
 
   /** POST JSON as the page script does (CSRF header, own origin). */
   json(p: string, body: unknown): Promise<WebResponse> {
-    return this.request('POST', p, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', 'X-Csrf-Token': this.csrf, Origin: new URL(this.w.server.url).origin } });
+    return this.request('POST', p, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', 'X-Csrf-Token': this.csrf, Origin: new URL(this.w.server.rootUrl).origin } });
   }
 
   /** Sign in with a password (and, when asked, a TOTP passcode); the final answer. */

@@ -1,0 +1,44 @@
+/**
+ * Debian's Chromium driven by playwright-core, headless, for the browser tests: a page that fails
+ * its test on any JavaScript dialog (an XSS payload that ran), page error or console error, and
+ * screenshots kept under `test-artifacts/screenshots` (FORGE_TEST_ARTIFACTS overrides the folder).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+const EXECUTABLE = process.env.FORGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = process.env.FORGE_TEST_ARTIFACTS ?? path.resolve(__dirname, '../../../test-artifacts');
+
+/** Start Chromium (the flags a sandbox-less, offline test machine needs). */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: EXECUTABLE,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A page that records what must never happen in it. */
+export interface WatchedPage { page: Page; context: BrowserContext; problems: string[] }
+
+/** A new context and page; dialogs are dismissed and recorded, as are page errors, console errors and failed subresources. */
+export async function watchedPage(browser: Browser): Promise<WatchedPage> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('dialog', (d) => { problems.push(`dialog: ${d.type()} ${d.message()}`); d.dismiss().catch(() => undefined); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  // why: a page answered 4xx on purpose (a form shown again with its error) logs "Failed to load
+  // resource"; what matters is a script, stylesheet or image of a page that failed, caught here.
+  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console error: ${m.text()}`); });
+  page.on('response', (r) => { if (!r.request().isNavigationRequest() && r.status() >= 400) problems.push(`${r.status()} for ${r.url()}`); });
+  return { page, context, problems };
+}
+
+/** Save a full-page screenshot as `<name>.png` among the test artifacts. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = path.join(ARTIFACTS, 'screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,127 @@
+/**
+ * The sign-in pages in a real browser (Debian's Chromium through playwright-core): sign-up,
+ * sign-in, TOTP enrolment and sign-in with codes computed by otpauth, a security key registered and
+ * used through Chrome's virtual WebAuthn authenticator, sign-out; XSS payloads in the text fields
+ * never run (any dialog, page error or console error fails the test). Screenshots are kept as
+ * test artifacts.
+ */
+import { expect } from 'chai';
+import * as OTPAuth from 'otpauth';
+import type { Browser, Page } from 'playwright-core';
+import { startWorld, type World } from '../helpers/world';
+import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../helpers/browser';
+
+const PAYLOAD = '"><img src=x onerror=alert(1)><script>alert(2)</script>';
+
+function totp(secret: string): string {
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+}
+
+describe('sign-in pages in a browser', () => {
+  let w: World;
+  let browser: Browser;
+  let wp: WatchedPage;
+  let page: Page;
+  const url = (p = '') => `${w.server.rootUrl}${p}`;
+
+  const signIn = async (name: string, password: string) => {
+    await page.goto(url('user/login'));
+    await page.fill('input[name=user_name]', name);
+    await page.fill('input[name=password]', password);
+    await page.click('form[action$="/user/login"] button[type=submit]');
+  };
+  const signOut = async () => {
+    await page.click('header form[action$="/user/logout"] button');
+    await page.waitForURL(url());
+  };
+
+  before(async () => {
+    // why: WebAuthn needs a domain as its relying party; an IP address is refused by the browser.
+    w = await startWorld({ rootHost: 'localhost' });
+    browser = await launchBrowser();
+    wp = await watchedPage(browser);
+    page = wp.page;
+  });
+  after(async () => {
+    await browser?.close();
+    await w?.stop();
+  });
+  afterEach(function () {
+    // why: whatever the test checked, nothing may have run that the pages did not ship.
+    expect(wp.problems, this.currentTest?.title).to.deep.equal([]);
+  });
+
+  it('signs up and signs in; payloads in the forms come back as text', async () => {
+    await page.goto(url('user/sign_up'));
+    await page.fill('input[name=user_name]', PAYLOAD);
+    await page.fill('input[name=email]', 'dora@example.com');
+    await page.fill('input[name=password]', 'dora-pass-12345');
+    await page.fill('input[name=retype]', 'dora-pass-12345');
+    await page.click('main button[type=submit]');
+    expect(await page.locator('.flash.error').textContent()).to.match(/name/i);
+    expect(await page.inputValue('input[name=user_name]')).to.equal(PAYLOAD);
+
+    await page.fill('input[name=user_name]', 'dora');
+    await page.fill('input[name=password]', 'dora-pass-12345');
+    await page.fill('input[name=retype]', 'dora-pass-12345');
+    await page.click('main button[type=submit]');
+    await page.waitForURL(url('user/login'));
+    await screenshot(page, 'sign-in');
+
+    await signIn(PAYLOAD, 'whatever');
+    expect(await page.locator('.flash.error').textContent()).to.include('Username or password is incorrect.');
+    await signIn('dora', 'dora-pass-12345');
+    await page.waitForURL(url());
+    expect(await page.locator('main h1').textContent()).to.equal('Welcome, dora');
+    await screenshot(page, 'dashboard');
+  });
+
+  it('enrols TOTP with the code of an authenticator app, then signs in with a passcode', async () => {
+    await page.goto(url('user/settings/security'));
+    await page.click('a[href$="/two_factor/enroll"]');
+    expect(await page.locator('.qr svg').count()).to.equal(1);
+    await screenshot(page, 'totp-enrol');
+    const secret = (await page.locator('.totp-secret').textContent())!.trim();
+    await page.fill('input[name=passcode]', totp(secret));
+    await page.click('main button[type=submit]');
+    await page.waitForURL(url('user/settings/security'));
+    expect(await page.locator('.flash.success').textContent()).to.match(/scratch code is [A-Za-z0-9_-]{10}/);
+    await screenshot(page, 'security-settings');
+
+    await signOut();
+    await signIn('dora', 'dora-pass-12345');
+    await page.waitForURL(url('user/two_factor'));
+    await screenshot(page, 'two-factor');
+    await page.fill('input[name=passcode]', totp(secret));
+    await page.click('form[action$="/user/two_factor"] button[type=submit]');
+    await page.waitForURL(url());
+    expect(await page.locator('main h1').textContent()).to.equal('Welcome, dora');
+  });
+
+  it('registers a security key, signs in with it, and removes it', async () => {
+    const cdp = await wp.context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    await page.goto(url('user/settings/security'));
+    await page.fill('#webauthn-name', `key ${PAYLOAD}`);
+    await Promise.all([page.waitForEvent('load'), page.click('#webauthn-register')]);
+    await page.locator('.key-name').waitFor();
+    expect(await page.locator('.key-name').textContent()).to.equal(`key ${PAYLOAD}`);
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).to.have.length(1);
+
+    await signOut();
+    await signIn('dora', 'dora-pass-12345');
+    await page.waitForURL(url('user/two_factor'));
+    await page.click('#webauthn-signin');
+    await page.waitForURL(url());
+    expect(await page.locator('main h1').textContent()).to.equal('Welcome, dora');
+
+    await page.goto(url('user/settings/security'));
+    await page.click('form[action$="/webauthn/delete"] button');
+    await page.waitForURL(url('user/settings/security'));
+    expect(await page.locator('.key-name').count()).to.equal(0);
+    await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+  });
+});
