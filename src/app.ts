@@ -4,6 +4,7 @@
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
+import { isTrustedProxy, trustProxy } from './middleware/proxy';
 import express, { type Request, type Response, type NextFunction, type Express } from 'express';
 import { RegisterRoutes } from './generated/routes';
 import { settings } from './config';
@@ -93,6 +94,9 @@ function buildApp(): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'extended');
+  // why: X-Forwarded-For and -Proto count only from the configured proxies (security class 24).
+  app.set('trust proxy', trustProxy);
+  isTrustedProxy('127.0.0.1');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     req.requestId = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || crypto.randomUUID();

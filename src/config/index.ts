@@ -74,9 +74,13 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     LOGIN_FAILURE_WINDOW: { kind: 'int', def: '300', min: 1, max: 86400 },
     DISABLE_QUERY_AUTH_TOKEN: { kind: 'bool', def: 'false' },
     DISABLE_WEBHOOKS: { kind: 'bool', def: 'false' },
+    REVERSE_PROXY_TRUSTED_PROXIES: { kind: 'list', def: '127.0.0.0/8,::1/128' },
+    REVERSE_PROXY_LIMIT: { kind: 'int', def: '1', min: 0, max: 100 },
+    REVERSE_PROXY_AUTHENTICATION_USER: { kind: 'string', def: 'X-WEBAUTH-USER' },
   },
   service: {
     DISABLE_REGISTRATION: { kind: 'bool', def: 'false' },
+    ENABLE_REVERSE_PROXY_AUTHENTICATION: { kind: 'bool', def: 'false' },
     EMAIL_DOMAIN_ALLOWLIST: { kind: 'list', def: '' },
     EMAIL_DOMAIN_BLOCKLIST: { kind: 'list', def: '' },
     DEFAULT_KEEP_EMAIL_PRIVATE: { kind: 'bool', def: 'false' },
@@ -282,8 +286,12 @@ export interface Settings {
     disableQueryAuthToken: boolean;
     /** No webhooks: their routes answer 403 (admin hooks excepted, as Gitea) and no event is delivered. */
     disableWebhooks: boolean;
+    /** Proxies (CIDRs) whose X-Forwarded-For and X-WEBAUTH-USER are believed, and how many hops of them. */
+    reverseProxyTrustedProxies: string[]; reverseProxyLimit: number; reverseProxyAuthenticationUser: string;
   };
   service: {
+    /** Sign a browser in as the user a trusted proxy names in REVERSE_PROXY_AUTHENTICATION_USER. */
+    enableReverseProxyAuthentication: boolean;
     disableRegistration: boolean; emailDomainAllowlist: string[]; emailDomainBlocklist: string[];
     defaultKeepEmailPrivate: boolean; defaultAllowCreateOrganization: boolean;
     defaultUserVisibility: string; defaultOrgVisibility: string; requireSigninView: boolean;

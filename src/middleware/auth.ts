@@ -49,7 +49,7 @@ async function userForToken(raw: string, method: Principal['method']): Promise<P
 export type PasswordWithSecondFactor = 'otp' | 'refuse';
 
 async function userForPassword(req: Request, login: string, password: string, secondFactor: PasswordWithSecondFactor): Promise<Principal> {
-  const user = await checkPassword(systemCtx, req.socket.remoteAddress ?? '', login, password);
+  const user = await checkPassword(systemCtx, req.ip ?? '', login, password);
   if (!user) throw bad('invalid username, password or token');
   if (!user.isActive || user.prohibitLogin) throw new Forbidden(PROHIBITED);
   if (secondFactor === 'refuse') await assertGitPasswordAllowed(systemCtx, user);

@@ -233,6 +233,45 @@ describe('sessions and two-factor authentication', () => {
     });
   });
 
+  describe('proxy headers (security class 24)', () => {
+    it('X-WEBAUTH-USER signs nobody in while reverse-proxy authentication is off', async () => {
+      const web = new WebClient(w);
+      const res = await web.request('GET', '', { headers: { 'X-WEBAUTH-USER': 'alice' } });
+      expect(res.text).not.to.include('Welcome');
+      expect(web.session).to.equal(undefined);
+    });
+
+    it('only a configured proxy is believed: its X-WEBAUTH-USER signs in, its X-Forwarded-For names the client', async () => {
+      const env = { FORGE__SERVICE__ENABLE_REVERSE_PROXY_AUTHENTICATION: 'true', FORGE__SECURITY__LOGIN_MAX_FAILURES: '3' };
+      const far = await startWorld({ env: { ...env, FORGE__SECURITY__REVERSE_PROXY_TRUSTED_PROXIES: '10.0.0.0/8' } });
+      const near = await startWorld({ env });
+      try {
+        await far.user('alice');
+        const ignored = new WebClient(far);
+        expect((await ignored.request('GET', '', { headers: { 'X-WEBAUTH-USER': 'alice' } })).text).not.to.include('Welcome');
+        expect(ignored.session).to.equal(undefined);
+        // why: failures of one account from "different" clients; then another account. From a peer that is
+        // no proxy, X-Forwarded-For is not believed: all came from one address, which is now locked out.
+        const failThenOther = async (x: World) => {
+          for (let i = 0; i < 4; i++) await x.raw('GET', '/user', undefined, { basic: ['alice', 'wrong'], headers: { 'X-Forwarded-For': `203.0.113.${i}` } });
+          return (await x.raw('GET', '/user', undefined, { basic: ['root', 'wrong'], headers: { 'X-Forwarded-For': '198.51.100.7' } })).status;
+        };
+        expect(await failThenOther(far)).to.equal(429);
+
+        await near.user('alice');
+        const vouched = new WebClient(near);
+        expect((await vouched.request('GET', '', { headers: { 'X-WEBAUTH-USER': 'alice' } })).text).to.include('Welcome, alice');
+        expect(vouched.session).to.be.a('string');
+        expect((await new WebClient(near).request('GET', '', { headers: { 'X-WEBAUTH-USER': 'nobody' } })).text).not.to.include('Welcome');
+        // why: behind a trusted proxy each client address counts apart, so those failures lock out no other client.
+        expect(await failThenOther(near)).to.equal(401);
+      } finally {
+        await far.stop();
+        await near.stop();
+      }
+    });
+  });
+
   describe('[security] TWO_FACTOR_AUTH = enforced', () => {
     let e: World;
     let carol: TestUser;

@@ -9,7 +9,7 @@ import { settings } from '../../config';
 import { systemCtx, type DbContext } from '../../db';
 import { registerCronTask, scheduleCronTask } from '../cron/cron.service';
 import { nowUnix } from '../../models/issue.model';
-import { findUserById, UserType, type UserModel } from '../../models/user.model';
+import { findUserById, findUserByName, UserType, type UserModel } from '../../models/user.model';
 import { deleteExpiredSessions, deleteSession, deleteSessionsOfUser, findLiveSession, insertSession, updateSession } from '../../models/web-session.model';
 
 /** A session's lifetime once signed in (Gitea's SESSION_LIFE_TIME default), and before. */
@@ -79,6 +79,13 @@ export async function saveSessionData(ctx: DbContext, s: WebSession): Promise<vo
 export async function signInSession(ctx: DbContext, old: WebSession | null, user: UserModel): Promise<{ token: string; session: WebSession }> {
   if (old) await deleteSession(ctx, old.id);
   return startSession(ctx, user.id, { flash: old?.data.flash });
+}
+
+/** Sign in the user a trusted proxy names (reverse-proxy authentication); null when no such user may sign in. */
+export async function signInVouchedUser(ctx: DbContext, old: WebSession | null, name: string): Promise<{ token: string; session: WebSession } | null> {
+  const user = await findUserByName(ctx, name);
+  if (!user || user.type !== UserType.Individual || !user.isActive || user.prohibitLogin) return null;
+  return signInSession(ctx, old, user);
 }
 
 /** End a session (sign-out). */

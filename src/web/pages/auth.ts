@@ -56,7 +56,7 @@ export function authPages(): Router {
       flash(req, 'error', message);
       return renderPage(req, res, 'user/login', 'Sign in', { redirectTo: to, userName: body.user_name }, status);
     };
-    const user = await checkPassword(systemCtx, req.socket.remoteAddress ?? '', body.user_name ?? '', body.password ?? '');
+    const user = await checkPassword(systemCtx, req.ip ?? '', body.user_name ?? '', body.password ?? '');
     if (!user) return again(401, 'Username or password is incorrect.');
     if (!user.isActive || user.prohibitLogin) return again(403, PROHIBITED);
     const factors = await secondFactorsOf(systemCtx, user.id);
@@ -76,7 +76,7 @@ export function authPages(): Router {
 
   r.post('/user/two_factor', ...formBody(), csrf, page(async (req, res) => {
     const user = await pendingUser(req);
-    const ip = req.socket.remoteAddress ?? '';
+    const ip = req.ip ?? '';
     // why: six digits fall to guessing without a limit; failures count as failed sign-ins (429 after too many).
     await assertLoginAllowed(ip, user.name);
     if (!(await checkTotp(systemCtx, user, String(req.body.passcode ?? ''), true))) {
@@ -89,7 +89,7 @@ export function authPages(): Router {
 
   r.post('/user/two_factor/scratch', ...formBody(), csrf, page(async (req, res) => {
     const user = await pendingUser(req);
-    const ip = req.socket.remoteAddress ?? '';
+    const ip = req.ip ?? '';
     await assertLoginAllowed(ip, user.name);
     if (!(await useScratchCode(systemCtx, user, String(req.body.token ?? '')))) {
       await recordLoginFailure(ip, user.name);
@@ -117,7 +117,7 @@ export function authPages(): Router {
     updateSession(req, (d) => { d.webauthnChallenge = undefined; });
     await saveIfDirty(req);
     if (!challenge || !(await verifySecurityKeySignIn(systemCtx, user, challenge, (req.body as { response?: never }).response as never))) {
-      await recordLoginFailure(req.socket.remoteAddress ?? '', user.name);
+      await recordLoginFailure(req.ip ?? '', user.name);
       throw new Unauthorized('The security key did not sign in: try again.');
     }
     res.json({ redirect: await completeSignIn(req, res, user) });

@@ -8,7 +8,8 @@ import { settings } from '../../config';
 import { systemCtx } from '../../db';
 import { Forbidden } from '../../errors';
 import { ANONYMOUS, type Principal } from '../../services/auth/principal';
-import { csrfValid, openSession, saveSessionData, startSession, type SessionData, type WebSession } from '../../services/auth/session.service';
+import { proxyAuthenticatedName } from '../../middleware/proxy';
+import { csrfValid, openSession, saveSessionData, signInVouchedUser, startSession, type SessionData, type WebSession } from '../../services/auth/session.service';
 
 export const COOKIE = 'i_like_gitea';
 
@@ -46,15 +47,27 @@ export function clearSessionCookie(res: Response): void {
   res.clearCookie(COOKIE, { path: new URL(settings().server.rootUrl).pathname });
 }
 
-/** Middleware: read the session (never creating one: browsing writes nothing). */
+/**
+ * Middleware: read the session (never creating one: browsing writes nothing). A trusted proxy's
+ * X-WEBAUTH-USER, with reverse-proxy authentication on, signs its user in (a new session).
+ */
 export function webSession(): RequestHandler {
-  return (req: Request, _res: Response, next: NextFunction) => {
-    const token = cookieValue(req, COOKIE);
-    (token ? openSession(systemCtx, token) : Promise.resolve(null)).then((session) => {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const run = async () => {
+      const token = cookieValue(req, COOKIE);
+      let session = token ? await openSession(systemCtx, token) : null;
+      const vouched = proxyAuthenticatedName(req);
+      if (vouched && session?.user?.lowerName !== vouched.toLowerCase()) {
+        const started = await signInVouchedUser(systemCtx, session, vouched);
+        if (started) {
+          setSessionCookie(res, started.token);
+          session = started.session;
+        }
+      }
       const user = session?.user ?? null;
       req.web = { session, principal: user ? { user, scopes: null, tokenId: null, method: 'session' } : ANONYMOUS, dirty: false };
-      next();
-    }, next);
+    };
+    run().then(() => next(), next);
   };
 }
 
