@@ -7,7 +7,7 @@ import { checkSignature as checkSignatureTask } from './tasks/signatures';
 import { lastCommits as lastCommitsTask, treePage as treePageTask } from './tasks/contents';
 import { languageStats as languageStatsTask } from './tasks/languages';
 import { matchRegexes as matchRegexesTask } from './tasks/patterns';
-import { renderMarkup as renderMarkupTask } from './tasks/markup';
+import { highlightFile as highlightFileTask, renderMarkup as renderMarkupTask } from './tasks/markup';
 
 export const checkSignature = keepingStatus(checkSignatureTask);
 export const lastCommits = keepingStatus(lastCommitsTask);
@@ -15,3 +15,4 @@ export const treePage = keepingStatus(treePageTask);
 export const languageStats = keepingStatus(languageStatsTask);
 export const matchRegexes = keepingStatus(matchRegexesTask);
 export const renderMarkup = keepingStatus(renderMarkupTask);
+export const highlightFile = keepingStatus(highlightFileTask);

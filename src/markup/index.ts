@@ -8,6 +8,7 @@ import { escapeHtml, sanitize } from './sanitize';
 
 export type { LinkBase } from './markdown';
 export { escapeHtml, sanitize } from './sanitize';
+export { highlightFile, languageOf } from './highlight';
 
 /** Gitea's render modes: `markdown` is plain CommonMark + GFM; the others add references. */
 export const RENDER_MODES = ['markdown', 'gfm', 'comment', 'wiki', 'file'] as const;

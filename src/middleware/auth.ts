@@ -10,6 +10,8 @@ import { Unauthorized, Forbidden, NotFound } from '../errors';
 import { verifyToken } from '../services/auth/token-cache';
 import { taskOfToken } from '../services/actions/task.service';
 import { checkPassword } from '../services/auth/credentials';
+import { openSession } from '../services/auth/session.service';
+import { cookieValue, SESSION_COOKIE } from './cookies';
 import { ANONYMOUS, type Principal } from '../services/auth/principal';
 import { assertGitPasswordAllowed, assertPasswordAuthAllowed } from '../services/auth/two-factor.service';
 import { hasScope, ScopeLevel } from '../services/auth/scope';
@@ -57,7 +59,7 @@ async function userForPassword(req: Request, login: string, password: string, se
   return { user, scopes: null, tokenId: null, method: 'basic-password' };
 }
 
-async function identify(req: Request, res: Response, secondFactor: PasswordWithSecondFactor): Promise<Principal> {
+async function identify(req: Request, res: Response, secondFactor: PasswordWithSecondFactor, withSessions: boolean): Promise<Principal> {
   const header = req.headers.authorization ?? '';
   const sp = header.indexOf(' ');
   const kind = (sp > 0 ? header.slice(0, sp) : header).toLowerCase();
@@ -80,6 +82,10 @@ async function identify(req: Request, res: Response, secondFactor: PasswordWithS
     return userForPassword(req, login, secret, secondFactor);
   }
   if (header !== '') throw bad('unsupported authorization scheme');
+  // why: a signed-in browser follows raw, media, archive and attachment links with its session cookie (GETs only).
+  const cookie = withSessions && (req.method === 'GET' || req.method === 'HEAD') ? cookieValue(req, SESSION_COOKIE) : null;
+  const session = cookie ? await openSession(systemCtx, cookie) : null;
+  if (session?.user) return { user: session.user, scopes: null, tokenId: null, method: 'session' };
   const q = req.query as Record<string, unknown>;
   const qt = typeof q.token === 'string' ? q.token : typeof q.access_token === 'string' ? q.access_token : null;
   if (qt !== null && settings().security.disableQueryAuthToken) {
@@ -118,11 +124,12 @@ async function applySudo(req: Request, p: Principal): Promise<Principal> {
 
 /**
  * Express middleware: sets req.principal or answers the error (401/403/429). `secondFactor` says
- * what a password of a user with two-factor authentication gets (git over HTTP: `refuse`).
+ * what a password of a user with two-factor authentication gets (git over HTTP: `refuse`); with
+ * `sessions`, a GET without credentials may be a signed-in browser's (its session cookie).
  */
-export function authenticate(secondFactor: PasswordWithSecondFactor = 'otp'): RequestHandler {
+export function authenticate(secondFactor: PasswordWithSecondFactor = 'otp', opts: { sessions?: boolean } = {}): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    identify(req, res, secondFactor)
+    identify(req, res, secondFactor, !!opts.sessions)
       .then((p) => applySudo(req, p))
       .then((p) => {
         req.principal = p;

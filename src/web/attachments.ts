@@ -15,7 +15,7 @@ import { openAttachmentDownload } from '../services/issue/attachment.service';
 /** The attachment download route. */
 export function attachmentsRouter(): Router {
   const r = express.Router();
-  const auth = authenticate();
+  const auth = authenticate('otp', { sessions: true });
   r.get('/attachments/:uuid', auth, (req: Request, res: Response, next: NextFunction) => {
     openAttachmentDownload(ctxOf(req), req.principal, String(req.params.uuid)).then((d) => sendAttachment(req, res, d), next);
   });

@@ -41,7 +41,7 @@ function file(media: boolean, kind?: RefKind): Handler {
 /** The download routes; mount after the API, git and LFS routers. */
 export function downloadsRouter(): Router {
   const r = express.Router();
-  const auth = authenticate();
+  const auth = authenticate('otp', { sessions: true });
   const repo = '/:owner/:repo';
   r.get(`${repo}/archive/*`, auth, route(async (req, res) => {
     const rc = await repoAssignment(ctxOf(req), req.principal, param(req, 'owner'), param(req, 'repo'));

@@ -4,7 +4,7 @@
  * JavaScript the script calls; terminating the thread instead is not safe with native modules loaded.
  */
 import vm from 'node:vm';
-import { render, type RenderInput } from '../../src/markup';
+import { highlightFile as highlight, render, type RenderInput } from '../../src/markup';
 import { taskError } from '../errors';
 
 /** Arguments of renderMarkup: the document and the time it may take. */
@@ -13,15 +13,30 @@ export interface RenderMarkupArgs { input: RenderInput; timeoutMs: number }
 const context = vm.createContext({});
 const script = new vm.Script('run()');
 
-/** The sanitized HTML of a document; running out of time is a 422 task error. */
-export async function renderMarkup({ input, timeoutMs }: RenderMarkupArgs): Promise<string> {
-  context.run = () => render(input);
+/** Run `fn` within `timeoutMs`; null when time ran out. */
+function bounded<T>(fn: () => T, timeoutMs: number): T | null {
+  context.run = fn;
   try {
-    return script.runInContext(context, { timeout: timeoutMs }) as string;
+    return script.runInContext(context, { timeout: timeoutMs }) as T;
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw taskError(422, `the document took longer than ${timeoutMs / 1000} s to render`);
+    if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return null;
     throw err;
   } finally {
     context.run = undefined;
   }
+}
+
+/** The sanitized HTML of a document; running out of time is a 422 task error. */
+export async function renderMarkup({ input, timeoutMs }: RenderMarkupArgs): Promise<string> {
+  const html = bounded(() => render(input), timeoutMs);
+  if (html === null) throw taskError(422, `the document took longer than ${timeoutMs / 1000} s to render`);
+  return html;
+}
+
+/** Arguments of highlightFile: a text file, its name (for its language) and the time it may take. */
+export interface HighlightArgs { text: string; fileName: string; timeoutMs: number }
+
+/** A source file highlighted, or null when that took too long (the page shows it plain). */
+export async function highlightFile({ text, fileName, timeoutMs }: HighlightArgs): Promise<ReturnType<typeof highlight> | null> {
+  return bounded(() => highlight(text, fileName), timeoutMs);
 }

@@ -3,7 +3,7 @@
  * language statistics, with Gitea's status codes (a missing blob, tree or tag is a 400 there).
  */
 import { settings } from '../../config';
-import { BadRequest } from '../../errors';
+import { BadRequest, TooLarge } from '../../errors';
 import { objectInfo, readBlob, readTag } from '../../git/objects';
 import type { DbContext } from '../../db';
 import { readCommits } from '../../git/history';
@@ -86,19 +86,28 @@ export async function getAnnotatedTag(ctx: DbContext, cr: CodeRepo, sha: string)
  * parent (`git show` for a root commit) or its format-patch, as Gitea's GetRawDiff.
  */
 export async function rawDiff(cr: CodeRepo, sha: string, kind: 'diff' | 'patch'): Promise<GitChild> {
+  return spawnGit(await diffArgs(cr, sha, kind), { gitDir: cr.gitDir });
+}
+
+async function diffArgs(cr: CodeRepo, sha: string, kind: 'diff' | 'patch'): Promise<string[]> {
   const r = /^[\0\r\n-]/.test(sha) || /[\0\r\n]/.test(sha) ? null : await resolveRefCommit(cr.gitDir, sha, 4);
   if (!r) throw notFoundWith(sha, null);
   const [c] = await readCommits(cr.gitDir, [r.commitId]);
   const id = c.id;
-  let args: string[];
-  if (kind === 'diff') {
-    args = c.parents.length === 0 ? ['show', '--end-of-options', id] : ['diff', '-M', c.parents[0], id];
-  } else {
-    args = c.parents.length === 0
-      ? ['format-patch', '--no-signature', '--stdout', '--root', '-1', id]
-      : ['format-patch', '--no-signature', '--stdout', `${c.parents[0]}..${id}`];
+  if (kind === 'diff') return c.parents.length === 0 ? ['show', '--end-of-options', id] : ['diff', '-M', c.parents[0], id];
+  return c.parents.length === 0
+    ? ['format-patch', '--no-signature', '--stdout', '--root', '-1', id]
+    : ['format-patch', '--no-signature', '--stdout', `${c.parents[0]}..${id}`];
+}
+
+/** A commit's diff against its first parent as text, or null when it is larger than `maxBytes`. */
+export async function commitDiffText(cr: CodeRepo, sha: string, maxBytes: number): Promise<string | null> {
+  try {
+    return (await runGit(await diffArgs(cr, sha, 'diff'), { gitDir: cr.gitDir, maxOutputBytes: maxBytes })).stdout.toString('utf8');
+  } catch (err) {
+    if (err instanceof TooLarge) return null;
+    throw err;
   }
-  return spawnGit(args, { gitDir: cr.gitDir });
 }
 
 /** `GET /languages`: bytes per language of the default branch ({} for an empty repository). */

@@ -31,15 +31,21 @@ const notFound = () => notFoundWith(NOT_FOUND_MESSAGE, null);
  */
 export type RefKind = 'branch' | 'tag' | 'commit';
 
-/** The commit and tree path a raw request names. */
-async function locate(cr: CodeRepo, rawPath: string, ref: string | undefined, kind?: RefKind): Promise<{ commitId: string; treePath: string }> {
+/** Where a web path points: the commit, the path in its tree, and the ref as named (`branch`/`main`). */
+export interface TreeLocation { commitId: string; treePath: string; refKind: RefKind; refName: string }
+
+/**
+ * The commit and tree path a raw (or browse) path names: `{ref}/{path}` with the longest ref that
+ * exists, for a kind of ref or any.
+ */
+export async function locate(cr: CodeRepo, rawPath: string, ref: string | undefined, kind?: RefKind): Promise<TreeLocation> {
   const path = (rawPath ?? '').replace(/^\/+/, '');
   const explicit = (ref ?? '').trim();
   if (explicit) {
     // why: Gitea falls back to the default branch for an unknown ?ref= (a FIXME there); a 404 is what a caller expects.
     const r = await resolveRefCommit(cr.gitDir, explicit);
     if (!r) throw notFoundWith('unable to find a git ref', null);
-    return { commitId: r.commitId, treePath: cleanReadPath(path) };
+    return { commitId: r.commitId, treePath: cleanReadPath(path), refKind: r.kind, refName: r.name };
   }
   const parts = path.split('/');
   const prefixes = kind === 'commit' ? [] : parts.map((_, i) => parts.slice(0, i + 1).join('/')).filter(isValidBranchName);
@@ -50,17 +56,18 @@ async function locate(cr: CodeRepo, rawPath: string, ref: string | undefined, ki
   const hit = await firstObject(cr.gitDir, names);
   if (hit) {
     const name = prefixes[hit.index % prefixes.length];
-    return { commitId: hit.info.oid, treePath: cleanReadPath(path.slice(name.length + 1)) };
+    const refKind = kind ?? (hit.index < prefixes.length ? 'branch' : 'tag');
+    return { commitId: hit.info.oid, treePath: cleanReadPath(path.slice(name.length + 1)), refKind, refName: name };
   }
   if (kind === 'branch' || kind === 'tag') throw notFoundWith('unable to find a git ref', null);
   if (kind === 'commit' ? /^[0-9a-f]{7,64}$/.test(parts[0]) : /^[0-9a-f]{40}$/.test(parts[0])) {
     const [c] = await objectInfo(cr.gitDir, [`${parts[0]}^{commit}`]);
     if (!c) throw notFoundWith('unable to find a git ref', null);
-    return { commitId: c.oid, treePath: cleanReadPath(parts.slice(1).join('/')) };
+    return { commitId: c.oid, treePath: cleanReadPath(parts.slice(1).join('/')), refKind: 'commit', refName: c.oid };
   }
   const d = await resolveRefCommit(cr.gitDir, cr.repo.defaultBranch);
   if (!d) throw notFound();
-  return { commitId: d.commitId, treePath: cleanReadPath(path) };
+  return { commitId: d.commitId, treePath: cleanReadPath(path), refKind: 'branch', refName: cr.repo.defaultBranch };
 }
 
 /** The blob entry at the request's path (404 for directories, submodules and missing paths). */

@@ -9,9 +9,9 @@ import { systemCtx } from '../../db';
 import { Forbidden } from '../../errors';
 import { ANONYMOUS, type Principal } from '../../services/auth/principal';
 import { proxyAuthenticatedName } from '../../middleware/proxy';
+import { cookieValue, SESSION_COOKIE } from '../../middleware/cookies';
 import { csrfValid, openSession, saveSessionData, signInVouchedUser, startSession, type SessionData, type WebSession } from '../../services/auth/session.service';
 
-export const COOKIE = 'i_like_gitea';
 
 /** What a page knows about its caller. */
 export interface WebContext {
@@ -28,23 +28,15 @@ declare module 'express-serve-static-core' {
   }
 }
 
-function cookieValue(req: Request, name: string): string | null {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return null;
-}
-
 /** Set the session cookie: HttpOnly, SameSite=Lax, Secure when the forge is served over https. */
 export function setSessionCookie(res: Response, token: string): void {
   const root = new URL(settings().server.rootUrl);
-  res.cookie(COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: root.protocol === 'https:', path: root.pathname, maxAge: 86400 * 1000 });
+  res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: root.protocol === 'https:', path: root.pathname, maxAge: 86400 * 1000 });
 }
 
 /** Clear the session cookie. */
 export function clearSessionCookie(res: Response): void {
-  res.clearCookie(COOKIE, { path: new URL(settings().server.rootUrl).pathname });
+  res.clearCookie(SESSION_COOKIE, { path: new URL(settings().server.rootUrl).pathname });
 }
 
 /**
@@ -54,7 +46,7 @@ export function clearSessionCookie(res: Response): void {
 export function webSession(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const run = async () => {
-      const token = cookieValue(req, COOKIE);
+      const token = cookieValue(req, SESSION_COOKIE);
       let session = token ? await openSession(systemCtx, token) : null;
       const vouched = proxyAuthenticatedName(req);
       if (vouched && session?.user?.lowerName !== vouched.toLowerCase()) {

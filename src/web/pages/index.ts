@@ -12,6 +12,8 @@ import { settings } from '../../config';
 import { webSession } from './context';
 import { authPages } from './auth';
 import { securityPages } from './security';
+import { explorePages } from './explore';
+import { repoPages } from './repo';
 import { pageErrors, renderPage } from './render';
 import { page } from './route';
 
@@ -30,6 +32,8 @@ export function pagesRouter(): Router {
   }));
   r.use(authPages());
   r.use(securityPages());
+  r.use(explorePages());
+  r.use(repoPages());
   r.use(pageErrors());
   return r;
 }

@@ -1,0 +1,34 @@
+/**
+ * Source files as highlighted HTML (highlight.js, language from the file name; no guessing, which
+ * costs more than the highlighting). The output holds only spans with `hljs-*` classes and escaped
+ * text, and is one `<code>` body; line numbers are the page's business.
+ */
+import { escapeHtml } from './sanitize';
+
+/** The part of highlight.js used here. why: its own types pull the DOM library into the whole server's compilation. */
+interface Highlighter {
+  getLanguage(name: string): object | undefined;
+  highlight(code: string, opts: { language: string; ignoreIllegals: boolean }): { value: string };
+}
+const hljs = require('highlight.js') as Highlighter;
+
+const BY_NAME: Record<string, string> = { dockerfile: 'dockerfile', makefile: 'makefile', gnumakefile: 'makefile', 'cmakelists.txt': 'cmake', gemfile: 'ruby', rakefile: 'ruby', jenkinsfile: 'groovy' };
+
+/** The highlight.js language of a file, or null for plain text. */
+export function languageOf(fileName: string): string | null {
+  const base = fileName.slice(fileName.lastIndexOf('/') + 1).toLowerCase();
+  if (BY_NAME[base]) return BY_NAME[base];
+  const dot = base.lastIndexOf('.');
+  if (dot <= 0 && !base.startsWith('.')) return null;
+  const lang = hljs.getLanguage(base.slice(dot + 1));
+  return lang ? base.slice(dot + 1) : null;
+}
+
+/** The highlighted HTML of a text file and its number of lines. */
+export function highlightFile(text: string, fileName: string): { html: string; lines: number; language: string | null } {
+  const language = languageOf(fileName);
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  const lines = body === '' ? 0 : body.split('\n').length;
+  const html = language ? hljs.highlight(body, { language, ignoreIllegals: true }).value : escapeHtml(body);
+  return { html, lines, language };
+}

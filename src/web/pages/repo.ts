@@ -1,0 +1,88 @@
+/**
+ * Repository pages: the home page (file tree, README, clone URLs), folders and files of any branch,
+ * tag or commit (`/src/...`), the history (`/commits/...`) and one commit with its diff. Each reads
+ * through the content and history services with the caller's principal, so a repository the caller
+ * may not read is the same 404 as the API's.
+ */
+import express, { type Request, type Response, type Router } from 'express';
+import { settings } from '../../config';
+import { systemCtx } from '../../db';
+import { NotFound } from '../../errors';
+import { toRepositoryView } from '../../convert/repo';
+import { codeRepo, type CodeRepo } from '../../services/content/access';
+import { browse, locateBrowse } from '../../services/content/browse.service';
+import { commitDiffText } from '../../services/content/git-data.service';
+import type { RefKind } from '../../services/content/raw.service';
+import { getCommit, listCommits } from '../../services/history/commit.service';
+import type { RepoContext } from '../../services/repo/context';
+import { viewOf } from '../../services/repo/repo.service';
+import { repoTopicNames } from '../../services/repo/topic.service';
+import { renderPage } from './render';
+import { page } from './route';
+import { parseDiff } from './diff';
+
+const PAGE_SIZE = 30;
+// why: a page holds at most this much diff; the whole one is a click away as .diff.
+const MAX_PAGE_DIFF_BYTES = 2 * 1024 * 1024;
+
+const param = (req: Request, name: string) => String(req.params[name]);
+const rest = (req: Request) => String((req.params as unknown as Record<string, string>)[0] ?? '');
+
+/** The header every repository page shows: names, description, topics, counts, clone URLs, tabs. */
+async function repoHeader(req: Request, rc: RepoContext, tab: string) {
+  const view = await viewOf(systemCtx, req.web.principal, rc.repo, rc.owner, rc.perm);
+  const api = toRepositoryView(view, null, settings().server.rootUrl);
+  return { repo: api, topics: await repoTopicNames(systemCtx, rc), tab, base: `${new URL(settings().server.rootUrl).pathname}${rc.owner.name}/${rc.repo.name}` };
+}
+
+/** Breadcrumb links of a tree path. */
+function crumbs(base: string, refPath: string, treePath: string): { name: string; href: string }[] {
+  const parts = treePath ? treePath.split('/') : [];
+  return parts.map((name, i) => ({ name, href: `${base}/src/${refPath}/${parts.slice(0, i + 1).map(encodeURIComponent).join('/')}` }));
+}
+
+async function showTree(req: Request, res: Response, cr: CodeRepo, kind: RefKind | undefined, path: string): Promise<void> {
+  const header = await repoHeader(req, cr, 'code');
+  if (cr.repo.isEmpty) return renderPage(req, res, 'repo/empty', `${cr.owner.name}/${cr.repo.name}`, header);
+  const loc = await locateBrowse(cr, kind, path);
+  const view = await browse(systemCtx, req.web.principal, cr, loc);
+  const refPath = `${loc.refKind}/${loc.refKind === 'commit' ? loc.refName : loc.refName.split('/').map(encodeURIComponent).join('/')}`;
+  const title = loc.treePath ? `${loc.treePath} at ${loc.refName} - ${cr.owner.name}/${cr.repo.name}` : `${cr.owner.name}/${cr.repo.name}`;
+  const data = { ...header, loc, refPath, crumbs: crumbs(header.base, refPath, loc.treePath), display: req.query.display === 'source' ? 'source' : 'rendered' };
+  if ('file' in view) return renderPage(req, res, 'repo/file', title, { ...data, file: view.file });
+  await renderPage(req, res, 'repo/tree', title, { ...data, entries: view.dir, readme: view.readme });
+}
+
+/** Repository page routes (mounted after every other router: `/{owner}/{repo}` is a catch-all). */
+export function repoPages(): Router {
+  const r = express.Router();
+  const repo = '/:owner/:repo';
+  const cr = (req: Request) => codeRepo(systemCtx, req.web.principal, param(req, 'owner'), param(req, 'repo'));
+
+  r.get(repo, page(async (req, res) => showTree(req, res, await cr(req), undefined, '')));
+  for (const kind of ['branch', 'tag', 'commit'] as const) {
+    r.get(`${repo}/src/${kind}/*`, page(async (req, res) => showTree(req, res, await cr(req), kind, rest(req))));
+    r.get(`${repo}/commits/${kind}/*`, page(async (req, res) => {
+      const c = await cr(req);
+      const header = await repoHeader(req, c, 'commits');
+      const loc = await locateBrowse(c, kind, rest(req));
+      const pageNo = Math.max(1, Math.floor(Number(req.query.page)) || 1);
+      const list = await listCommits(systemCtx, c, { sha: loc.commitId, path: loc.treePath || undefined, skip: (pageNo - 1) * PAGE_SIZE, limit: PAGE_SIZE, stat: false, files: false, verification: false });
+      await renderPage(req, res, 'repo/commits', `Commits - ${c.owner.name}/${c.repo.name}`, {
+        ...header, loc, commits: list.commits, total: list.total, pageNo, pages: Math.max(1, Math.ceil(list.total / PAGE_SIZE)),
+      });
+    }));
+  }
+  r.get(`${repo}/commit/:sha`, page(async (req, res) => {
+    const c = await cr(req);
+    const sha = param(req, 'sha');
+    if (!/^[0-9a-f]{4,64}$/i.test(sha)) throw new NotFound();
+    const header = await repoHeader(req, c, 'commits');
+    const { commits } = await getCommit(systemCtx, c, sha, { stat: false, files: false, verification: false });
+    const diff = await commitDiffText(c, commits[0].id, MAX_PAGE_DIFF_BYTES);
+    await renderPage(req, res, 'repo/commit', `${commits[0].message.split('\n')[0]} - ${c.owner.name}/${c.repo.name}`, {
+      ...header, commit: commits[0], files: diff === null ? null : parseDiff(diff),
+    });
+  }));
+  return r;
+}
