@@ -22,7 +22,7 @@ export function launchBrowser(): Promise<Browser> {
 /** A page that records what must never happen in it. */
 export interface WatchedPage { page: Page; context: BrowserContext; problems: string[] }
 
-/** A new context and page; dialogs are dismissed and recorded, as are page errors, console errors and failed subresources. */
+/** A new context and page; dialogs are dismissed and recorded, as are page errors, console errors and failed assets. */
 export async function watchedPage(browser: Browser): Promise<WatchedPage> {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -30,9 +30,10 @@ export async function watchedPage(browser: Browser): Promise<WatchedPage> {
   page.on('dialog', (d) => { problems.push(`dialog: ${d.type()} ${d.message()}`); d.dismiss().catch(() => undefined); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   // why: a page answered 4xx on purpose (a form shown again with its error) logs "Failed to load
-  // resource"; what matters is a script, stylesheet or image of a page that failed, caught here.
+  // resource", as does an image a user's document names; what matters is the forge's own script,
+  // stylesheet or icon failing, caught here.
   page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console error: ${m.text()}`); });
-  page.on('response', (r) => { if (!r.request().isNavigationRequest() && r.status() >= 400) problems.push(`${r.status()} for ${r.url()}`); });
+  page.on('response', (r) => { if (new URL(r.url()).pathname.startsWith('/assets/') && r.status() >= 400) problems.push(`${r.status()} for ${r.url()}`); });
   return { page, context, problems };
 }
 

@@ -1,8 +1,8 @@
 /**
  * The sign-in pages in a real browser (Debian's Chromium through playwright-core): sign-up,
  * sign-in, TOTP enrolment and sign-in with codes computed by otpauth, a security key registered and
- * used through Chrome's virtual WebAuthn authenticator, sign-out; XSS payloads in the text fields
- * never run (any dialog, page error or console error fails the test). Screenshots are kept as
+ * used through Chrome's virtual WebAuthn authenticator, sign-out, the repository pages; XSS payloads
+ * in the text fields and a repository's description, commits and files never run (any dialog, page error or console error fails the test). Screenshots are kept as
  * test artifacts.
  */
 import { expect } from 'chai';
@@ -123,5 +123,25 @@ describe('sign-in pages in a browser', () => {
     await page.waitForURL(url('user/settings/security'));
     expect(await page.locator('.key-name').count()).to.equal(0);
     await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+  });
+
+  it('shows the repository pages with nothing but the forge\'s own script running', async () => {
+    const made = await w.raw('POST', '/admin/users/dora/repos', { name: 'demo', auto_init: true, description: PAYLOAD }, { token: w.admin.token });
+    expect(made.status, made.text).to.equal(201);
+    await w.raw('POST', '/repos/dora/demo/contents/src/main.go', { content: Buffer.from('package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("<script>alert(3)</script>")\n}\n').toString('base64'), message: PAYLOAD }, { token: w.admin.token });
+    await page.goto(url('dora/demo'));
+    expect(await page.locator('.description').textContent()).to.equal(PAYLOAD);
+    expect(await page.locator('.readme .markup h1').textContent()).to.equal('demo');
+    await screenshot(page, 'repo-home');
+    await page.click('a:text("src")');
+    await page.click('a:text("main.go")');
+    expect(await page.locator('.source .hljs-keyword').first().textContent()).to.equal('package');
+    await screenshot(page, 'file-view');
+    await page.click('.tabs a:text("Commits")');
+    await page.click('.commits a.sha >> nth=0');
+    expect(await page.locator('.diff-file').count()).to.equal(1);
+    await screenshot(page, 'commit');
+    await page.goto(url('explore/repos'));
+    await screenshot(page, 'explore');
   });
 });
