@@ -118,6 +118,73 @@ describe('repository pages', () => {
     expect(raw.text).to.include('# hidden');
   });
 
+  describe('the file editor', () => {
+    const raw = async (file: string) => (await w.raw('GET', `/repos/alice/proj/raw/${file}`, undefined, { token: alice.token })).text;
+    const blobSha = async (file: string) => (await w.raw('GET', `/repos/alice/proj/contents/${file}`, undefined, { token: alice.token })).body.sha as string;
+
+    it('offers editing to writers only; a reader is refused and nothing changes', async () => {
+      const a = new WebClient(w);
+      await a.signIn('alice', alice.password);
+      expect((await a.get('alice/proj/src/branch/main/README.md')).text).to.include('href="/alice/proj/_edit/main/README.md"');
+      const b = new WebClient(w);
+      await b.signIn('bob', bob.password);
+      expect((await b.get('alice/proj/src/branch/main/README.md')).text).not.to.include('_edit/');
+      expect((await b.get('alice/proj/_edit/main/README.md')).status).to.equal(403);
+      const before = await raw('README.md');
+      const res = await b.form('alice/proj/_edit/main/README.md', { content: 'defaced', last_sha: await blobSha('README.md'), action: 'commit' });
+      expect(res.status).to.equal(403);
+      expect(await raw('README.md')).to.equal(before);
+      expect((await anon().get('alice/proj/_edit/main/README.md')).status).to.equal(303);
+    });
+
+    it('previews a Markdown file without committing, then commits it with the message given', async () => {
+      const a = new WebClient(w);
+      await a.signIn('alice', alice.password);
+      const form = await a.get('alice/proj/_edit/main/docs/guide.md');
+      expect(form.status).to.equal(200);
+      expect(form.text).to.include('name="action" value="preview"');
+      const sha = /name="last_sha" value="([0-9a-f]+)"/.exec(form.text)![1];
+      const before = await raw('docs/guide.md');
+      const preview = await a.form('alice/proj/_edit/main/docs/guide.md', { content: '## Changed\r\n\n- [x] done', last_sha: sha, action: 'preview' });
+      expect(preview.status).to.equal(200);
+      expect(preview.text).to.include('<h2 id="user-content-changed">Changed</h2>').and.include('<input type="checkbox" disabled checked />');
+      expect(await raw('docs/guide.md')).to.equal(before);
+      const done = await a.form('alice/proj/_edit/main/docs/guide.md', { content: '## Changed\r\n', last_sha: sha, action: 'commit', commit_message: 'Edit the guide in the browser' });
+      expect(done.status, done.text).to.equal(303);
+      expect(done.location).to.equal('/alice/proj/src/branch/main/docs/guide.md');
+      expect(await raw('docs/guide.md')).to.equal('## Changed\n');
+      const log = await w.raw('GET', '/repos/alice/proj/commits?limit=1', undefined, { token: alice.token });
+      expect(log.body[0].commit.message.trim()).to.equal('Edit the guide in the browser');
+      // why: the form is now stale; committing it again would overwrite the commit just made.
+      const stale = await a.form('alice/proj/_edit/main/docs/guide.md', { content: 'older', last_sha: sha, action: 'commit' });
+      expect(stale.status).to.equal(409);
+      expect(await raw('docs/guide.md')).to.equal('## Changed\n');
+      // why: a source file has no rendered form, so no Preview tab.
+      expect((await a.get('alice/proj/_edit/main/src/app.ts')).text).not.to.include('value="preview"');
+    });
+
+    it('makes a new file, refuses hostile names, and deletes a file', async () => {
+      const a = new WebClient(w);
+      await a.signIn('alice', alice.password);
+      await a.get('alice/proj/_new/main/docs');
+      for (const bad of ['../escape.txt', '.git/config', 'a\\..\\b', '']) {
+        const res = await a.form('alice/proj/_new/main/docs', { file_name: bad, content: 'x', action: 'commit' });
+        expect(res.status, bad).to.be.oneOf([400, 422]);
+      }
+      const tree = await w.raw('GET', '/repos/alice/proj/contents/docs', undefined, { token: alice.token });
+      expect(tree.body.map((e: { name: string }) => e.name)).to.deep.equal(['guide.md']);
+      const made = await a.form('alice/proj/_new/main/docs', { file_name: 'notes.txt', content: 'hello\n', action: 'commit' });
+      expect(made.status).to.equal(303);
+      expect(await raw('docs/notes.txt')).to.equal('hello\n');
+      const page = await a.get('alice/proj/src/branch/main/docs/notes.txt');
+      const sha = /name="last_sha" value="([0-9a-f]+)"/.exec(page.text)![1];
+      expect((await a.form('alice/proj/_delete/main/docs/notes.txt', { last_sha: sha }, { csrf: null })).status).to.equal(403);
+      const gone = await a.form('alice/proj/_delete/main/docs/notes.txt', { last_sha: sha });
+      expect(gone.status).to.equal(303);
+      expect((await w.raw('GET', '/repos/alice/proj/raw/docs/notes.txt', undefined, { token: alice.token })).status).to.equal(404);
+    });
+  });
+
   it('explore lists what the caller may see, with search; a profile lists its repositories', async () => {
     const all = await anon().get('explore/repos');
     expect(all.text).to.include('>alice/proj</a>').and.not.include('alice/hidden');

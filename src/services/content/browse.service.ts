@@ -6,6 +6,7 @@
  */
 import path from 'node:path/posix';
 import { settings } from '../../config';
+import { Validation } from '../../errors';
 import type { DbContext } from '../../db';
 import { entriesAt, listDir, readBlob, type TreeEntry } from '../../git/objects';
 import { WeightedLru } from '../../git/lru';
@@ -108,6 +109,17 @@ async function highlighted(cr: CodeRepo, e: TreeEntry, text: string): Promise<No
       ?? { html: escapeHtml(text.replace(/\n$/, '')), lines: text.replace(/\n$/, '').split('\n').length, language: null };
   shown.set(key, code);
   return code;
+}
+
+/** The text of the file at a location and its blob id, for the editor; 422 for a folder, a binary or too large a file. */
+export async function readTextAt(cr: CodeRepo, loc: TreeLocation): Promise<{ text: string; oid: string }> {
+  const e = loc.treePath ? (await entriesAt(cr.gitDir, loc.commitId, [loc.treePath])).get(loc.treePath) : undefined;
+  if (!e) throw notFoundWith(`path "${loc.treePath}" does not exist in ${loc.refName}`, null);
+  if (e.type !== 'blob' || e.mode === '120000') throw new Validation(`"${loc.treePath}" is not a file that can be edited`);
+  if (e.size > MAX_DISPLAY_BYTES) throw new Validation(`"${loc.treePath}" is too large to edit here`);
+  const buf = await readBlob(cr.gitDir, e.oid);
+  if (buf.subarray(0, 8000).includes(0)) throw new Validation(`"${loc.treePath}" is a binary file`);
+  return { text: buf.toString('utf8'), oid: e.oid };
 }
 
 async function fileView(ctx: DbContext, p: Principal, cr: CodeRepo, loc: TreeLocation, e: TreeEntry): Promise<FileView> {

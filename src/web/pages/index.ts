@@ -14,6 +14,7 @@ import { authPages } from './auth';
 import { securityPages } from './security';
 import { explorePages } from './explore';
 import { repoPages } from './repo';
+import { editorPages } from './editor';
 import { pageErrors, renderPage } from './render';
 import { page } from './route';
 
@@ -33,6 +34,7 @@ export function pagesRouter(): Router {
   r.use(authPages());
   r.use(securityPages());
   r.use(explorePages());
+  r.use(editorPages());
   r.use(repoPages());
   r.use(pageErrors());
   return r;

@@ -48,7 +48,9 @@ async function showTree(req: Request, res: Response, cr: CodeRepo, kind: RefKind
   const view = await browse(systemCtx, req.web.principal, cr, loc);
   const refPath = `${loc.refKind}/${loc.refKind === 'commit' ? loc.refName : loc.refName.split('/').map(encodeURIComponent).join('/')}`;
   const title = loc.treePath ? `${loc.treePath} at ${loc.refName} - ${cr.owner.name}/${cr.repo.name}` : `${cr.owner.name}/${cr.repo.name}`;
-  const data = { ...header, loc, refPath, crumbs: crumbs(header.base, refPath, loc.treePath), display: req.query.display === 'source' ? 'source' : 'rendered' };
+  // why: the editor commits to branches only, for writers of a repository that is not archived.
+  const canWrite = loc.refKind === 'branch' && header.repo.permissions!.push && !cr.repo.isArchived;
+  const data = { ...header, loc, refPath, canWrite, crumbs: crumbs(header.base, refPath, loc.treePath), display: req.query.display === 'source' ? 'source' : 'rendered' };
   if ('file' in view) return renderPage(req, res, 'repo/file', title, { ...data, file: view.file });
   await renderPage(req, res, 'repo/tree', title, { ...data, entries: view.dir, readme: view.readme });
 }
