@@ -247,9 +247,14 @@ describe('webhooks: deliveries', () => {
     expect(seen).to.have.length(2);
     expect(new Set(seen).size).to.equal(1);
     const hook = (await w.raw('GET', '/repos/alice/proj/hooks', undefined, { token: alice.token })).body[0];
-    const history = await w.raw('GET', `/repos/alice/proj/hooks/${hook.id}/deliveries?limit=50`, undefined, { token: alice.token });
-    expect(history.status).to.equal(200);
-    const task = (history.body as Row[]).find((t) => t.uuid === got.headers['x-gitea-delivery'])!;
+    const deliveryOf = async () => {
+      const history = await w.raw('GET', `/repos/alice/proj/hooks/${hook.id}/deliveries?limit=50`, undefined, { token: alice.token });
+      expect(history.status).to.equal(200);
+      return (history.body as Row[]).find((t) => t.uuid === got.headers['x-gitea-delivery'])!;
+    };
+    // why: the receiver sees the request before the forge has read the answer and recorded it.
+    await waitFor('the delivery recorded', async () => (await deliveryOf()).status !== 'pending');
+    const task = await deliveryOf();
     expect(task).to.deep.include({ status: 'delivered', is_succeed: true, attempts: 2, event: 'issues' });
     expect(task.request.headers['X-Gitea-Delivery']).to.equal(task.uuid);
     expect(task.response.status).to.equal(200);
