@@ -144,4 +144,33 @@ describe('sign-in pages in a browser', () => {
     await page.goto(url('explore/repos'));
     await screenshot(page, 'explore');
   });
+
+  it('opens an issue from a template, pins it, and starts and stops the stopwatch', async () => {
+    const tpl = '---\nname: Bug report\nabout: Something is broken\ntitle: "[bug] "\n---\n## What happened?\n';
+    const put = await w.raw('POST', '/repos/dora/demo/contents/.gitea/ISSUE_TEMPLATE/bug.md', { content: Buffer.from(tpl).toString('base64') }, { token: w.admin.token });
+    expect(put.status, put.text).to.equal(201);
+    await page.goto(url('dora/demo'));
+    await page.click('.tabs a:text("Issues")');
+    await page.click('a:text("New issue")');
+    await screenshot(page, 'issue-chooser');
+    await page.click('a:text("Get started")');
+    expect(await page.inputValue('input[name=title]')).to.equal('[bug] ');
+    await page.fill('input[name=title]', `[bug] ${PAYLOAD}`);
+    await page.fill('textarea[name=content]', `## What happened?\n\n${PAYLOAD}\n\n- [x] **bold** :tada:`);
+    await page.click('button[value=preview]');
+    expect(await page.locator('.preview strong').textContent()).to.equal('bold');
+    await page.click('button[value=create]');
+    await page.waitForURL(url('dora/demo/issues/1'));
+    expect(await page.locator('.issue-title').first().textContent()).to.include(PAYLOAD);
+    await page.click('button.pin');
+    await page.waitForURL(url('dora/demo/issues/1'));
+    expect(await page.locator('.badge.pinned').count()).to.equal(1);
+    await page.click('button.stopwatch-start');
+    await page.locator('button.stopwatch-stop').waitFor();
+    await page.click('button.stopwatch-stop');
+    await page.locator('button.stopwatch-start').waitFor();
+    await screenshot(page, 'issue');
+    const times = await w.raw('GET', '/repos/dora/demo/issues/1/times', undefined, { token: w.admin.token });
+    expect(times.body).to.have.length(1);
+  });
 });

@@ -58,6 +58,8 @@ export function webSession(): RequestHandler {
       }
       const user = session?.user ?? null;
       req.web = { session, principal: user ? { user, scopes: null, tokenId: null, method: 'session' } : ANONYMOUS, dirty: false };
+      // why: the helpers the API's handlers use (ctxOf, viewerOf, doerOf) then serve the pages too.
+      req.principal = req.web.principal;
     };
     run().then(() => next(), next);
   };

@@ -15,6 +15,7 @@ import { securityPages } from './security';
 import { explorePages } from './explore';
 import { repoPages } from './repo';
 import { editorPages } from './editor';
+import { issuePages } from './issues';
 import { pageErrors, renderPage } from './render';
 import { page } from './route';
 
@@ -35,6 +36,7 @@ export function pagesRouter(): Router {
   r.use(securityPages());
   r.use(explorePages());
   r.use(editorPages());
+  r.use(issuePages());
   r.use(repoPages());
   r.use(pageErrors());
   return r;

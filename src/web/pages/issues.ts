@@ -1,0 +1,155 @@
+/**
+ * Issue pages: the list with its filters, the new-issue form with Gitea's template chooser (no
+ * blank issue when `blank_issues_enabled` is false and templates exist), and the issue page: the
+ * body and the timeline rendered, a comment form with a server-rendered Preview, close and reopen,
+ * pin and unpin, and the stopwatch with separate Start and Stop actions. Every action calls the
+ * service the API's handler calls, so the same permissions and refusals apply.
+ */
+import express, { type Request, type Response, type Router } from 'express';
+import { settings } from '../../config';
+import { HttpError, NotFound, Validation } from '../../errors';
+import { toIssueOf, toTimelineComment } from '../../convert/issue';
+import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
+import { formBody } from '../../middleware/input-guard';
+import { canWriteIssues } from '../../services/issue/access';
+import { createComment } from '../../services/issue/comment.service';
+import { editIssue } from '../../services/issue/issue-edit.service';
+import { createIssue, getIssue, listIssues } from '../../services/issue/issue.service';
+import { addIssueLabels } from '../../services/issue/label.service';
+import { pinIssue, unpinIssue } from '../../services/issue/pin.service';
+import { blankIssueAllowed, listIssueTemplates } from '../../services/issue/template';
+import { myStopwatches, startStopwatch, stopStopwatch } from '../../services/issue/time.service';
+import { timeline } from '../../services/issue/timeline.service';
+import { renderDocument } from '../../services/markup/markup.service';
+import { repoAssignment, type RepoContext } from '../../services/repo/context';
+import { flash, requireCsrf, saveIfDirty } from './context';
+import { renderPage } from './render';
+import { page, signedIn } from './route';
+
+const PAGE_SIZE = 20;
+
+const pageRepo = (req: Request) => repoAssignment(ctxOf(req), req.principal, String(req.params.owner), String(req.params.repo));
+const indexOf = (req: Request) => {
+  const n = Number(req.params.index);
+  if (!Number.isInteger(n) || n < 1) throw new NotFound();
+  return n;
+};
+const repoBase = (rc: RepoContext) => `${new URL(settings().server.rootUrl).pathname}${rc.owner.name}/${rc.repo.name}`;
+
+/** A comment's (or body's) HTML as Gitea renders comments: references to this repository, line breaks. */
+function commentHtml(req: Request, rc: RepoContext, text: string): Promise<string> {
+  return renderDocument(ctxOf(req), req.principal, { mode: 'comment', text, links: { app: settings().server.rootUrl, repo: `${settings().server.rootUrl}${rc.owner.name}/${rc.repo.name}` } }, rc);
+}
+
+/** The issue page's data. */
+async function issuePage(req: Request, res: Response, rc: RepoContext, index: number, extra: { draft?: string; preview?: string | null } = {}, status = 200): Promise<void> {
+  const ctx = ctxOf(req);
+  const view = await getIssue(ctx, rc, index);
+  if (view.row.isPull) throw new NotFound();
+  const issue = toIssueOf(view, viewerOf(req));
+  const events = (await timeline(ctx, req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
+  const html = new Map<number, string>();
+  for (const e of events) if (e.type === 'comment' && e.body) html.set(e.id, await commentHtml(req, rc, e.body));
+  const user = req.principal.user;
+  const running = user ? (await myStopwatches(ctx, user)).some((s) => s.issue.id === view.row.id) : false;
+  await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
+    base: repoBase(rc), issue, bodyHtml: issue.body ? await commentHtml(req, rc, issue.body) : '', events, html: Object.fromEntries(html),
+    canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
+    timetracking: settings().service.enableTimetracking,
+  }, status);
+}
+
+/** Issue routes. */
+export function issuePages(): Router {
+  const r = express.Router();
+  const csrf = requireCsrf();
+  const repo = '/:owner/:repo';
+
+  r.get(`${repo}/issues`, page(async (req, res) => {
+    const rc = await pageRepo(req);
+    const state = req.query.state === 'closed' ? 'closed' : req.query.state === 'all' ? 'all' : 'open';
+    const q = typeof req.query.q === 'string' ? req.query.q.slice(0, 255) : '';
+    const pageNo = Math.max(1, Math.floor(Number(req.query.page)) || 1);
+    const { items, total } = await listIssues(ctxOf(req), rc, { type: 'issues', isClosed: state === 'all' ? undefined : state === 'closed', keyword: q || undefined }, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+    await renderPage(req, res, 'issues/list', `Issues - ${rc.owner.name}/${rc.repo.name}`, {
+      base: repoBase(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, issues: items.map((v) => toIssueOf(v, viewerOf(req))), state, q, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+    });
+  }));
+
+  r.get(`${repo}/issues/new`, page(async (req, res) => {
+    if (!signedIn(req, res)) return;
+    const rc = await pageRepo(req);
+    const { templates } = await listIssueTemplates(rc);
+    const chosen = typeof req.query.template === 'string' ? (templates ?? []).find((t) => t.file_name === req.query.template) : undefined;
+    const blank = await blankIssueAllowed(ctxOf(req), rc);
+    if (!chosen && templates?.length && (req.query.template === undefined || !blank)) {
+      return renderPage(req, res, 'issues/choose', `New issue - ${rc.owner.name}/${rc.repo.name}`, { base: repoBase(rc), templates, blank });
+    }
+    const body = chosen ? chosen.content || (chosen.body ?? []).filter((f) => f.type !== 'markdown').map((f) => `### ${String(f.attributes?.label ?? f.id)}\n\n`).join('') : '';
+    await renderPage(req, res, 'issues/new', `New issue - ${rc.owner.name}/${rc.repo.name}`, {
+      base: repoBase(rc), title: chosen?.title ?? '', body, template: chosen?.file_name ?? '', preview: null,
+    });
+  }));
+
+  r.post(`${repo}/issues/new`, ...formBody('1mb'), csrf, page(async (req, res) => {
+    if (!signedIn(req, res)) return;
+    const rc = await pageRepo(req);
+    const body = req.body as Record<string, string>;
+    const again = (preview: string | null, status: number) => renderPage(req, res, 'issues/new', `New issue - ${rc.owner.name}/${rc.repo.name}`, {
+      base: repoBase(rc), title: body.title ?? '', body: body.content ?? '', template: body.template ?? '', preview,
+    }, status);
+    if (body.action === 'preview') return again(await commentHtml(req, rc, body.content ?? ''), 200);
+    const { templates } = await listIssueTemplates(rc);
+    const template = (templates ?? []).find((t) => t.file_name === body.template);
+    if (!template && templates?.length && !(await blankIssueAllowed(ctxOf(req), rc))) throw new Validation('choose one of the issue templates: blank issues are disabled in this repository');
+    let created;
+    try {
+      created = await createIssue(ctxOf(req), doerOf(req), rc, { title: body.title ?? '', body: body.content ?? '' });
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500) throw err;
+      flash(req, 'error', err.message);
+      return again(null, err.status);
+    }
+    // why: a template's labels go on the new issue as Gitea puts them, where the author may label.
+    if (template?.labels?.length && canWriteIssues(rc, false)) await addIssueLabels(ctxOf(req), doerOf(req), rc, created.row.index, template.labels);
+    res.redirect(303, `${repoBase(rc)}/issues/${created.row.index}`);
+  }));
+
+  r.get(`${repo}/issues/:index`, page(async (req, res) => issuePage(req, res, await pageRepo(req), indexOf(req))));
+
+  r.post(`${repo}/issues/:index/comments`, ...formBody('1mb'), csrf, page(async (req, res) => {
+    if (!signedIn(req, res)) return;
+    const rc = await pageRepo(req);
+    const index = indexOf(req);
+    const body = req.body as Record<string, string>;
+    const text = body.content ?? '';
+    if (body.action === 'preview') return issuePage(req, res, rc, index, { draft: text, preview: await commentHtml(req, rc, text) });
+    try {
+      if (text.trim() !== '') await createComment(ctxOf(req), doerOf(req), rc, index, text);
+      if (body.action === 'close' || body.action === 'reopen') await editIssue(ctxOf(req), doerOf(req), rc, index, { state: body.action === 'close' ? 'closed' : 'open' });
+      else if (text.trim() === '') throw new Validation('a comment needs some text');
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500) throw err;
+      flash(req, 'error', err.message);
+      return issuePage(req, res, rc, index, { draft: text }, err.status);
+    }
+    res.redirect(303, `${repoBase(rc)}/issues/${index}`);
+  }));
+
+  const action = (name: string, run: (req: Request, rc: RepoContext, index: number) => Promise<unknown>, done: string) => {
+    r.post(`${repo}/issues/:index/${name}`, ...formBody(), csrf, page(async (req, res) => {
+      if (!signedIn(req, res)) return;
+      const rc = await pageRepo(req);
+      const index = indexOf(req);
+      await run(req, rc, index);
+      flash(req, 'success', done);
+      await saveIfDirty(req);
+      res.redirect(303, `${repoBase(rc)}/issues/${index}`);
+    }));
+  };
+  action('pin', (req, rc, index) => pinIssue(ctxOf(req), doerOf(req), rc, index), 'The issue is pinned.');
+  action('unpin', (req, rc, index) => unpinIssue(ctxOf(req), doerOf(req), rc, index), 'The issue is unpinned.');
+  action('stopwatch/start', (req, rc, index) => startStopwatch(ctxOf(req), doerOf(req), rc, index), 'The stopwatch is running.');
+  action('stopwatch/stop', (req, rc, index) => stopStopwatch(ctxOf(req), doerOf(req), rc, index), 'The stopwatch is stopped and its time is recorded.');
+  return r;
+}
