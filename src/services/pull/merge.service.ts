@@ -102,6 +102,47 @@ async function notReady(ctx: DbContext, rc: RepoContext, pr: PullRequestModel, h
   return null;
 }
 
+/**
+ * Why `doer` may not merge the pull request now (the error the merge answers), or null: the rule's
+ * merge allowlist (or code write), a draft title, a check still running or failed, the rule's
+ * requirements (unless an admin forces it or the merge is scheduled for when they are met), signing.
+ */
+async function mergeRefusal(
+  ctx: DbContext, doer: UserModel, rc: RepoContext, issue: IssueModel, pr: PullRequestModel, rule: ProtectedBranchModel | null,
+  o: { manual: boolean; scheduling: boolean; force: boolean },
+): Promise<HttpError | null> {
+  const writesCode = rc.perm.can(UnitType.Code, AccessMode.Write);
+  if (!(rule ? await isMergeAllowlisted(ctx, rule, { user: doer, writesCode }) : writesCode)) return notAllowed('User not allowed to merge PR');
+  if (o.manual) return null;
+  if (isDraftTitle(issue.name)) return notAllowed('Work in progress PRs cannot be merged');
+  if (pr.status !== PullStatus.Mergeable && pr.status !== PullStatus.Empty) return notAllowed('Please try again later');
+  const head = await refId(repoPath(rc.owner.name, rc.repo.name), headRefOf(pr));
+  const reason = rule && head ? await notReady(ctx, rc, pr, head, rule) : null;
+  if (reason && !o.scheduling && !(o.force && isRepoAdmin(rc) && !rule!.blockAdminMergeOverride)) {
+    // why: Gitea's message, with the rule that said it beside it.
+    return new HttpError(405, reason, {}, { errors: [`blocked by the branch protection rule "${rule!.ruleName}"`] });
+  }
+  if (rule?.requireSignedCommits && !signsCommits()) return notAllowed('wont sign: nokey');
+  return null;
+}
+
+/** What a pull request page's merge box offers: the styles the repository allows, and why a merge is blocked (or null). */
+export async function mergeBox(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number): Promise<{ styles: string[]; preferred: string; blocked: string | null }> {
+  const { issue, pr } = await pullByIndex(ctx, rc, index);
+  const cfgText = await unitConfigOf(ctx, rc.repo.id, UnitType.PullRequests);
+  const cfg = cfgText === null ? NEW_REPO_PULLS_CONFIG : parsePullsConfig(cfgText);
+  const styles: string[] = (Object.keys(STYLE_SETTING) as MergePullRequestOption['Do'][]).filter((s) => s !== 'manually-merged' && cfg[STYLE_SETTING[s]]);
+  let blocked: string | null = null;
+  if (pr.hasMerged || issue.isClosed) blocked = pr.hasMerged ? 'This pull request has been merged.' : 'This pull request is closed.';
+  else if (rc.repo.isArchived) blocked = 'This repository is archived.';
+  else {
+    const refusal = await mergeRefusal(ctx, doer, rc, issue, pr, await ruleForBranch(ctx, rc.repo.id, pr.baseBranch), { manual: false, scheduling: false, force: false });
+    if (refusal) blocked = refusal.message === 'Please try again later' ? 'The pull request is being checked, or it has conflicts: try again later.' : refusal.message;
+    else if ((await dependenciesEnabled(ctx, rc.repo.id)) && (await openBlockerCount(ctx, issue.id)) > 0) blocked = 'This pull request still has open dependencies.';
+  }
+  return { styles, preferred: styles.includes(cfg.DefaultMergeStyle) ? cfg.DefaultMergeStyle : styles[0] ?? 'merge', blocked };
+}
+
 /** The title Gitea gives a merge of this style when none is given. */
 async function defaultTitle(ctx: DbContext, rc: RepoContext, style: GitMergeStyle, issue: IssueModel, pr: PullRequestModel): Promise<string> {
   if (style === 'squash') return `${issue.name} (#${pr.index})`;
@@ -141,22 +182,11 @@ export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, r
   if (pr.hasMerged) throw notAllowed('');
   if (issue.isClosed) throw new NotFound();
   const rule = await ruleForBranch(ctx, rc.repo.id, pr.baseBranch);
-  const writesCode = rc.perm.can(UnitType.Code, AccessMode.Write);
-  if (!(rule ? await isMergeAllowlisted(ctx, rule, { user: doer, writesCode }) : writesCode)) throw notAllowed('User not allowed to merge PR');
   const manual = o.Do === 'manually-merged';
   const scheduling = !!o.merge_when_checks_succeed && !manual;
   const baseDir = repoPath(rc.owner.name, rc.repo.name);
-  if (!manual) {
-    if (isDraftTitle(issue.name)) throw notAllowed('Work in progress PRs cannot be merged');
-    if (pr.status !== PullStatus.Mergeable && pr.status !== PullStatus.Empty) throw notAllowed('Please try again later');
-    const head = await refId(baseDir, headRefOf(pr));
-    const reason = rule && head ? await notReady(ctx, rc, pr, head, rule) : null;
-    if (reason && !scheduling && !(o.force_merge && isRepoAdmin(rc) && !rule!.blockAdminMergeOverride)) {
-      // why: Gitea's message, with the rule that said it beside it.
-      throw new HttpError(405, reason, {}, { errors: [`blocked by the branch protection rule "${rule!.ruleName}"`] });
-    }
-    if (rule?.requireSignedCommits && !signsCommits()) throw notAllowed('wont sign: nokey');
-  }
+  const refusal = await mergeRefusal(ctx, doer, rc, issue, pr, rule, { manual, scheduling, force: !!o.force_merge });
+  if (refusal) throw refusal;
   if (scheduling) {
     await scheduleMerge(ctx, doer, issue, pr, o);
     return 'scheduled';

@@ -16,6 +16,7 @@ import { explorePages } from './explore';
 import { repoPages } from './repo';
 import { editorPages } from './editor';
 import { issuePages } from './issues';
+import { pullPages } from './pulls';
 import { pageErrors, renderPage } from './render';
 import { page } from './route';
 
@@ -37,6 +38,7 @@ export function pagesRouter(): Router {
   r.use(explorePages());
   r.use(editorPages());
   r.use(issuePages());
+  r.use(pullPages());
   r.use(repoPages());
   r.use(pageErrors());
   return r;

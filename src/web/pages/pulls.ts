@@ -1,0 +1,188 @@
+/**
+ * Pull request pages: the list, the new pull request form, and a pull request's conversation (its
+ * timeline, reviews, review requests and the merge box offering the allowed styles and saying why a
+ * merge is blocked), commits and files changed (the diff, a review with a verdict, and comments on
+ * lines). Each action calls the service the API's handler calls.
+ */
+import type { Readable } from 'node:stream';
+import express, { type Request, type Response, type Router } from 'express';
+import { settings } from '../../config';
+import { HttpError, NotFound, Validation } from '../../errors';
+import { toPullRequest } from '../../convert/pull';
+import { toTimelineComment } from '../../convert/issue';
+import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
+import { formBody } from '../../middleware/input-guard';
+import { canWriteIssues } from '../../services/issue/access';
+import { timeline } from '../../services/issue/timeline.service';
+import { renderDocument } from '../../services/markup/markup.service';
+import { pullCommits, pullDiff, pullFiles } from '../../services/pull/diff.service';
+import { mergeBox, mergePull } from '../../services/pull/merge.service';
+import { createPull, getPull, listPulls } from '../../services/pull/pull.service';
+import { changeReviewRequests } from '../../services/pull/review-request.service';
+import { createPullReview, listPullReviews } from '../../services/pull/review.service';
+import { repoAssignment, type RepoContext } from '../../services/repo/context';
+import { parseDiff } from './diff';
+import { flash, requireCsrf, saveIfDirty } from './context';
+import { renderPage } from './render';
+import { page, signedIn } from './route';
+
+const PAGE_SIZE = 20;
+// why: a page holds at most this much diff; past it the files are listed without their lines.
+const MAX_PAGE_DIFF_BYTES = 4 * 1024 * 1024;
+const pageRepo = (req: Request) => repoAssignment(ctxOf(req), req.principal, String(req.params.owner), String(req.params.repo));
+const indexOf = (req: Request) => {
+  const n = Number(req.params.index);
+  if (!Number.isInteger(n) || n < 1) throw new NotFound();
+  return n;
+};
+const repoBase = (rc: RepoContext) => `${new URL(settings().server.rootUrl).pathname}${rc.owner.name}/${rc.repo.name}`;
+
+function commentHtml(req: Request, rc: RepoContext, text: string): Promise<string> {
+  return renderDocument(ctxOf(req), req.principal, { mode: 'comment', text, links: { app: settings().server.rootUrl, repo: `${settings().server.rootUrl}${rc.owner.name}/${rc.repo.name}` } }, rc);
+}
+
+async function readCapped(stream: Readable, max: number): Promise<string | null> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      stream.destroy();
+      return null;
+    }
+    parts.push(chunk as Buffer);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** What every tab of a pull request shows at its top. */
+async function pullHead(req: Request, rc: RepoContext, index: number, tab: string) {
+  const pull = toPullRequest(await getPull(ctxOf(req), req.principal, rc, index), viewerOf(req));
+  return { base: repoBase(rc), pull, tab, canWrite: canWriteIssues(rc, true), signedIn: !!req.principal.user };
+}
+
+/** Pull request routes. */
+export function pullPages(): Router {
+  const r = express.Router();
+  const csrf = requireCsrf();
+  const repo = '/:owner/:repo';
+
+  r.get(`${repo}/pulls`, page(async (req, res) => {
+    const rc = await pageRepo(req);
+    const state = req.query.state === 'closed' ? 'closed' : req.query.state === 'all' ? 'all' : 'open';
+    const pageNo = Math.max(1, Math.floor(Number(req.query.page)) || 1);
+    const { items, total } = await listPulls(ctxOf(req), req.principal, rc, { isClosed: state === 'all' ? undefined : state === 'closed' }, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+    await renderPage(req, res, 'pulls/list', `Pull requests - ${rc.owner.name}/${rc.repo.name}`, {
+      base: repoBase(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, pulls: items.map((v) => toPullRequest(v, viewerOf(req))), state, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+    });
+  }));
+
+  r.get(`${repo}/pulls/new`, page(async (req, res) => {
+    if (!signedIn(req, res)) return;
+    const rc = await pageRepo(req);
+    await renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
+      base: repoBase(rc), baseBranch: String(req.query.base ?? rc.repo.defaultBranch), headBranch: String(req.query.head ?? ''), title: '', body: '',
+    });
+  }));
+
+  r.post(`${repo}/pulls/new`, ...formBody('1mb'), csrf, page(async (req, res) => {
+    if (!signedIn(req, res)) return;
+    const rc = await pageRepo(req);
+    const b = req.body as Record<string, string>;
+    try {
+      const v = await createPull(ctxOf(req), doerOf(req), req.principal, rc, { base: b.base, head: b.head, title: b.title, body: b.content });
+      res.redirect(303, `${repoBase(rc)}/pulls/${v.issue.row.index}`);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500) throw err;
+      flash(req, 'error', err.message);
+      await renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
+        base: repoBase(rc), baseBranch: b.base ?? '', headBranch: b.head ?? '', title: b.title ?? '', body: b.content ?? '',
+      }, err.status);
+    }
+  }));
+
+  r.get(`${repo}/pulls/:index`, page(async (req, res) => {
+    const rc = await pageRepo(req);
+    const index = indexOf(req);
+    const head = await pullHead(req, rc, index, 'conversation');
+    const events = (await timeline(ctxOf(req), req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
+    const html: Record<number, string> = {};
+    for (const e of events) if ((e.type === 'comment' || e.type === 'review') && e.body) html[e.id] = await commentHtml(req, rc, e.body);
+    const { reviews } = await listPullReviews(ctxOf(req), req.principal.user, rc, index);
+    const box = req.principal.user ? await mergeBox(ctxOf(req), req.principal.user, rc, index) : null;
+    await renderPage(req, res, 'pulls/view', `${head.pull.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
+      ...head, events, html, bodyHtml: head.pull.body ? await commentHtml(req, rc, head.pull.body) : '', box,
+      reviews: reviews.map((v) => ({ id: v.id, type: v.type, reviewer: v.reviewerId })),
+    });
+  }));
+
+  r.get(`${repo}/pulls/:index/commits`, page(async (req, res) => {
+    const rc = await pageRepo(req);
+    const index = indexOf(req);
+    const head = await pullHead(req, rc, index, 'commits');
+    const list = await pullCommits(ctxOf(req), rc, index, { skip: 0, limit: 250 }, { stat: false, files: false, verification: false });
+    await renderPage(req, res, 'pulls/commits', `Commits - ${head.pull.title}`, { ...head, commits: list.commits, total: list.total });
+  }));
+
+  r.get(`${repo}/pulls/:index/files`, page(async (req, res) => {
+    const rc = await pageRepo(req);
+    const index = indexOf(req);
+    const head = await pullHead(req, rc, index, 'files');
+    const text = await readCapped(await pullDiff(ctxOf(req), rc, index, 'diff', false), MAX_PAGE_DIFF_BYTES);
+    const listed = text === null ? (await pullFiles(ctxOf(req), rc, index, {})).files : null;
+    await renderPage(req, res, 'pulls/files', `Files changed - ${head.pull.title}`, { ...head, files: text === null ? null : parseDiff(text), listed });
+  }));
+
+  r.post(`${repo}/pulls/:index/reviews`, ...formBody('1mb'), csrf, page(async (req, res) => {
+    if (!signedIn(req, res)) return;
+    const rc = await pageRepo(req);
+    const index = indexOf(req);
+    const b = req.body as Record<string, string>;
+    const line = Number(b.line);
+    const comments = b.path && b.line_comment?.trim() ? [{ path: b.path, body: b.line_comment, ...(b.side === 'old' ? { old_position: line } : { new_position: line }) }] : [];
+    const event = b.path ? 'COMMENT' : b.event;
+    try {
+      if (b.path && (!Number.isInteger(line) || line < 1)) throw new Validation('a line comment needs the number of a line of the diff');
+      await createPullReview(ctxOf(req), doerOf(req), rc, index, { body: b.content ?? '', event, comments });
+      flash(req, 'success', b.path ? 'The comment is added.' : 'Your review is submitted.');
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500) throw err;
+      flash(req, 'error', err.message);
+    }
+    await saveIfDirty(req);
+    res.redirect(303, `${repoBase(rc)}/pulls/${index}${b.path ? '/files' : ''}`);
+  }));
+
+  r.post(`${repo}/pulls/:index/merge`, ...formBody(), csrf, page(async (req, res) => {
+    if (!signedIn(req, res)) return;
+    const rc = await pageRepo(req);
+    const index = indexOf(req);
+    const b = req.body as Record<string, string>;
+    try {
+      const done = await mergePull(ctxOf(req), doerOf(req), req.principal, rc, index, { Do: b.style as never, MergeTitleField: b.title || undefined, MergeMessageField: b.message || undefined, delete_branch_after_merge: b.delete_branch === 'on' });
+      flash(req, 'success', done === 'scheduled' ? 'The merge is scheduled for when the checks succeed.' : 'The pull request is merged.');
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500) throw err;
+      flash(req, 'error', err.message);
+    }
+    await saveIfDirty(req);
+    res.redirect(303, `${repoBase(rc)}/pulls/${index}`);
+  }));
+
+  r.post(`${repo}/pulls/:index/requested_reviewers`, ...formBody(), csrf, page(async (req, res) => {
+    if (!signedIn(req, res)) return;
+    const rc = await pageRepo(req);
+    const index = indexOf(req);
+    const b = req.body as Record<string, string>;
+    try {
+      await changeReviewRequests(ctxOf(req), doerOf(req), rc, index, { reviewers: [b.reviewer ?? ''] }, b.action !== 'remove');
+      flash(req, 'success', b.action === 'remove' ? `The review request of ${b.reviewer} is removed.` : `A review is requested from ${b.reviewer}.`);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500) throw err;
+      flash(req, 'error', err.message);
+    }
+    await saveIfDirty(req);
+    res.redirect(303, `${repoBase(rc)}/pulls/${index}`);
+  }));
+  return r;
+}

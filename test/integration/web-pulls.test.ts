@@ -1,0 +1,94 @@
+/**
+ * Pull request pages against the real server through their forms: open a pull request, the
+ * conversation with the merge box (the allowed styles; why a merge is blocked, from the branch
+ * protection rule), a review request, the files changed with a comment on a line, an approval that
+ * unblocks the merge, and the merge itself; a reader is refused and nothing changes.
+ */
+import { expect } from 'chai';
+import { startWorld, type World, type TestUser } from '../helpers/world';
+import { apiRepo, waitFor } from '../helpers/refs';
+import { WebClient } from '../helpers/web';
+
+describe('pull request pages', () => {
+  let w: World;
+  let alice: TestUser;
+  let bob: TestUser;
+  let carol: TestUser;
+  let a: WebClient;
+  let b: WebClient;
+  const api = (method: string, p: string, body?: unknown, u: TestUser = alice) => w.raw(method, `/repos/alice/proj${p}`, body, { token: u.token });
+
+  before(async () => {
+    w = await startWorld();
+    [alice, bob, carol] = [await w.user('alice'), await w.user('bob'), await w.user('carol')];
+    await apiRepo(w, alice, 'proj');
+    await api('PUT', '/collaborators/bob', { permission: 'write' });
+    const change = await api('POST', '/contents/src/feature.txt', { content: Buffer.from('line one\nline two\n').toString('base64'), new_branch: 'topic', message: 'Add the feature' });
+    expect(change.status, change.text).to.equal(201);
+    await api('POST', '/branch_protections', { rule_name: 'main', required_approvals: 1, enable_push: true });
+    [a, b] = [new WebClient(w), new WebClient(w)];
+    await a.signIn('alice', alice.password);
+    await b.signIn('bob', bob.password);
+  });
+  after(async () => { await w?.stop(); });
+
+  it('opens a pull request from the form; a bad head is refused and nothing is made', async () => {
+    await a.get('alice/proj/pulls/new');
+    const bad = await a.form('alice/proj/pulls/new', { base: 'main', head: 'nope', title: 'x', content: '' });
+    expect(bad.status).to.equal(404);
+    expect((await api('GET', '/pulls?state=all')).body).to.have.length(0);
+    const made = await a.form('alice/proj/pulls/new', { base: 'main', head: 'topic', title: 'Add the <feature>', content: 'Please **review**' });
+    expect(made.status, made.text).to.equal(303);
+    expect(made.location).to.equal('/alice/proj/pulls/1');
+    await waitFor('the pull request checked', async () => (await api('GET', '/pulls/1')).body.mergeable === true);
+    const list = await a.get('alice/proj/pulls');
+    expect(list.text).to.include('Add the &lt;feature&gt;').and.include('1 pull requests');
+  });
+
+  it('offers the allowed styles and says why the merge is blocked; a merge posted anyway changes nothing', async () => {
+    const page = await a.get('alice/proj/pulls/1');
+    expect(page.status).to.equal(200);
+    expect(page.text).to.include('<strong>review</strong>');
+    expect(page.text).to.include('class="merge-blocked flash error">Does not have enough approvals');
+    const forced = await a.form('alice/proj/pulls/1/merge', { style: 'merge' });
+    expect(forced.status).to.equal(303);
+    expect((await a.get('alice/proj/pulls/1')).text).to.include('Does not have enough approvals');
+    expect((await api('GET', '/pulls/1')).body.merged).to.equal(false);
+  });
+
+  it('requests a review, takes a comment on a line and an approval, then merges with the chosen style', async () => {
+    await a.get('alice/proj/pulls/1');
+    expect((await a.form('alice/proj/pulls/1/requested_reviewers', { reviewer: 'bob' })).status).to.equal(303);
+    expect((await api('GET', '/pulls/1')).body.requested_reviewers.map((u: { login: string }) => u.login)).to.deep.equal(['bob']);
+    expect((await a.get('alice/proj/pulls/1')).text).to.include('requested a review from bob');
+
+    const files = await b.get('alice/proj/pulls/1/files');
+    expect(files.text).to.include('src/feature.txt <span class="badge">added</span>').and.include('<code>+line two</code>');
+    expect((await b.form('alice/proj/pulls/1/reviews', { path: 'src/feature.txt', line: '2', line_comment: 'Why two lines?' })).status).to.equal(303);
+    expect((await b.get('alice/proj/pulls/1/files')).text).to.include('The comment is added.');
+    // why: the review request is listed as a review too (state REQUEST_REVIEW), as in Gitea.
+    const reviews = (await api('GET', '/pulls/1/reviews')).body as { id: number; state: string }[];
+    const comment = reviews.find((r) => r.state === 'COMMENT')!;
+    const lineComments = (await api('GET', `/pulls/1/reviews/${comment.id}/comments`)).body;
+    expect(lineComments[0]).to.deep.include({ path: 'src/feature.txt', body: 'Why two lines?' });
+    expect((await b.form('alice/proj/pulls/1/reviews', { content: 'Looks good', event: 'APPROVED' })).status).to.equal(303);
+
+    const ready = await a.get('alice/proj/pulls/1');
+    expect(ready.text).to.include('This pull request can be merged.');
+    for (const s of ['merge', 'rebase', 'squash']) expect(ready.text).to.include(`name="style" value="${s}"`);
+    // why: carol can read the repository but not write it.
+    const c = new WebClient(w);
+    await c.signIn('carol', carol.password);
+    await c.get('alice/proj/pulls/1');
+    await c.form('alice/proj/pulls/1/merge', { style: 'squash' });
+    expect((await api('GET', '/pulls/1', undefined, carol)).body.merged).to.equal(false);
+    const merged = await a.form('alice/proj/pulls/1/merge', { style: 'squash' });
+    expect(merged.status).to.equal(303);
+    const after = await api('GET', '/pulls/1');
+    expect(after.body.merged).to.equal(true);
+    const log = await api('GET', '/commits?limit=1');
+    expect(log.body[0].parents).to.have.length(1);
+    const done = await a.get('alice/proj/pulls/1');
+    expect(done.text).to.include('This pull request has been merged.').and.include('merged this pull request');
+  });
+});
