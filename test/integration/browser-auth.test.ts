@@ -173,4 +173,26 @@ describe('sign-in pages in a browser', () => {
     const times = await w.raw('GET', '/repos/dora/demo/issues/1/times', undefined, { token: w.admin.token });
     expect(times.body).to.have.length(1);
   });
+
+  it('opens a pull request, reviews it and merges it', async () => {
+    const change = await w.raw('POST', '/repos/dora/demo/contents/docs/new.md', { content: Buffer.from('# New page\n').toString('base64'), new_branch: 'feature', message: 'Add a page' }, { token: w.admin.token });
+    expect(change.status, change.text).to.equal(201);
+    await page.goto(url('dora/demo/pulls/new?head=feature'));
+    await page.fill('input[name=title]', `Add a page ${PAYLOAD}`);
+    await page.fill('textarea[name=content]', PAYLOAD);
+    await page.click('main button[type=submit]');
+    await page.waitForURL(url('dora/demo/pulls/2'));
+    const api = () => w.raw('GET', '/repos/dora/demo/pulls/2', undefined, { token: w.admin.token });
+    for (let i = 0; i < 100 && !(await api()).body.mergeable; i++) await page.waitForTimeout(100);
+    await page.click('.tabs a:text("Files changed")');
+    expect(await page.locator('.diff-file').count()).to.equal(1);
+    await page.fill('.review-form textarea[name=content]', `Nice ${PAYLOAD}`);
+    await page.click('.review-form button[type=submit]');
+    await page.waitForURL(url('dora/demo/pulls/2'));
+    await screenshot(page, 'pull-request');
+    await page.click('.merge-box button[type=submit]');
+    await page.waitForURL(url('dora/demo/pulls/2'));
+    expect(await page.locator('.merge-blocked').textContent()).to.equal('This pull request has been merged.');
+    expect((await api()).body.merged).to.equal(true);
+  });
 });

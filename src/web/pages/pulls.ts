@@ -5,7 +5,7 @@
  * lines). Each action calls the service the API's handler calls.
  */
 import type { Readable } from 'node:stream';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type Request, type Router } from 'express';
 import { settings } from '../../config';
 import { HttpError, NotFound, Validation } from '../../errors';
 import { toPullRequest } from '../../convert/pull';
