@@ -53,7 +53,7 @@ const LABEL = 'bug';
 const DEEP_PAGE = 1000;
 const TIMELINE_DEEP = 100;
 /** The issue with HOT_COMMENTS comments: a recent one, kept open. */
-const HOT_INDEX = Math.max(1, Math.round(ISSUES * 0.9));
+export const HOT_INDEX = Math.max(1, Math.round(ISSUES * 0.9));
 const DAY = 86_400;
 
 // ---------------------------------------------------------------------------------------------
@@ -502,17 +502,23 @@ async function timeReads(url: string, token: string): Promise<{ p50: number; p99
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-async function benchDb(dbType: string): Promise<DbResult> {
+/** A started server holding the seeded world: alice's token, alice/big's id, what was seeded, the set-up time. */
+export interface SeededServer { s: TestServer; token: string; bigId: number; seeded: Seeded; setupSeconds: number }
+
+/**
+ * Make a server (PostgreSQL with Redis for `postgres`), its users and alice/big through the CLI and
+ * the API, seed the world described at the top of this file with the server stopped, and start it
+ * again, steady (after the reconciler's first pass). Exported for bench/web, which reads the same
+ * repository through the pages.
+ */
+export async function seededIssueServer(dbType: string, say: (m: string) => void): Promise<SeededServer> {
   const pg = dbType === 'postgres';
   if (pg) process.env.FORGE_TEST_DB = 'postgres';
   else delete process.env.FORGE_TEST_DB;
-  const label = pg ? 'PostgreSQL' : 'SQLite';
-  const say = (m: string) => process.stdout.write(`[issues/${label}] ${m}\n`);
   const tSetup = process.hrtime.bigint();
   // why: PostgreSQL installations run as a cluster, with Redis for locks and the bus.
   const redis = pg ? (process.env.FORGE_TEST_REDIS ?? 'redis://127.0.0.1:56379/0') : undefined;
   const s = await newServer({ workers: WORKERS, env: { FORGE__LOG__LEVEL: 'error' }, clusterRedis: redis });
-  let ok = false;
   try {
     const made = await s.cli(['admin', 'user', 'create', '--username', 'alice', '--password', 'alice-password', '--email', 'alice@example.com',
       '--must-change-password=false', '--access-token', '--access-token-scopes', 'all']);
@@ -547,8 +553,20 @@ async function benchDb(dbType: string): Promise<DbResult> {
     await s.start();
     // why: after a start the reconciler checks every repository once; reads are measured after it, in the steady state.
     await outputLine(s, 'reconciler: ', 120_000);
-    const setupSeconds = Number(process.hrtime.bigint() - tSetup) / 1e9;
+    return { s, token, bigId, seeded, setupSeconds: Number(process.hrtime.bigint() - tSetup) / 1e9 };
+  } catch (err) {
+    await s.destroy();
+    throw err;
+  }
+}
 
+async function benchDb(dbType: string): Promise<DbResult> {
+  const pg = dbType === 'postgres';
+  const label = pg ? 'PostgreSQL' : 'SQLite';
+  const say = (m: string) => process.stdout.write(`[issues/${label}] ${m}\n`);
+  const { s, token, bigId, seeded, setupSeconds } = await seededIssueServer(dbType, say);
+  let ok = false;
+  try {
     const base = `${s.api}/repos/alice/big`;
     const reads: [string, string, string][] = [
       ['open issues, page 1', `${base}/issues?state=open&page=1`, 'default sort (newest), 30 per page'],

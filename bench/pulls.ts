@@ -27,14 +27,14 @@ const OPEN_PULLS = Number(process.env.BENCH_OPEN_PULLS ?? '200');
 interface Row { scenario: string; ours: number; raw: number; target: number | null }
 
 /** Feed a fast-import stream to the bare repository `dir`. */
-async function fastImport(dir: string, home: string, stream: string): Promise<void> {
+export async function fastImport(dir: string, home: string, stream: string): Promise<void> {
   const fi = spawn('git', ['fast-import', '--quiet'], { cwd: dir, env: gitEnv(home, { GIT_DIR: dir }), stdio: ['pipe', 'inherit', 'inherit'] });
   fi.stdin.end(stream);
   await new Promise<void>((resolve, reject) => fi.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`fast-import exited ${code}`)))));
 }
 
 /** 50 commits on `topic` from main, together changing the 400 existing files and adding 600. */
-function topicStream(): string {
+export function topicStream(): string {
   const files = [...Array.from({ length: 400 }, (_, i) => `dir${i % 50}/file${i}.txt`), ...Array.from({ length: 600 }, (_, i) => `pr/dir${i % 30}/new${i}.txt`)];
   let s = '';
   const t = 1_800_000_000;

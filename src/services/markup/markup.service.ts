@@ -74,6 +74,30 @@ export async function renderDocument(ctx: DbContext, p: Principal, input: Render
   return runTask('renderMarkup', { input: full, timeoutMs: settings().markup.renderTimeout * 1000 });
 }
 
+/**
+ * Render many comments of one repository (an issue's timeline) with one look-up of the users they
+ * mention and one of the commit ids they name, not one per comment.
+ */
+export async function renderComments(ctx: DbContext, p: Principal, rc: RepoContext, texts: string[]): Promise<string[]> {
+  const root = settings().server.rootUrl;
+  const links: LinkBase = { app: root, repo: `${root}${rc.owner.name}/${rc.repo.name}` };
+  const users = new Set<string>();
+  const shas = new Set<string>();
+  for (const t of texts) {
+    assertRenderable(t);
+    const c = referenceCandidates(t);
+    c.users.forEach((u) => users.add(u));
+    c.shas.forEach((x) => shas.add(x));
+  }
+  const mentionable = await visibleNamesAmong(ctx, [...users].slice(0, MAX_MENTION_CANDIDATES * 10), visibilityScopeOf(p));
+  const commits = !rc.repo.isEmpty && rc.perm.can(UnitType.Code, AccessMode.Read) ? await existingCommits(rc, [...shas].slice(0, MAX_COMMIT_CANDIDATES * 10)) : {};
+  const breaks = lineBreaks('comment');
+  return Promise.all(texts.map((text) => {
+    const input: RenderInput = { mode: 'comment', text, links, mentionable, commits, breaks };
+    return text.length <= INLINE_MAX_CHARS ? render(input) : runTask('renderMarkup', { input, timeoutMs: settings().markup.renderTimeout * 1000 });
+  }));
+}
+
 function lineBreaks(mode: RenderMode): boolean {
   const m = settings().markup;
   return mode === 'comment' ? m.enableHardLineBreakInComments : m.enableHardLineBreakInDocuments;

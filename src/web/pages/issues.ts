@@ -20,7 +20,7 @@ import { pinIssue, unpinIssue } from '../../services/issue/pin.service';
 import { blankIssueAllowed, listIssueTemplates } from '../../services/issue/template';
 import { myStopwatches, startStopwatch, stopStopwatch } from '../../services/issue/time.service';
 import { timeline } from '../../services/issue/timeline.service';
-import { renderDocument } from '../../services/markup/markup.service';
+import { renderComments, renderDocument } from '../../services/markup/markup.service';
 import { repoAssignment, type RepoContext } from '../../services/repo/context';
 import { flash, requireCsrf, saveIfDirty } from './context';
 import { renderPage } from './render';
@@ -48,12 +48,13 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
   if (view.row.isPull) throw new NotFound();
   const issue = toIssueOf(view, viewerOf(req));
   const events = (await timeline(ctx, req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
-  const html = new Map<number, string>();
-  for (const e of events) if (e.type === 'comment' && e.body) html.set(e.id, await commentHtml(req, rc, e.body));
+  const commented = events.filter((e) => e.type === 'comment' && e.body);
+  const rendered = await renderComments(ctx, req.principal, rc, [issue.body, ...commented.map((e) => e.body)]);
+  const html = new Map(commented.map((e, k) => [e.id, rendered[k + 1]]));
   const user = req.principal.user;
   const running = user ? (await myStopwatches(ctx, user)).some((s) => s.issue.id === view.row.id) : false;
   await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-    base: repoBase(rc), issue, bodyHtml: issue.body ? await commentHtml(req, rc, issue.body) : '', events, html: Object.fromEntries(html),
+    base: repoBase(rc), issue, bodyHtml: issue.body ? rendered[0] : '', events, html: Object.fromEntries(html),
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
     timetracking: settings().service.enableTimetracking,
   }, status);

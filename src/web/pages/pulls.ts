@@ -14,21 +14,30 @@ import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
 import { canWriteIssues } from '../../services/issue/access';
 import { timeline } from '../../services/issue/timeline.service';
-import { renderDocument } from '../../services/markup/markup.service';
+import { renderComments } from '../../services/markup/markup.service';
 import { pullCommits, pullDiff, pullFiles } from '../../services/pull/diff.service';
 import { mergeBox, mergePull } from '../../services/pull/merge.service';
 import { createPull, getPull, listPulls } from '../../services/pull/pull.service';
 import { changeReviewRequests } from '../../services/pull/review-request.service';
 import { createPullReview, listPullReviews } from '../../services/pull/review.service';
 import { repoAssignment, type RepoContext } from '../../services/repo/context';
-import { parseDiff } from './diff';
+import { parseDiff, type DiffFile } from './diff';
+import { WeightedLru } from '../../git/lru';
 import { flash, requireCsrf, saveIfDirty } from './context';
-import { renderPage } from './render';
+import { renderFragment, renderPage } from './render';
 import { page, signedIn } from './route';
 
 const PAGE_SIZE = 20;
+// why: as Gitea's [git] MAX_GIT_DIFF_FILES, a page shows the diffs of this many files; the list names them all.
+const DIFF_FILES_PER_PAGE = 100;
 // why: a page holds at most this much diff; past it the files are listed without their lines.
 const MAX_PAGE_DIFF_BYTES = 4 * 1024 * 1024;
+/** A diff's files with their tables as HTML. */
+type ShownFile = Omit<DiffFile, 'lines'> & { html: string };
+// why: the diff of two commits never changes; its tables (tens of thousands of rows for a large
+// pull request) are made once per pair of commits and kept, weighed by their size.
+const shownDiffs = new WeightedLru<ShownFile[]>(64 * 1024 * 1024, (fs) => fs.reduce((n, f) => n + f.html.length + 200, 0));
+
 const pageRepo = (req: Request) => repoAssignment(ctxOf(req), req.principal, String(req.params.owner), String(req.params.repo));
 const indexOf = (req: Request) => {
   const n = Number(req.params.index);
@@ -36,10 +45,6 @@ const indexOf = (req: Request) => {
   return n;
 };
 const repoBase = (rc: RepoContext) => `${new URL(settings().server.rootUrl).pathname}${rc.owner.name}/${rc.repo.name}`;
-
-function commentHtml(req: Request, rc: RepoContext, text: string): Promise<string> {
-  return renderDocument(ctxOf(req), req.principal, { mode: 'comment', text, links: { app: settings().server.rootUrl, repo: `${settings().server.rootUrl}${rc.owner.name}/${rc.repo.name}` } }, rc);
-}
 
 async function readCapped(stream: Readable, max: number): Promise<string | null> {
   const parts: Buffer[] = [];
@@ -106,12 +111,13 @@ export function pullPages(): Router {
     const index = indexOf(req);
     const head = await pullHead(req, rc, index, 'conversation');
     const events = (await timeline(ctxOf(req), req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
-    const html: Record<number, string> = {};
-    for (const e of events) if ((e.type === 'comment' || e.type === 'review') && e.body) html[e.id] = await commentHtml(req, rc, e.body);
+    const commented = events.filter((e) => (e.type === 'comment' || e.type === 'review') && e.body);
+    const rendered = await renderComments(ctxOf(req), req.principal, rc, [head.pull.body, ...commented.map((e) => e.body)]);
+    const html = Object.fromEntries(commented.map((e, k) => [e.id, rendered[k + 1]]));
     const { reviews } = await listPullReviews(ctxOf(req), req.principal.user, rc, index);
     const box = req.principal.user ? await mergeBox(ctxOf(req), req.principal.user, rc, index) : null;
     await renderPage(req, res, 'pulls/view', `${head.pull.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-      ...head, events, html, bodyHtml: head.pull.body ? await commentHtml(req, rc, head.pull.body) : '', box,
+      ...head, events, html, bodyHtml: head.pull.body ? rendered[0] : '', box,
       reviews: reviews.map((v) => ({ id: v.id, type: v.type, reviewer: v.reviewerId })),
     });
   }));
@@ -128,9 +134,19 @@ export function pullPages(): Router {
     const rc = await pageRepo(req);
     const index = indexOf(req);
     const head = await pullHead(req, rc, index, 'files');
-    const text = await readCapped(await pullDiff(ctxOf(req), rc, index, 'diff', false), MAX_PAGE_DIFF_BYTES);
-    const listed = text === null ? (await pullFiles(ctxOf(req), rc, index, {})).files : null;
-    await renderPage(req, res, 'pulls/files', `Files changed - ${head.pull.title}`, { ...head, files: text === null ? null : parseDiff(text), listed });
+    const key = `${rc.repo.id}\0${head.pull.merge_base}\0${head.pull.head.sha}`;
+    let files: ShownFile[] | null | undefined = shownDiffs.get(key);
+    if (!files) {
+      const text = await readCapped(await pullDiff(ctxOf(req), rc, index, 'diff', false), MAX_PAGE_DIFF_BYTES);
+      files = text === null ? null : parseDiff(text).map(({ lines, ...f }) => ({ ...f, html: renderFragment('pulls/diff-table', { lines }) }));
+      if (files) shownDiffs.set(key, files);
+    }
+    const listed = files ? null : (await pullFiles(ctxOf(req), rc, index, {})).files;
+    const pageNo = Math.max(1, Math.floor(Number(req.query.page)) || 1);
+    const pages = Math.max(1, Math.ceil((files?.length ?? 0) / DIFF_FILES_PER_PAGE));
+    await renderPage(req, res, 'pulls/files', `Files changed - ${head.pull.title}`, {
+      ...head, all: files, files: files?.slice((pageNo - 1) * DIFF_FILES_PER_PAGE, pageNo * DIFF_FILES_PER_PAGE) ?? null, listed, pageNo, pages, perPage: DIFF_FILES_PER_PAGE,
+    });
   }));
 
   r.post(`${repo}/pulls/:index/reviews`, ...formBody('1mb'), csrf, page(async (req, res) => {

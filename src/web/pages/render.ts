@@ -61,6 +61,11 @@ export async function renderPage(req: Request, res: Response, view: string, titl
   res.type('html').send(html);
 }
 
+/** Render a partial template (no layout) to a string, for HTML a page keeps and reuses. */
+export function renderFragment(view: string, data: Record<string, unknown>): string {
+  return engine().render(view, data);
+}
+
 /** The pages' error handler: an HTML page with the status and message (a 500 says no more than that). */
 export function pageErrors() {
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
