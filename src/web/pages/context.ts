@@ -6,7 +6,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { settings } from '../../config';
 import { systemCtx } from '../../db';
-import { Forbidden } from '../../errors';
+import { Forbidden, HttpError } from '../../errors';
 import { ANONYMOUS, type Principal } from '../../services/auth/principal';
 import { proxyAuthenticatedName } from '../../middleware/proxy';
 import { cookieValue, SESSION_COOKIE } from '../../middleware/cookies';
@@ -84,6 +84,20 @@ export function updateSession(req: Request, change: (d: SessionData) => void): v
 /** A message for the next page this session shows. */
 export function flash(req: Request, kind: 'info' | 'success' | 'error', text: string): void {
   updateSession(req, (d) => { d.flash = [...(d.flash ?? []), { kind, text }]; });
+}
+
+/**
+ * Run a form's action, then save a flash for the page it goes back to: `done`'s text when it
+ * succeeded, the refusal's message when it was refused (a 4xx); a server failure propagates.
+ */
+export async function flashOutcome<T>(req: Request, run: () => Promise<T>, done: (result: T) => string): Promise<void> {
+  try {
+    flash(req, 'success', done(await run()));
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status >= 500) throw err;
+    flash(req, 'error', err.message);
+  }
+  await saveIfDirty(req);
 }
 
 /** Save the session's data if this request changed it. */

@@ -17,7 +17,7 @@ import { changeFiles, type ChangeOp } from '../../services/content/change.servic
 import { renderDocument } from '../../services/markup/markup.service';
 import { flash, requireCsrf, saveIfDirty } from './context';
 import { renderPage } from './render';
-import { page, signedIn } from './route';
+import { page, repoHome, signedIn } from './route';
 
 const rest = (req: Request) => String((req.params as unknown as Record<string, string>)[0] ?? '');
 const encodePath = (p: string) => p.split('/').map(encodeURIComponent).join('/');
@@ -30,15 +30,11 @@ async function writable(req: Request, res: Response): Promise<CodeRepo | null> {
   return codeRepo(systemCtx, req.web.principal, String(req.params.owner), String(req.params.repo), 'write');
 }
 
-function base(cr: CodeRepo): string {
-  return `${new URL(settings().server.rootUrl).pathname}${cr.owner.name}/${cr.repo.name}`;
-}
-
 async function showEditor(req: Request, res: Response, cr: CodeRepo, s: EditorState, status = 200): Promise<void> {
   const filePath = s.dir ? `${s.dir}/${s.name}` : s.name;
   await renderPage(req, res, 'repo/editor', `${s.mode === 'new' ? 'New file' : `Edit ${filePath}`} - ${cr.owner.name}/${cr.repo.name}`, {
-    ...s, base: base(cr), repoName: `${cr.owner.name}/${cr.repo.name}`, previewable: s.name !== '' && fileRenderer(s.name) !== 'text',
-    action: `${base(cr)}/${s.mode === 'new' ? '_new' : '_edit'}/${encodePath(s.branch)}/${encodePath(s.mode === 'new' ? s.dir : filePath)}`,
+    ...s, base: repoHome(cr), repoName: `${cr.owner.name}/${cr.repo.name}`, previewable: s.name !== '' && fileRenderer(s.name) !== 'text',
+    action: `${repoHome(cr)}/${s.mode === 'new' ? '_new' : '_edit'}/${encodePath(s.branch)}/${encodePath(s.mode === 'new' ? s.dir : filePath)}`,
   }, status);
 }
 
@@ -97,7 +93,7 @@ export function editorPages(): Router {
       }
       flash(req, 'success', `Committed ${filePath} to ${loc.refName}.`);
       await saveIfDirty(req);
-      res.redirect(303, `${base(cr)}/src/branch/${encodePath(loc.refName)}/${encodePath(filePath)}`);
+      res.redirect(303, `${repoHome(cr)}/src/branch/${encodePath(loc.refName)}/${encodePath(filePath)}`);
     }));
   }
 
@@ -110,7 +106,7 @@ export function editorPages(): Router {
     await changeFiles(systemCtx, cr, req.web.principal.user!, { branch: loc.refName, message: body.commit_message, files: [{ operation: 'delete', path: loc.treePath, sha: body.last_sha }] });
     flash(req, 'success', `Deleted ${loc.treePath} from ${loc.refName}.`);
     await saveIfDirty(req);
-    res.redirect(303, `${base(cr)}/src/branch/${encodePath(loc.refName)}/${encodePath(dirOf(loc.treePath))}`);
+    res.redirect(303, `${repoHome(cr)}/src/branch/${encodePath(loc.refName)}/${encodePath(dirOf(loc.treePath))}`);
   }));
   return r;
 }

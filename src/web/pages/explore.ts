@@ -11,14 +11,14 @@ import { listRepos } from '../../services/repo/repo.service';
 import { lookupOwner } from '../../services/user/lookup';
 import { UserType } from '../../models/user.model';
 import { renderPage } from './render';
-import { page } from './route';
+import { page, pageNumber } from './route';
 
 const PAGE_SIZE = 20;
 // why: names the pages own; `/{owner}` never means them.
 const RESERVED = new Set(['api', 'assets', 'explore', 'user', 'swagger', 'swagger.v1.json', 'favicon.ico', 'admin', 'repo', 'org', 'notifications', 'issues', 'pulls']);
 
 async function repoList(req: Request, q: { keyword?: string; ownerId?: number }) {
-  const pageNo = Math.max(1, Math.floor(Number(req.query.page)) || 1);
+  const pageNo = pageNumber(req);
   const { views, count } = await listRepos(systemCtx, req.web.principal, { ...q, sort: q.ownerId ? 'updated' : 'alpha', order: q.ownerId ? 'desc' : 'asc', limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
   return { repos: views.map((v) => toRepositoryView(v, null, settings().server.rootUrl)), total: count, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) };
 }

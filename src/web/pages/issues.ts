@@ -21,20 +21,13 @@ import { blankIssueAllowed, listIssueTemplates } from '../../services/issue/temp
 import { myStopwatches, startStopwatch, stopStopwatch } from '../../services/issue/time.service';
 import { timeline } from '../../services/issue/timeline.service';
 import { renderComments, renderDocument } from '../../services/markup/markup.service';
-import { repoAssignment, type RepoContext } from '../../services/repo/context';
+import type { RepoContext } from '../../services/repo/context';
 import { flash, requireCsrf, saveIfDirty } from './context';
 import { renderPage } from './render';
-import { page, signedIn } from './route';
+import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
 
 const PAGE_SIZE = 20;
 
-const pageRepo = (req: Request) => repoAssignment(ctxOf(req), req.principal, String(req.params.owner), String(req.params.repo));
-const indexOf = (req: Request) => {
-  const n = Number(req.params.index);
-  if (!Number.isInteger(n) || n < 1) throw new NotFound();
-  return n;
-};
-const repoBase = (rc: RepoContext) => `${new URL(settings().server.rootUrl).pathname}${rc.owner.name}/${rc.repo.name}`;
 
 /** A comment's (or body's) HTML as Gitea renders comments: references to this repository, line breaks. */
 function commentHtml(req: Request, rc: RepoContext, text: string): Promise<string> {
@@ -54,7 +47,7 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
   const user = req.principal.user;
   const running = user ? (await myStopwatches(ctx, user)).some((s) => s.issue.id === view.row.id) : false;
   await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-    base: repoBase(rc), issue, bodyHtml: issue.body ? rendered[0] : '', events, html: Object.fromEntries(html),
+    base: repoHome(rc), issue, bodyHtml: issue.body ? rendered[0] : '', events, html: Object.fromEntries(html),
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
     timetracking: settings().service.enableTimetracking,
   }, status);
@@ -68,12 +61,12 @@ export function issuePages(): Router {
 
   r.get(`${repo}/issues`, page(async (req, res) => {
     const rc = await pageRepo(req);
-    const state = req.query.state === 'closed' ? 'closed' : req.query.state === 'all' ? 'all' : 'open';
+    const state = listState(req);
     const q = typeof req.query.q === 'string' ? req.query.q.slice(0, 255) : '';
-    const pageNo = Math.max(1, Math.floor(Number(req.query.page)) || 1);
+    const pageNo = pageNumber(req);
     const { items, total } = await listIssues(ctxOf(req), rc, { type: 'issues', isClosed: state === 'all' ? undefined : state === 'closed', keyword: q || undefined }, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
     await renderPage(req, res, 'issues/list', `Issues - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoBase(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, issues: items.map((v) => toIssueOf(v, viewerOf(req))), state, q, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+      base: repoHome(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, issues: items.map((v) => toIssueOf(v, viewerOf(req))), state, q, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
     });
   }));
 
@@ -84,11 +77,11 @@ export function issuePages(): Router {
     const chosen = typeof req.query.template === 'string' ? (templates ?? []).find((t) => t.file_name === req.query.template) : undefined;
     const blank = await blankIssueAllowed(ctxOf(req), rc);
     if (!chosen && templates?.length && (req.query.template === undefined || !blank)) {
-      return renderPage(req, res, 'issues/choose', `New issue - ${rc.owner.name}/${rc.repo.name}`, { base: repoBase(rc), templates, blank });
+      return renderPage(req, res, 'issues/choose', `New issue - ${rc.owner.name}/${rc.repo.name}`, { base: repoHome(rc), templates, blank });
     }
     const body = chosen ? chosen.content || (chosen.body ?? []).filter((f) => f.type !== 'markdown').map((f) => `### ${String(f.attributes?.label ?? f.id)}\n\n`).join('') : '';
     await renderPage(req, res, 'issues/new', `New issue - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoBase(rc), title: chosen?.title ?? '', body, template: chosen?.file_name ?? '', preview: null,
+      base: repoHome(rc), title: chosen?.title ?? '', body, template: chosen?.file_name ?? '', preview: null,
     });
   }));
 
@@ -97,7 +90,7 @@ export function issuePages(): Router {
     const rc = await pageRepo(req);
     const body = req.body as Record<string, string>;
     const again = (preview: string | null, status: number) => renderPage(req, res, 'issues/new', `New issue - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoBase(rc), title: body.title ?? '', body: body.content ?? '', template: body.template ?? '', preview,
+      base: repoHome(rc), title: body.title ?? '', body: body.content ?? '', template: body.template ?? '', preview,
     }, status);
     if (body.action === 'preview') return again(await commentHtml(req, rc, body.content ?? ''), 200);
     const { templates } = await listIssueTemplates(rc);
@@ -113,15 +106,15 @@ export function issuePages(): Router {
     }
     // why: a template's labels go on the new issue as Gitea puts them, where the author may label.
     if (template?.labels?.length && canWriteIssues(rc, false)) await addIssueLabels(ctxOf(req), doerOf(req), rc, created.row.index, template.labels);
-    res.redirect(303, `${repoBase(rc)}/issues/${created.row.index}`);
+    res.redirect(303, `${repoHome(rc)}/issues/${created.row.index}`);
   }));
 
-  r.get(`${repo}/issues/:index`, page(async (req, res) => issuePage(req, res, await pageRepo(req), indexOf(req))));
+  r.get(`${repo}/issues/:index`, page(async (req, res) => issuePage(req, res, await pageRepo(req), pageIndex(req))));
 
   r.post(`${repo}/issues/:index/comments`, ...formBody('1mb'), csrf, page(async (req, res) => {
     if (!signedIn(req, res)) return;
     const rc = await pageRepo(req);
-    const index = indexOf(req);
+    const index = pageIndex(req);
     const body = req.body as Record<string, string>;
     const text = body.content ?? '';
     if (body.action === 'preview') return issuePage(req, res, rc, index, { draft: text, preview: await commentHtml(req, rc, text) });
@@ -134,18 +127,18 @@ export function issuePages(): Router {
       flash(req, 'error', err.message);
       return issuePage(req, res, rc, index, { draft: text }, err.status);
     }
-    res.redirect(303, `${repoBase(rc)}/issues/${index}`);
+    res.redirect(303, `${repoHome(rc)}/issues/${index}`);
   }));
 
   const action = (name: string, run: (req: Request, rc: RepoContext, index: number) => Promise<unknown>, done: string) => {
     r.post(`${repo}/issues/:index/${name}`, ...formBody(), csrf, page(async (req, res) => {
       if (!signedIn(req, res)) return;
       const rc = await pageRepo(req);
-      const index = indexOf(req);
+      const index = pageIndex(req);
       await run(req, rc, index);
       flash(req, 'success', done);
       await saveIfDirty(req);
-      res.redirect(303, `${repoBase(rc)}/issues/${index}`);
+      res.redirect(303, `${repoHome(rc)}/issues/${index}`);
     }));
   };
   action('pin', (req, rc, index) => pinIssue(ctxOf(req), doerOf(req), rc, index), 'The issue is pinned.');

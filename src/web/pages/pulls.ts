@@ -6,8 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import express, { type Request, type Router } from 'express';
-import { settings } from '../../config';
-import { HttpError, NotFound, Validation } from '../../errors';
+import { HttpError, Validation } from '../../errors';
 import { toPullRequest } from '../../convert/pull';
 import { toTimelineComment } from '../../convert/issue';
 import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
@@ -20,12 +19,12 @@ import { mergeBox, mergePull } from '../../services/pull/merge.service';
 import { createPull, getPull, listPulls } from '../../services/pull/pull.service';
 import { changeReviewRequests } from '../../services/pull/review-request.service';
 import { createPullReview, listPullReviews } from '../../services/pull/review.service';
-import { repoAssignment, type RepoContext } from '../../services/repo/context';
+import type { RepoContext } from '../../services/repo/context';
 import { parseDiff, type DiffFile } from './diff';
 import { WeightedLru } from '../../git/lru';
-import { flash, requireCsrf, saveIfDirty } from './context';
+import { flash, flashOutcome, requireCsrf } from './context';
 import { renderFragment, renderPage } from './render';
-import { page, signedIn } from './route';
+import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
 
 const PAGE_SIZE = 20;
 // why: as Gitea's [git] MAX_GIT_DIFF_FILES, a page shows the diffs of this many files; the list names them all.
@@ -38,13 +37,6 @@ type ShownFile = Omit<DiffFile, 'lines'> & { html: string };
 // pull request) are made once per pair of commits and kept, weighed by their size.
 const shownDiffs = new WeightedLru<ShownFile[]>(64 * 1024 * 1024, (fs) => fs.reduce((n, f) => n + f.html.length + 200, 0));
 
-const pageRepo = (req: Request) => repoAssignment(ctxOf(req), req.principal, String(req.params.owner), String(req.params.repo));
-const indexOf = (req: Request) => {
-  const n = Number(req.params.index);
-  if (!Number.isInteger(n) || n < 1) throw new NotFound();
-  return n;
-};
-const repoBase = (rc: RepoContext) => `${new URL(settings().server.rootUrl).pathname}${rc.owner.name}/${rc.repo.name}`;
 
 async function readCapped(stream: Readable, max: number): Promise<string | null> {
   const parts: Buffer[] = [];
@@ -63,7 +55,7 @@ async function readCapped(stream: Readable, max: number): Promise<string | null>
 /** What every tab of a pull request shows at its top. */
 async function pullHead(req: Request, rc: RepoContext, index: number, tab: string) {
   const pull = toPullRequest(await getPull(ctxOf(req), req.principal, rc, index), viewerOf(req));
-  return { base: repoBase(rc), pull, tab, canWrite: canWriteIssues(rc, true), signedIn: !!req.principal.user };
+  return { base: repoHome(rc), pull, tab, canWrite: canWriteIssues(rc, true), signedIn: !!req.principal.user };
 }
 
 /** Pull request routes. */
@@ -74,11 +66,11 @@ export function pullPages(): Router {
 
   r.get(`${repo}/pulls`, page(async (req, res) => {
     const rc = await pageRepo(req);
-    const state = req.query.state === 'closed' ? 'closed' : req.query.state === 'all' ? 'all' : 'open';
-    const pageNo = Math.max(1, Math.floor(Number(req.query.page)) || 1);
+    const state = listState(req);
+    const pageNo = pageNumber(req);
     const { items, total } = await listPulls(ctxOf(req), req.principal, rc, { isClosed: state === 'all' ? undefined : state === 'closed' }, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
     await renderPage(req, res, 'pulls/list', `Pull requests - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoBase(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, pulls: items.map((v) => toPullRequest(v, viewerOf(req))), state, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+      base: repoHome(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, pulls: items.map((v) => toPullRequest(v, viewerOf(req))), state, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
     });
   }));
 
@@ -86,7 +78,7 @@ export function pullPages(): Router {
     if (!signedIn(req, res)) return;
     const rc = await pageRepo(req);
     await renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoBase(rc), baseBranch: String(req.query.base ?? rc.repo.defaultBranch), headBranch: String(req.query.head ?? ''), title: '', body: '',
+      base: repoHome(rc), baseBranch: String(req.query.base ?? rc.repo.defaultBranch), headBranch: String(req.query.head ?? ''), title: '', body: '',
     });
   }));
 
@@ -96,19 +88,19 @@ export function pullPages(): Router {
     const b = req.body as Record<string, string>;
     try {
       const v = await createPull(ctxOf(req), doerOf(req), req.principal, rc, { base: b.base, head: b.head, title: b.title, body: b.content });
-      res.redirect(303, `${repoBase(rc)}/pulls/${v.issue.row.index}`);
+      res.redirect(303, `${repoHome(rc)}/pulls/${v.issue.row.index}`);
     } catch (err) {
       if (!(err instanceof HttpError) || err.status >= 500) throw err;
       flash(req, 'error', err.message);
       await renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
-        base: repoBase(rc), baseBranch: b.base ?? '', headBranch: b.head ?? '', title: b.title ?? '', body: b.content ?? '',
+        base: repoHome(rc), baseBranch: b.base ?? '', headBranch: b.head ?? '', title: b.title ?? '', body: b.content ?? '',
       }, err.status);
     }
   }));
 
   r.get(`${repo}/pulls/:index`, page(async (req, res) => {
     const rc = await pageRepo(req);
-    const index = indexOf(req);
+    const index = pageIndex(req);
     const head = await pullHead(req, rc, index, 'conversation');
     const events = (await timeline(ctxOf(req), req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
     const commented = events.filter((e) => (e.type === 'comment' || e.type === 'review') && e.body);
@@ -124,7 +116,7 @@ export function pullPages(): Router {
 
   r.get(`${repo}/pulls/:index/commits`, page(async (req, res) => {
     const rc = await pageRepo(req);
-    const index = indexOf(req);
+    const index = pageIndex(req);
     const head = await pullHead(req, rc, index, 'commits');
     const list = await pullCommits(ctxOf(req), rc, index, { skip: 0, limit: 250 }, { stat: false, files: false, verification: false });
     await renderPage(req, res, 'pulls/commits', `Commits - ${head.pull.title}`, { ...head, commits: list.commits, total: list.total });
@@ -132,7 +124,7 @@ export function pullPages(): Router {
 
   r.get(`${repo}/pulls/:index/files`, page(async (req, res) => {
     const rc = await pageRepo(req);
-    const index = indexOf(req);
+    const index = pageIndex(req);
     const head = await pullHead(req, rc, index, 'files');
     const key = `${rc.repo.id}\0${head.pull.merge_base}\0${head.pull.head.sha}`;
     let files: ShownFile[] | null | undefined = shownDiffs.get(key);
@@ -142,7 +134,7 @@ export function pullPages(): Router {
       if (files) shownDiffs.set(key, files);
     }
     const listed = files ? null : (await pullFiles(ctxOf(req), rc, index, {})).files;
-    const pageNo = Math.max(1, Math.floor(Number(req.query.page)) || 1);
+    const pageNo = pageNumber(req);
     const pages = Math.max(1, Math.ceil((files?.length ?? 0) / DIFF_FILES_PER_PAGE));
     await renderPage(req, res, 'pulls/files', `Files changed - ${head.pull.title}`, {
       ...head, all: files, files: files?.slice((pageNo - 1) * DIFF_FILES_PER_PAGE, pageNo * DIFF_FILES_PER_PAGE) ?? null, listed, pageNo, pages, perPage: DIFF_FILES_PER_PAGE,
@@ -152,53 +144,42 @@ export function pullPages(): Router {
   r.post(`${repo}/pulls/:index/reviews`, ...formBody('1mb'), csrf, page(async (req, res) => {
     if (!signedIn(req, res)) return;
     const rc = await pageRepo(req);
-    const index = indexOf(req);
+    const index = pageIndex(req);
     const b = req.body as Record<string, string>;
     const line = Number(b.line);
     const comments = b.path && b.line_comment?.trim() ? [{ path: b.path, body: b.line_comment, ...(b.side === 'old' ? { old_position: line } : { new_position: line }) }] : [];
     const event = b.path ? 'COMMENT' : b.event;
-    try {
+    await flashOutcome(req, async () => {
       if (b.path && (!Number.isInteger(line) || line < 1)) throw new Validation('a line comment needs the number of a line of the diff');
       await createPullReview(ctxOf(req), doerOf(req), rc, index, { body: b.content ?? '', event, comments });
-      flash(req, 'success', b.path ? 'The comment is added.' : 'Your review is submitted.');
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err;
-      flash(req, 'error', err.message);
-    }
-    await saveIfDirty(req);
-    res.redirect(303, `${repoBase(rc)}/pulls/${index}${b.path ? '/files' : ''}`);
+    }, () => (b.path ? 'The comment is added.' : 'Your review is submitted.'));
+    res.redirect(303, `${repoHome(rc)}/pulls/${index}${b.path ? '/files' : ''}`);
   }));
 
   r.post(`${repo}/pulls/:index/merge`, ...formBody(), csrf, page(async (req, res) => {
     if (!signedIn(req, res)) return;
     const rc = await pageRepo(req);
-    const index = indexOf(req);
+    const index = pageIndex(req);
     const b = req.body as Record<string, string>;
-    try {
-      const done = await mergePull(ctxOf(req), doerOf(req), req.principal, rc, index, { Do: b.style as never, MergeTitleField: b.title || undefined, MergeMessageField: b.message || undefined, delete_branch_after_merge: b.delete_branch === 'on' });
-      flash(req, 'success', done === 'scheduled' ? 'The merge is scheduled for when the checks succeed.' : 'The pull request is merged.');
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err;
-      flash(req, 'error', err.message);
-    }
-    await saveIfDirty(req);
-    res.redirect(303, `${repoBase(rc)}/pulls/${index}`);
+    await flashOutcome(
+      req,
+      () => mergePull(ctxOf(req), doerOf(req), req.principal, rc, index, { Do: b.style as never, MergeTitleField: b.title || undefined, MergeMessageField: b.message || undefined, delete_branch_after_merge: b.delete_branch === 'on' }),
+      (done) => (done === 'scheduled' ? 'The merge is scheduled for when the checks succeed.' : 'The pull request is merged.'),
+    );
+    res.redirect(303, `${repoHome(rc)}/pulls/${index}`);
   }));
 
   r.post(`${repo}/pulls/:index/requested_reviewers`, ...formBody(), csrf, page(async (req, res) => {
     if (!signedIn(req, res)) return;
     const rc = await pageRepo(req);
-    const index = indexOf(req);
+    const index = pageIndex(req);
     const b = req.body as Record<string, string>;
-    try {
-      await changeReviewRequests(ctxOf(req), doerOf(req), rc, index, { reviewers: [b.reviewer ?? ''] }, b.action !== 'remove');
-      flash(req, 'success', b.action === 'remove' ? `The review request of ${b.reviewer} is removed.` : `A review is requested from ${b.reviewer}.`);
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err;
-      flash(req, 'error', err.message);
-    }
-    await saveIfDirty(req);
-    res.redirect(303, `${repoBase(rc)}/pulls/${index}`);
+    await flashOutcome(
+      req,
+      () => changeReviewRequests(ctxOf(req), doerOf(req), rc, index, { reviewers: [b.reviewer ?? ''] }, b.action !== 'remove'),
+      () => (b.action === 'remove' ? `The review request of ${b.reviewer} is removed.` : `A review is requested from ${b.reviewer}.`),
+    );
+    res.redirect(303, `${repoHome(rc)}/pulls/${index}`);
   }));
   return r;
 }

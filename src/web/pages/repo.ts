@@ -18,7 +18,7 @@ import type { RepoContext } from '../../services/repo/context';
 import { viewOf } from '../../services/repo/repo.service';
 import { repoTopicNames } from '../../services/repo/topic.service';
 import { renderPage } from './render';
-import { page } from './route';
+import { page, pageNumber, repoHome } from './route';
 import { parseDiff } from './diff';
 
 const PAGE_SIZE = 30;
@@ -32,7 +32,7 @@ const rest = (req: Request) => String((req.params as unknown as Record<string, s
 async function repoHeader(req: Request, rc: RepoContext, tab: string) {
   const view = await viewOf(systemCtx, req.web.principal, rc.repo, rc.owner, rc.perm);
   const api = toRepositoryView(view, null, settings().server.rootUrl);
-  return { repo: api, topics: await repoTopicNames(systemCtx, rc), tab, base: `${new URL(settings().server.rootUrl).pathname}${rc.owner.name}/${rc.repo.name}` };
+  return { repo: api, topics: await repoTopicNames(systemCtx, rc), tab, base: repoHome(rc) };
 }
 
 /** Breadcrumb links of a tree path. */
@@ -68,7 +68,7 @@ export function repoPages(): Router {
       const c = await cr(req);
       const header = await repoHeader(req, c, 'commits');
       const loc = await locateBrowse(c, kind, rest(req));
-      const pageNo = Math.max(1, Math.floor(Number(req.query.page)) || 1);
+      const pageNo = pageNumber(req);
       const list = await listCommits(systemCtx, c, { sha: loc.commitId, path: loc.treePath || undefined, skip: (pageNo - 1) * PAGE_SIZE, limit: PAGE_SIZE, stat: false, files: false, verification: false });
       await renderPage(req, res, 'repo/commits', `Commits - ${c.owner.name}/${c.repo.name}`, {
         ...header, loc, commits: list.commits, total: list.total, pageNo, pages: Math.max(1, Math.ceil(list.total / PAGE_SIZE)),

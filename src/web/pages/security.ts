@@ -5,14 +5,14 @@
 import express, { type Router } from 'express';
 import { settings } from '../../config';
 import { systemCtx } from '../../db';
-import { HttpError, Validation } from '../../errors';
+import { Validation } from '../../errors';
 import { formBody } from '../../middleware/input-guard';
 import { endOtherSessions } from '../../services/auth/session.service';
 import {
   disableTotp, enrolTotp, newTotpSecret, totpEnrolment, regenerateScratchCode, registerSecurityKey, removeSecurityKey, secondFactorsOf,
   securityKeyRegistrationOptions, securityKeysOf,
 } from '../../services/auth/two-factor.service';
-import { flash, requireCsrf, saveIfDirty, updateSession } from './context';
+import { flash, flashOutcome, requireCsrf, saveIfDirty, updateSession } from './context';
 import { renderPage } from './render';
 import { jsonBody, jsonRoute, page, signedIn } from './route';
 
@@ -71,14 +71,7 @@ export function securityPages(): Router {
   r.post(`/${SECURITY}/two_factor/disable`, ...formBody(), csrf, page(async (req, res) => {
     const user = signedIn(req, res);
     if (!user) return;
-    try {
-      await disableTotp(systemCtx, user, String(req.body.password ?? ''));
-      flash(req, 'success', 'Two-factor authentication has been disabled.');
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err;
-      flash(req, 'error', err.message);
-    }
-    await saveIfDirty(req);
+    await flashOutcome(req, () => disableTotp(systemCtx, user, String(req.body.password ?? '')), () => 'Two-factor authentication has been disabled.');
     res.redirect(303, back());
   }));
 
