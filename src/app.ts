@@ -96,6 +96,7 @@ function buildApp(): Express {
   app.set('query parser', 'extended');
   // why: X-Forwarded-For and -Proto count only from the configured proxies (security class 24).
   app.set('trust proxy', trustProxy);
+  // why: reading the list once now makes a bad REVERSE_PROXY_TRUSTED_PROXIES stop the start, not fail a request.
   isTrustedProxy('127.0.0.1');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
