@@ -48,6 +48,8 @@ describe('merging pull requests', () => {
     await rw.g.ok(['push', '-q', 'origin', branch], work);
     const r = await api('POST', '/pulls', { head: branch, base: opts.base ?? 'main', title: opts.title ?? `Change ${branch}` }, who);
     expect(r.status, r.text).to.equal(201);
+    // why: the push queues a check of the new pull request too; a merge asked before it is done is "try again later".
+    await queueDrained();
     return { branch, number: r.body.number as number, head: await rw.g.ok(['rev-parse', 'HEAD'], work) };
   };
   /** Move main on the server by one commit touching `file`. */
@@ -62,6 +64,8 @@ describe('merging pull requests', () => {
    * (sync, then the pull jobs, then the check) must be done first, or the answer read is the one
    * from before the move.
    */
+  const queueDrained = () => waitFor('the queued work to be done', async () =>
+    (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0);
   const mergeableAgain = (number: number) => waitFor(`#${number} to be checked`, async () =>
     (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0
     && (await api('GET', `/pulls/${number}`, undefined, rw.alice)).body.mergeable === true);

@@ -15,7 +15,7 @@ import { canWriteIssues } from '../../services/issue/access';
 import { createComment } from '../../services/issue/comment.service';
 import { editIssue } from '../../services/issue/issue-edit.service';
 import { createIssue, getIssue, listIssues } from '../../services/issue/issue.service';
-import { addIssueLabels } from '../../services/issue/label.service';
+import { listLabels, repoOwner } from '../../services/issue/label.service';
 import { pinIssue, unpinIssue } from '../../services/issue/pin.service';
 import { blankIssueAllowed, listIssueTemplates } from '../../services/issue/template';
 import { myStopwatches, startStopwatch, stopStopwatch } from '../../services/issue/time.service';
@@ -96,16 +96,17 @@ export function issuePages(): Router {
     const { templates } = await listIssueTemplates(rc);
     const template = (templates ?? []).find((t) => t.file_name === body.template);
     if (!template && templates?.length && !(await blankIssueAllowed(ctxOf(req), rc))) throw new Validation('choose one of the issue templates: blank issues are disabled in this repository');
+    // why: a template's labels go on the new issue in its own transaction; createIssue keeps them for writers only, as Gitea.
+    const wanted = new Set((template?.labels ?? []).map((l) => l.toLowerCase()));
+    const labels = wanted.size ? (await listLabels(ctxOf(req), repoOwner(rc), undefined)).rows.filter((l) => wanted.has(l.name.toLowerCase())).map((l) => l.id) : [];
     let created;
     try {
-      created = await createIssue(ctxOf(req), doerOf(req), rc, { title: body.title ?? '', body: body.content ?? '' });
+      created = await createIssue(ctxOf(req), doerOf(req), rc, { title: body.title ?? '', body: body.content ?? '', labels });
     } catch (err) {
       if (!(err instanceof HttpError) || err.status >= 500) throw err;
       flash(req, 'error', err.message);
       return again(null, err.status);
     }
-    // why: a template's labels go on the new issue as Gitea puts them, where the author may label.
-    if (template?.labels?.length && canWriteIssues(rc, false)) await addIssueLabels(ctxOf(req), doerOf(req), rc, created.row.index, template.labels);
     res.redirect(303, `${repoHome(rc)}/issues/${created.row.index}`);
   }));
 
