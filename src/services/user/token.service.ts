@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import { isUniqueViolation, type DbContext } from '../../db';
 import { Validation, BadRequest } from '../../errors';
-import { findTokenOf, insertToken, type AccessTokenModel } from '../../models/access-token.model';
+import { findTokenOf, insertToken, listTokensOf, type AccessTokenModel } from '../../models/access-token.model';
 import type { UserModel } from '../../models/user.model';
 import { hashToken, revokeCachedToken } from '../auth/token-cache';
 import { parseScopes, formatScopes, InvalidScope } from '../auth/scope';
@@ -39,4 +39,17 @@ export async function createAccessToken(ctx: DbContext, user: UserModel, name: s
 export async function deleteAccessToken(ctx: DbContext, token: AccessTokenModel): Promise<void> {
   await token.destroy({ transaction: ctx.tx });
   revokeCachedToken(token.tokenHash);
+}
+
+/** A user's tokens, newest first (the settings page lists them all). */
+export async function tokensOf(ctx: DbContext, user: UserModel): Promise<AccessTokenModel[]> {
+  return (await listTokensOf(ctx, user.id, 1000, 0)).rows;
+}
+
+/** Delete one of the user's own tokens by id; false when the user has no such token. */
+export async function deleteOwnToken(ctx: DbContext, user: UserModel, id: number): Promise<boolean> {
+  const token = Number.isSafeInteger(id) && id > 0 ? await findTokenOf(ctx, user.id, { id }) : null;
+  if (!token) return false;
+  await deleteAccessToken(ctx, token);
+  return true;
 }

@@ -12,6 +12,7 @@ import { settings } from '../../config';
 import { webSession } from './context';
 import { authPages } from './auth';
 import { securityPages } from './security';
+import { applicationPages } from './applications';
 import { explorePages } from './explore';
 import { repoPages } from './repo';
 import { editorPages } from './editor';
@@ -35,6 +36,7 @@ export function pagesRouter(): Router {
   }));
   r.use(authPages());
   r.use(securityPages());
+  r.use(applicationPages());
   r.use(explorePages());
   r.use(editorPages());
   r.use(issuePages());

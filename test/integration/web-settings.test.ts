@@ -1,0 +1,73 @@
+/**
+ * User settings pages against the real server through their forms: access tokens made with the
+ * scopes chosen (shown once, working on the API within those scopes only), refused without a name,
+ * with a name already used or without any scope, and deleted (no longer accepted); nobody deletes
+ * another user's token, and a form without its CSRF token changes nothing.
+ */
+import { expect } from 'chai';
+import { startWorld, type World, type TestUser } from '../helpers/world';
+import { apiRepo } from '../helpers/refs';
+import { WebClient } from '../helpers/web';
+
+describe('settings: access tokens', () => {
+  let w: World;
+  let alice: TestUser;
+  let bob: TestUser;
+  let a: WebClient;
+  const tokenNames = async () => ((await w.raw('GET', '/users/alice/tokens', undefined, { basic: ['alice', alice.password] })).body as { name: string }[]).map((t) => t.name).sort();
+
+  before(async () => {
+    w = await startWorld();
+    [alice, bob] = [await w.user('alice'), await w.user('bob')];
+    await apiRepo(w, alice, 'proj', { auto_init: true, private: true });
+    a = new WebClient(w);
+    await a.signIn('alice', alice.password);
+  });
+  after(async () => { await w?.stop(); });
+
+  it('makes a token with the chosen scopes, shows it once, and it works within them only', async () => {
+    const page = await a.get('user/settings/applications');
+    expect(page.status).to.equal(200);
+    expect(page.text).to.include('name="scope-repository"').and.include('>test</strong>');
+    const made = await a.form('user/settings/applications', { name: 'ci <bot>', 'scope-repository': 'read', 'scope-issue': 'write' });
+    expect(made.status).to.equal(303);
+    const shown = await a.get('user/settings/applications');
+    const raw = /is ([0-9a-f]{40})\. Copy it now/.exec(shown.text)![1];
+    expect(shown.text).to.include('ci &lt;bot&gt;').and.include('write:issue,read:repository');
+    expect((await a.get('user/settings/applications')).text).not.to.include(raw);
+    expect((await w.raw('GET', '/repos/alice/proj', undefined, { token: raw })).status).to.equal(200);
+    expect((await w.raw('POST', '/repos/alice/proj/issues', { title: 'from ci' }, { token: raw })).status).to.equal(201);
+    expect((await w.raw('PATCH', '/repos/alice/proj', { description: 'x' }, { token: raw })).status).to.equal(403);
+    expect((await w.raw('GET', '/user/emails', undefined, { token: raw })).status).to.equal(403);
+  });
+
+  it('refuses a token without a name, with a used name or without a scope, and makes none', async () => {
+    const before = await tokenNames();
+    for (const [fields, message] of [
+      [{ name: '', 'scope-repository': 'read' }, 'Required'],
+      [{ name: 'test', 'scope-repository': 'read' }, 'access token name has been used already'],
+      [{ name: 'no scope' }, 'access token must have a scope'],
+      [{ name: 'bad scope', 'scope-repository': 'admin' }, 'access token must have a scope'],
+    ] as const) {
+      expect((await a.form('user/settings/applications', fields)).status).to.equal(303);
+      expect((await a.get('user/settings/applications')).text, message).to.include(message);
+    }
+    expect(await tokenNames()).to.deep.equal(before);
+  });
+
+  it("deletes a token, which then opens nothing; no one deletes another user's token; a forged form does nothing", async () => {
+    await a.form('user/settings/applications', { name: 'short-lived', 'scope-repository': 'read' });
+    const page = await a.get('user/settings/applications');
+    const raw = /is ([0-9a-f]{40})\. Copy it now/.exec(page.text)![1];
+    const id = /<strong class="token-name">short-lived<\/strong>[\s\S]*?name="id" value="(\d+)"/.exec(page.text)![1];
+    const b = new WebClient(w);
+    await b.signIn('bob', bob.password);
+    await b.get('user/settings/applications');
+    expect((await b.form('user/settings/applications/delete', { id })).status).to.equal(404);
+    expect((await a.form('user/settings/applications/delete', { id }, { csrf: null })).status).to.equal(403);
+    expect((await w.raw('GET', '/repos/alice/proj', undefined, { token: raw })).status).to.equal(200);
+    expect((await a.form('user/settings/applications/delete', { id })).status).to.equal(303);
+    expect((await w.raw('GET', '/repos/alice/proj', undefined, { token: raw })).status).to.equal(401);
+    expect(await tokenNames()).not.to.include('short-lived');
+  });
+});
