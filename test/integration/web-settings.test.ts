@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo } from '../helpers/refs';
 import { WebClient } from '../helpers/web';
+import { GpgHome, sshKeygen } from '../helpers/keys';
 
 describe('settings: access tokens', () => {
   let w: World;
@@ -69,5 +70,63 @@ describe('settings: access tokens', () => {
     expect((await a.form('user/settings/applications/delete', { id })).status).to.equal(303);
     expect((await w.raw('GET', '/repos/alice/proj', undefined, { token: raw })).status).to.equal(401);
     expect(await tokenNames()).not.to.include('short-lived');
+  });
+});
+
+describe('settings: SSH and GPG keys', () => {
+  let w: World;
+  let alice: TestUser;
+  let a: WebClient;
+  const keys = async (kind: 'keys' | 'gpg_keys') => (await w.raw('GET', `/user/${kind}`, undefined, { token: alice.token })).body as { id: number; title?: string; key_id?: string }[];
+
+  before(async () => {
+    w = await startWorld();
+    alice = await w.user('alice');
+    a = new WebClient(w);
+    await a.signIn('alice', alice.password);
+  });
+  after(async () => { await w?.stop(); });
+
+  it('adds and removes an SSH key; a bad one is refused and nothing is stored', async () => {
+    await a.get('user/settings/keys');
+    const pair = sshKeygen('ed25519');
+    expect((await a.form('user/settings/keys/ssh', { title: 'laptop <1>', content: pair.pub })).status).to.equal(303);
+    const page = await a.get('user/settings/keys');
+    expect(page.text).to.include('The SSH key has been added.').and.include('laptop &lt;1&gt;').and.include(pair.fingerprint);
+    expect((await keys('keys')).map((k) => k.title)).to.deep.equal(['laptop <1>']);
+    await a.form('user/settings/keys/ssh', { title: 'junk', content: 'ssh-ed25519 not-a-key' });
+    expect((await a.get('user/settings/keys')).text).to.include('Invalid key content');
+    expect(await keys('keys')).to.have.length(1);
+    const id = String((await keys('keys'))[0].id);
+    expect((await a.form('user/settings/keys/ssh/delete', { id })).status).to.equal(303);
+    expect(await keys('keys')).to.have.length(0);
+  });
+
+  it('adds and removes a GPG key', async () => {
+    const gpg = new GpgHome();
+    const fpr = gpg.generate(`alice <${alice.email}>`);
+    await a.get('user/settings/keys');
+    await a.form('user/settings/keys/gpg', { content: gpg.exportPublic(fpr) });
+    const page = await a.get('user/settings/keys');
+    expect(page.text).to.include('The GPG key has been added.').and.include(gpg.keyIds(fpr).primary);
+    const [k] = await keys('gpg_keys');
+    await a.form('user/settings/keys/gpg/delete', { id: String(k.id) });
+    expect(await keys('gpg_keys')).to.have.length(0);
+  });
+
+  it('hides and refuses the keys the instance disables', async () => {
+    const off = await startWorld({ env: { FORGE__USER__ENABLE_SSH_KEYS: 'false', FORGE__USER__ENABLE_GPG_KEYS: 'false' } });
+    try {
+      const bob = await off.user('bob');
+      const b = new WebClient(off);
+      await b.signIn('bob', bob.password);
+      const page = await b.get('user/settings/keys');
+      expect(page.text).to.include('Keys are disabled on this instance.').and.not.include('Add SSH key').and.not.include('Add GPG key');
+      await b.form('user/settings/keys/ssh', { title: 'x', content: sshKeygen('ed25519').pub });
+      expect((await b.get('user/settings/keys')).text).to.include('ssh keys setting is not allowed to be visited');
+      expect((await off.raw('GET', '/users/bob/keys', undefined, { token: bob.token })).body).to.have.length(0);
+    } finally {
+      await off.stop();
+    }
   });
 });

@@ -6,7 +6,7 @@ import { settings } from '../../config';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import type { UserModel } from '../../models/user.model';
 import {
-  PublicKeyMode, PublicKeyType, deletePublicKeyById, findPublicKeyByFingerprint, findPublicKeyById, findUserPublicKey, findUserPublicKeyByName,
+  listUserPublicKeys, PublicKeyMode, PublicKeyType, deletePublicKeyById, findPublicKeyByFingerprint, findPublicKeyById, findUserPublicKey, findUserPublicKeyByName,
   insertPublicKey, type PublicKeyModel,
 } from '../../models/public-key.model';
 import { InvalidSshKey, parseSshPublicKey } from './ssh-parse';
@@ -54,6 +54,11 @@ export async function getOwnPublicKey(ctx: DbContext, owner: UserModel, id: numb
   const key = await findUserPublicKey(ctx, owner.id, id);
   if (!key) throw new NotFound(`public key does not exist [id: ${id}]`);
   return key;
+}
+
+/** A user's SSH keys, oldest first (the settings page lists them all). */
+export async function publicKeysOf(ctx: DbContext, owner: UserModel): Promise<PublicKeyModel[]> {
+  return (await listUserPublicKeys(ctx, owner.id, 1000, 0)).rows;
 }
 
 /** Remove an SSH key row. */

@@ -13,6 +13,7 @@ import { webSession } from './context';
 import { authPages } from './auth';
 import { securityPages } from './security';
 import { applicationPages } from './applications';
+import { keyPages } from './keys';
 import { explorePages } from './explore';
 import { repoPages } from './repo';
 import { editorPages } from './editor';
@@ -37,6 +38,7 @@ export function pagesRouter(): Router {
   r.use(authPages());
   r.use(securityPages());
   r.use(applicationPages());
+  r.use(keyPages());
   r.use(explorePages());
   r.use(editorPages());
   r.use(issuePages());
