@@ -130,3 +130,57 @@ describe('settings: SSH and GPG keys', () => {
     }
   });
 });
+
+describe('settings: profile, emails, blocked users', () => {
+  let w: World;
+  let alice: TestUser;
+  let a: WebClient;
+  const me = async () => (await w.raw('GET', '/user', undefined, { token: alice.token })).body;
+
+  before(async () => {
+    w = await startWorld();
+    alice = await w.user('alice');
+    await w.user('bob');
+    a = new WebClient(w);
+    await a.signIn('alice', alice.password);
+  });
+  after(async () => { await w?.stop(); });
+
+  it('updates the profile; a bad website is refused and nothing changes', async () => {
+    const form = await a.get('user/settings');
+    expect(form.status).to.equal(200);
+    expect(form.text).to.include('class="active" href="/user/settings">Profile</a>');
+    await a.form('user/settings', { full_name: 'Alice <A>', website: 'https://alice.example', location: 'Lyon', description: 'hi' });
+    expect((await a.get('user/settings')).text).to.include('Your profile has been updated.').and.include('value="Alice &lt;A&gt;"');
+    expect(await me()).to.include({ full_name: 'Alice <A>', website: 'https://alice.example', location: 'Lyon', description: 'hi' });
+    await a.form('user/settings', { full_name: 'Changed', website: 'javascript:alert(1)' });
+    expect((await a.get('user/settings')).text).to.include('[Website]: Url');
+    expect((await me()).full_name).to.equal('Alice <A>');
+  });
+
+  it('adds and deletes an email address; an invalid one is refused', async () => {
+    await a.get('user/settings/emails');
+    await a.form('user/settings/emails', { email: 'second@example.com' });
+    const page = await a.get('user/settings/emails');
+    expect(page.text).to.include('second@example.com has been added.');
+    const emails = async () => ((await w.raw('GET', '/user/emails', undefined, { token: alice.token })).body as { email: string }[]).map((e) => e.email).sort();
+    expect(await emails()).to.deep.equal(['alice@example.com', 'second@example.com']);
+    await a.form('user/settings/emails', { email: 'not-an-email' });
+    expect(await emails()).to.have.length(2);
+    await a.form('user/settings/emails', { action: 'delete', email: 'second@example.com' });
+    expect(await emails()).to.deep.equal(['alice@example.com']);
+  });
+
+  it('blocks and unblocks a user; blocking oneself or nobody is refused', async () => {
+    await a.get('user/settings/blocked_users');
+    await a.form('user/settings/blocked_users', { name: 'bob', note: 'spam' });
+    expect((await a.get('user/settings/blocked_users')).text).to.include('<span class="blocked-name">bob</span>');
+    const blocked = async () => ((await w.raw('GET', '/user/blocks', undefined, { token: alice.token })).body as { login: string }[]).map((u) => u.login);
+    expect(await blocked()).to.deep.equal(['bob']);
+    await a.form('user/settings/blocked_users', { name: 'alice' });
+    await a.form('user/settings/blocked_users', { name: 'nobody' });
+    expect(await blocked()).to.deep.equal(['bob']);
+    await a.form('user/settings/blocked_users', { action: 'unblock', name: 'bob' });
+    expect(await blocked()).to.deep.equal([]);
+  });
+});

@@ -12,6 +12,7 @@ import { settings } from '../../config';
 import { webSession } from './context';
 import { authPages } from './auth';
 import { securityPages } from './security';
+import { accountPages } from './account';
 import { applicationPages } from './applications';
 import { keyPages } from './keys';
 import { explorePages } from './explore';
@@ -36,6 +37,7 @@ export function pagesRouter(): Router {
     await renderPage(req, res, 'home', user ? 'Dashboard' : settings().appName, { mustEnrol });
   }));
   r.use(authPages());
+  r.use(accountPages());
   r.use(securityPages());
   r.use(applicationPages());
   r.use(keyPages());
