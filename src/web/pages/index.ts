@@ -16,6 +16,8 @@ import { accountPages } from './account';
 import { applicationPages } from './applications';
 import { keyPages } from './keys';
 import { explorePages } from './explore';
+import { adminPages } from './admin';
+import { orgPages } from './orgs';
 import { repoPages } from './repo';
 import { editorPages } from './editor';
 import { issuePages } from './issues';
@@ -41,6 +43,8 @@ export function pagesRouter(): Router {
   r.use(securityPages());
   r.use(applicationPages());
   r.use(keyPages());
+  r.use(adminPages());
+  r.use(orgPages());
   r.use(explorePages());
   r.use(editorPages());
   r.use(issuePages());
