@@ -27,6 +27,11 @@ export async function listReactions(
   return { rows, count: limit === undefined ? rows.length : await ReactionModel.count({ where, transaction: ctx.tx }) };
 }
 
+/** Every reaction on an issue and on its comments whose content is in `allowed`, oldest first (one query). */
+export function reactionsOnIssue(ctx: DbContext, issueId: number, allowed: string[]): Promise<ReactionModel[]> {
+  return ReactionModel.findAll({ where: { issueId, type: { [Op.in]: allowed } }, order: [['createdUnix', 'ASC'], ['id', 'ASC']], transaction: ctx.tx });
+}
+
 /** A user's reaction of one content on a target, or null. */
 export function findReaction(ctx: DbContext, t: ReactionTarget, userId: number, type: string): Promise<ReactionModel | null> {
   return ReactionModel.findOne({ where: { ...t, userId, type }, transaction: ctx.tx });

@@ -123,6 +123,13 @@ export function labelTemplate(name: string): TemplateLabel[] {
 }
 
 /** The labels on an issue, by name. */
+/** The labels an issue of the repository may carry: its own, then its organization's. */
+export async function usableLabels(ctx: DbContext, rc: RepoContext): Promise<LabelModel[]> {
+  const own = (await listRows(ctx, repoOwner(rc), undefined)).rows;
+  return rc.owner.type === 1 ? [...own, ...(await listRows(ctx, { orgId: rc.owner.id }, undefined)).rows] : own;
+}
+
+/** The labels on an issue. */
 export async function issueLabels(ctx: DbContext, issue: IssueModel): Promise<LabelModel[]> {
   return findLabelsByIds(ctx, (await labelIdsOfIssues(ctx, [issue.id])).get(issue.id) ?? []);
 }

@@ -7,7 +7,7 @@ import { Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
 import { findCommentById } from '../../models/comment.model';
 import { findIssueById, type IssueModel } from '../../models/issue.model';
-import { deleteReaction, findReaction, insertReaction, listReactions, type ReactionModel, type ReactionTarget } from '../../models/reaction.model';
+import { deleteReaction, findReaction, insertReaction, listReactions, reactionsOnIssue, type ReactionModel, type ReactionTarget } from '../../models/reaction.model';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
 import { assertNotBlocked, assertTrackerReadable, canReadIssues, canWriteIssues, readableIssue } from './access';
@@ -71,4 +71,30 @@ export async function removeReaction(ctx: DbContext, doer: UserModel, rc: RepoCo
   if (issue.isLocked && !canWriteIssues(rc, issue.isPull) && !doer.isAdmin) throw new Forbidden('no permission to change reaction');
   if (!content) return;
   await withTx(ctx, (tx) => deleteReaction(tx, target, doer.id, content));
+}
+
+/** One content's reactions on an issue or comment, as a page shows them. */
+export interface ReactionGroup { content: string; count: number; users: string[]; mine: boolean }
+
+/**
+ * The reactions on an issue and all its comments in one query, grouped per comment (0 is the
+ * issue itself) and per content in the order `[ui] REACTIONS` lists them.
+ */
+export async function reactionGroups(ctx: DbContext, rc: RepoContext, index: number, viewerId: number | null): Promise<Map<number, ReactionGroup[]>> {
+  const issue = await readableIssue(ctx, rc, index);
+  const allowed = settings().ui.reactions;
+  const rows = await reactionsOnIssue(ctx, issue.id, allowed);
+  const user = await usersById(ctx, rows.map((r) => r.userId));
+  const byPlace = new Map<number, Map<string, ReactionGroup>>();
+  for (const r of rows) {
+    const groups = byPlace.get(r.commentId) ?? new Map<string, ReactionGroup>();
+    byPlace.set(r.commentId, groups);
+    const g = groups.get(r.type) ?? { content: r.type, count: 0, users: [], mine: false };
+    groups.set(r.type, g);
+    g.count += 1;
+    g.users.push(user(r.userId).name);
+    if (r.userId === viewerId) g.mine = true;
+  }
+  const order = (a: ReactionGroup, b: ReactionGroup) => allowed.indexOf(a.content) - allowed.indexOf(b.content);
+  return new Map([...byPlace].map(([place, groups]) => [place, [...groups.values()].sort(order)]));
 }

@@ -21,6 +21,7 @@ import { orgPages } from './orgs';
 import { repoPages } from './repo';
 import { editorPages } from './editor';
 import { issuePages } from './issues';
+import { sidebarPages } from './issue-sidebar';
 import { pullPages } from './pulls';
 import { pageErrors, renderPage } from './render';
 import { page } from './route';
@@ -47,6 +48,7 @@ export function pagesRouter(): Router {
   r.use(orgPages());
   r.use(explorePages());
   r.use(editorPages());
+  r.use(sidebarPages());
   r.use(issuePages());
   r.use(pullPages());
   r.use(repoPages());

@@ -7,7 +7,7 @@
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { settings } from '../../config';
-import { HttpError, NotFound, Validation } from '../../errors';
+import { HttpError, Validation } from '../../errors';
 import { toIssueOf, toTimelineComment } from '../../convert/issue';
 import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
@@ -23,6 +23,7 @@ import { timeline } from '../../services/issue/timeline.service';
 import { renderComments, renderDocument } from '../../services/markup/markup.service';
 import type { RepoContext } from '../../services/repo/context';
 import { flash, requireCsrf, saveIfDirty } from './context';
+import { sidebarData } from './issue-sidebar';
 import { renderPage } from './render';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
 
@@ -38,7 +39,7 @@ function commentHtml(req: Request, rc: RepoContext, text: string): Promise<strin
 async function issuePage(req: Request, res: Response, rc: RepoContext, index: number, extra: { draft?: string; preview?: string | null } = {}, status = 200): Promise<void> {
   const ctx = ctxOf(req);
   const view = await getIssue(ctx, rc, index);
-  if (view.row.isPull) throw new NotFound();
+  if (view.row.isPull) return res.redirect(303, `${repoHome(rc)}/pulls/${index}`);
   const issue = toIssueOf(view, viewerOf(req));
   const events = (await timeline(ctx, req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
   const commented = events.filter((e) => e.type === 'comment' && e.body);
@@ -49,7 +50,7 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
   await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
     base: repoHome(rc), issue, bodyHtml: issue.body ? rendered[0] : '', events, html: Object.fromEntries(html),
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
-    timetracking: settings().service.enableTimetracking,
+    timetracking: settings().service.enableTimetracking, side: await sidebarData(req, rc, index, false),
   }, status);
 }
 

@@ -23,6 +23,7 @@ import type { RepoContext } from '../../services/repo/context';
 import { parseDiff, type DiffFile } from './diff';
 import { WeightedLru } from '../../git/lru';
 import { flash, flashOutcome, requireCsrf } from './context';
+import { sidebarData } from './issue-sidebar';
 import { renderFragment, renderPage } from './render';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
 
@@ -110,7 +111,7 @@ export function pullPages(): Router {
     const box = req.principal.user ? await mergeBox(ctxOf(req), req.principal.user, rc, index) : null;
     await renderPage(req, res, 'pulls/view', `${head.pull.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
       ...head, events, html, bodyHtml: head.pull.body ? rendered[0] : '', box,
-      reviews: reviews.map((v) => ({ id: v.id, type: v.type, reviewer: v.reviewerId })),
+      reviews: reviews.map((v) => ({ id: v.id, type: v.type, reviewer: v.reviewerId })), side: await sidebarData(req, rc, index, true),
     });
   }));
 

@@ -1,0 +1,87 @@
+/**
+ * The sidebar of an issue or pull request page (labels, milestone, assignees, dependencies) and
+ * the reactions under its body and comments: what they show, and the forms that change them.
+ * Each form calls the service the API's handler calls, so the same rules and refusals apply; the
+ * outcome comes back as a flash on the page (a refusal changes nothing).
+ */
+import express, { type Request, type Router } from 'express';
+import { settings } from '../../config';
+import { toIssueOf } from '../../convert/issue';
+import { Validation } from '../../errors';
+import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
+import { formBody } from '../../middleware/input-guard';
+import { canWriteIssues } from '../../services/issue/access';
+import { changeDependency, listDependencies } from '../../services/issue/dependency.service';
+import { editIssue } from '../../services/issue/issue-edit.service';
+import { usableLabels, replaceIssueLabels } from '../../services/issue/label.service';
+import { listMilestones } from '../../services/issue/milestone.service';
+import { addReaction, reactionGroups, removeReaction } from '../../services/issue/reaction.service';
+import { dependenciesEnabled } from '../../services/issue/tracker-settings';
+import { getIssue } from '../../services/issue/issue.service';
+import { assigneesOf } from '../../services/repo/collaborator.service';
+import type { RepoContext } from '../../services/repo/context';
+import { flashOutcome, requireCsrf } from './context';
+import { page, pageIndex, pageRepo, repoHome, signedIn } from './route';
+
+// why: a sidebar lists at most this many linked issues each way, as Gitea's page does.
+const MAX_DEPENDENCIES = 50;
+
+/** What the sidebar and the reactions of issue `index` show to the caller. */
+export async function sidebarData(req: Request, rc: RepoContext, index: number, isPull: boolean) {
+  const ctx = ctxOf(req);
+  const canEdit = canWriteIssues(rc, isPull) && !rc.repo.isArchived && !!req.principal.user;
+  const deps = await dependenciesEnabled(ctx, rc.repo.id);
+  const issueList = async (side: 'blockers' | 'blocked') => (deps ? await listDependencies(ctx, req.principal, rc, index, side, { limit: MAX_DEPENDENCIES, offset: 0 }) : [])
+    .map((v) => toIssueOf(v, viewerOf(req)));
+  return {
+    canEdit,
+    dependencies: deps ? { blockers: await issueList('blockers'), blocked: await issueList('blocked') } : null,
+    reactions: Object.fromEntries(await reactionGroups(ctx, rc, index, req.principal.user?.id ?? null)),
+    allowedReactions: settings().ui.reactions,
+    choices: canEdit ? {
+      labels: await usableLabels(ctx, rc),
+      milestones: (await listMilestones(ctx, rc, 'open', undefined)).rows.map((m) => ({ id: m.id, title: m.name })),
+      assignees: (await assigneesOf(ctx, rc)).map((u) => u.name),
+    } : null,
+  };
+}
+
+/** `#12`, `12` or `owner/repo#12` as an issue reference. */
+function parseReference(raw: string | undefined, rc: RepoContext): { index: number; owner: string; repo: string } {
+  const m = /^(?:([\w.-]+)\/([\w.-]+))?#?(\d{1,9})$/.exec((raw ?? '').trim());
+  if (!m) throw new Validation('write the issue as #12 or owner/repo#12');
+  return { owner: m[1] ?? rc.owner.name, repo: m[2] ?? rc.repo.name, index: Number(m[3]) };
+}
+
+/** The fields of a form's checkboxes named `{prefix}{value}`. */
+function checked(body: Record<string, string>, prefix: string): string[] {
+  return Object.keys(body).filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+}
+
+/** The sidebar's and reactions' form routes, under `/{owner}/{repo}/issues/{index}/` for issues and pull requests alike. */
+export function sidebarPages(): Router {
+  const r = express.Router();
+  const csrf = requireCsrf();
+  const action = (name: string, run: (req: Request, rc: RepoContext, index: number, body: Record<string, string>) => Promise<unknown>, done: string) => {
+    r.post(`/:owner/:repo/issues/:index/${name}`, ...formBody(), csrf, page(async (req, res) => {
+      if (!signedIn(req, res)) return;
+      const rc = await pageRepo(req);
+      const index = pageIndex(req);
+      const isPull = (await getIssue(ctxOf(req), rc, index)).row.isPull;
+      await flashOutcome(req, () => run(req, rc, index, req.body as Record<string, string>), () => done);
+      res.redirect(303, `${repoHome(rc)}/${isPull ? 'pulls' : 'issues'}/${index}`);
+    }));
+  };
+  action('labels', (req, rc, index, body) => replaceIssueLabels(ctxOf(req), doerOf(req), rc, index, checked(body, 'label-').map(Number)), 'The labels are saved.');
+  action('milestone', (req, rc, index, body) => editIssue(ctxOf(req), doerOf(req), rc, index, { milestone: Number(body.milestone) || 0 }), 'The milestone is saved.');
+  action('assignees', (req, rc, index, body) => editIssue(ctxOf(req), doerOf(req), rc, index, { assignees: checked(body, 'assignee-') }), 'The assignees are saved.');
+  action('dependencies', (req, rc, index, body) => {
+    const side = body.side === 'blocked' ? 'blocked' : 'blockers';
+    return changeDependency(ctxOf(req), req.principal, rc, index, parseReference(body.issue, rc), side, body.action !== 'remove');
+  }, 'The dependencies are saved.');
+  action('reactions', (req, rc, index, body) => {
+    const place = body.comment ? { commentId: Number(body.comment) } : { index };
+    return body.action === 'remove' ? removeReaction(ctxOf(req), doerOf(req), rc, place, body.content) : addReaction(ctxOf(req), doerOf(req), rc, place, body.content);
+  }, 'Your reaction is saved.');
+  return r;
+}
