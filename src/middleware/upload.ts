@@ -10,10 +10,12 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { Request } from 'express';
 import { BadRequest } from '../errors';
 
-/** What the consumer of an upload receives. */
-export type UploadConsumer<T> = (filename: string, data: Readable) => Promise<T>;
+/** What the consumer of an upload receives; `fields` holds the text parts sent before the file. */
+export type UploadConsumer<T> = (filename: string, data: Readable, fields: Record<string, string>) => Promise<T>;
 
 const MAX_HEADER_BYTES = 16 * 1024;
+// why: text parts (a form's hidden fields, a commit message) are small; a larger one is refused.
+const MAX_FIELD_BYTES = 64 * 1024;
 // why: after a refused upload we keep reading (so the client sees the answer) but not for ever.
 const MAX_DISCARD_BYTES = 256 * 1024 * 1024;
 
@@ -50,9 +52,9 @@ class Sink<T> {
 
   get started(): boolean { return this.result !== null; }
 
-  start(filename: string): void {
+  start(filename: string, fields: Record<string, string>): void {
     this.pass = new PassThrough();
-    this.result = this.consume(filename, this.pass);
+    this.result = this.consume(filename, this.pass, fields);
     this.result.catch((err: unknown) => {
       this.failed = err ?? new Error('upload failed');
       this.pass?.destroy();
@@ -104,7 +106,7 @@ function discard(req: Request, seen: number): boolean {
 /** A raw body upload: the whole body is the file. */
 export async function readRawUpload<T>(req: Request, filename: string, consume: UploadConsumer<T>): Promise<T> {
   const sink = new Sink(consume);
-  sink.start(filename);
+  sink.start(filename, {});
   let seen = 0;
   await guarded(sink, async () => {
     for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -134,9 +136,10 @@ async function guarded<T>(sink: Sink<T>, loop: () => Promise<void>): Promise<voi
 
 /**
  * A multipart/form-data upload: the first part named `field` with a filename is the file; other
- * parts are skipped. `consume` gets the part's filename.
+ * files are skipped. `consume` gets the part's filename and the text parts that came before it
+ * (a browser sends a form's parts in their order, so a hidden CSRF field placed first is there).
  */
-export async function readMultipartUpload<T>(req: Request, boundary: string, field: string, consume: UploadConsumer<T>): Promise<T> {
+export async function readMultipartUpload<T>(req: Request, boundary: string, fileField: string, consume: UploadConsumer<T>): Promise<T> {
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const sink = new Sink(consume);
   // why: a leading CRLF lets the first boundary match the same delimiter as the others.
@@ -144,6 +147,14 @@ export async function readMultipartUpload<T>(req: Request, boundary: string, fie
   let state: 'preamble' | 'after' | 'headers' | 'body' | 'end' = 'preamble';
   let inFile = false;
   let seen = 0;
+  const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  let field: { name: string; parts: Buffer[]; size: number } | null = null;
+  const collect = (b: Buffer) => {
+    if (!field || b.length === 0) return;
+    field.size += b.length;
+    if (field.size > MAX_FIELD_BYTES) throw new BadRequest(`multipart field "${field.name}" is too large`);
+    field.parts.push(Buffer.from(b));
+  };
 
   const step = async (): Promise<boolean> => {
     if (state === 'preamble' || state === 'body') {
@@ -152,6 +163,7 @@ export async function readMultipartUpload<T>(req: Request, boundary: string, fie
         // keep a tail that could be the start of a delimiter
         const keep = Math.min(buf.length, delimiter.length - 1);
         if (state === 'body' && inFile) await sink.write(buf.subarray(0, buf.length - keep));
+        if (state === 'body') collect(buf.subarray(0, buf.length - keep));
         buf = buf.subarray(buf.length - keep);
         return false;
       }
@@ -159,6 +171,11 @@ export async function readMultipartUpload<T>(req: Request, boundary: string, fie
         await sink.write(buf.subarray(0, at));
         sink.end();
         inFile = false;
+      }
+      if (state === 'body' && field) {
+        collect(buf.subarray(0, at));
+        fields[field.name] = Buffer.concat(field.parts).toString('utf8');
+        field = null;
       }
       buf = buf.subarray(at + delimiter.length);
       state = 'after';
@@ -181,8 +198,9 @@ export async function readMultipartUpload<T>(req: Request, boundary: string, fie
       }
       const { name, filename } = disposition(buf.subarray(0, end).toString('utf8'));
       buf = buf.subarray(end + 4);
-      inFile = !sink.started && name === field && filename !== null;
-      if (inFile) sink.start(filename!);
+      inFile = !sink.started && name === fileField && filename !== null;
+      if (inFile) sink.start(filename!, { ...fields });
+      else if (filename === null && name !== null && !sink.started) field = { name, parts: [], size: 0 };
       state = 'body';
       return true;
     }
@@ -203,6 +221,6 @@ export async function readMultipartUpload<T>(req: Request, boundary: string, fie
     if (sink.discarding) return;
     if (inFile) throw new BadRequest('multipart body ended inside the file');
   });
-  if (!sink.started) throw new BadRequest(`multipart body has no file in field "${field}"`);
+  if (!sink.started) throw new BadRequest(`multipart body has no file in field "${fileField}"`);
   return sink.finish();
 }

@@ -63,6 +63,21 @@ export class WebClient {
     return this.request('POST', p, { body: body.toString(), headers });
   }
 
+  /** POST a multipart form with one file, the CSRF token first (as a form's hidden field is) unless `csrf` is null. */
+  upload(p: string, file: { field: string; name: string; content: Buffer | string }, fields: Record<string, string> = {}, opts: { csrf?: string | null } = {}): Promise<WebResponse> {
+    const form = new FormData();
+    const token = opts.csrf === undefined ? this.csrf : opts.csrf;
+    if (token !== null) form.append('_csrf', token);
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append(file.field, new Blob([file.content]), file.name);
+    const headers: Record<string, string> = { Origin: new URL(this.w.server.rootUrl).origin };
+    if (this.cookies.size) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return fetch(this.absolute(p), { method: 'POST', headers, body: form, redirect: 'manual' }).then(async (res) => {
+      this.remember(res);
+      return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get('location') };
+    });
+  }
+
   /** POST JSON as the page script does (CSRF header, own origin). */
   json(p: string, body: unknown): Promise<WebResponse> {
     return this.request('POST', p, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', 'X-Csrf-Token': this.csrf, Origin: new URL(this.w.server.rootUrl).origin } });

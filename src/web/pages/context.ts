@@ -6,7 +6,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { settings } from '../../config';
 import { systemCtx } from '../../db';
-import { Forbidden, HttpError } from '../../errors';
+import { BadRequest, Forbidden, HttpError } from '../../errors';
+import { multipartBoundary, readMultipartUpload, type UploadConsumer } from '../../middleware/upload';
 import { ANONYMOUS, type Principal } from '../../services/auth/principal';
 import { proxyAuthenticatedName } from '../../middleware/proxy';
 import { cookieValue, SESSION_COOKIE } from '../../middleware/cookies';
@@ -108,24 +109,50 @@ export async function saveIfDirty(req: Request): Promise<void> {
   }
 }
 
+/** Refuse a request that comes from another site: its `Origin`, or else its `Referer`, must be the forge's when the browser sends one. */
+function assertOwnOrigin(req: Request): void {
+  const own = new URL(settings().server.rootUrl).origin;
+  const origin = req.headers.origin;
+  const referer = req.headers.referer;
+  let from: string | null = null;
+  try { from = origin && origin !== 'null' ? origin : referer ? new URL(referer).origin : null; } catch { from = 'invalid'; }
+  if (origin === 'null' || (from !== null && from !== own)) throw new Forbidden('cross-site request refused');
+}
+
+/** Refuse a request without the session's CSRF token. */
+function assertCsrfToken(req: Request, token: unknown): void {
+  if (!req.web.session || !csrfValid(req.web.session, token)) throw new Forbidden('Invalid CSRF token: reload the page and try again.');
+}
+
 /**
- * Middleware for every state-changing request: it must come from the forge's own pages (an
- * `Origin`, or else a `Referer`, of the forge's origin when the browser sends one) and carry the
- * session's CSRF token (`_csrf` in the form, or the `X-Csrf-Token` header of a script's request).
+ * Middleware for every state-changing request: it must come from the forge's own pages and carry
+ * the session's CSRF token (`_csrf` in the form, or the `X-Csrf-Token` header of a script's request).
  */
 export function requireCsrf(): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
-    const own = new URL(settings().server.rootUrl).origin;
-    const origin = req.headers.origin;
-    const referer = req.headers.referer;
-    let from: string | null = null;
-    try { from = origin && origin !== 'null' ? origin : referer ? new URL(referer).origin : null; } catch { from = 'invalid'; }
-    if (origin === 'null' || (from !== null && from !== own)) return next(new Forbidden('cross-site request refused'));
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const token = body._csrf ?? req.headers['x-csrf-token'];
-    if (!req.web.session || !csrfValid(req.web.session, token)) return next(new Forbidden('Invalid CSRF token: reload the page and try again.'));
+    try {
+      assertOwnOrigin(req);
+      assertCsrfToken(req, ((req.body ?? {}) as Record<string, unknown>)._csrf ?? req.headers['x-csrf-token']);
+    } catch (err) {
+      return next(err);
+    }
     next();
   };
+}
+
+/**
+ * A form's file upload (`multipart/form-data`, the file in `fileField`), streamed to `consume`
+ * after the same checks as `requireCsrf`: the token is the form's `_csrf` part, which must come
+ * before the file, so nothing is stored for a forged request.
+ */
+export async function formUpload<T>(req: Request, fileField: string, consume: UploadConsumer<T>): Promise<T> {
+  assertOwnOrigin(req);
+  const boundary = multipartBoundary(req.headers['content-type']);
+  if (!boundary) throw new BadRequest('the form must be sent as multipart/form-data');
+  return readMultipartUpload(req, boundary, fileField, async (filename, data, fields) => {
+    assertCsrfToken(req, fields._csrf ?? req.headers['x-csrf-token']);
+    return consume(filename, data, fields);
+  });
 }
 
 /**

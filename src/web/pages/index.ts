@@ -19,6 +19,7 @@ import { explorePages } from './explore';
 import { adminPages } from './admin';
 import { orgPages } from './orgs';
 import { repoPages } from './repo';
+import { refPages } from './refs';
 import { editorPages } from './editor';
 import { issuePages } from './issues';
 import { sidebarPages } from './issue-sidebar';
@@ -51,6 +52,7 @@ export function pagesRouter(): Router {
   r.use(sidebarPages());
   r.use(issuePages());
   r.use(pullPages());
+  r.use(refPages());
   r.use(repoPages());
   r.use(pageErrors());
   return r;

@@ -29,7 +29,7 @@ const param = (req: Request, name: string) => String(req.params[name]);
 const rest = (req: Request) => String((req.params as unknown as Record<string, string>)[0] ?? '');
 
 /** The header every repository page shows: names, description, topics, counts, clone URLs, tabs. */
-async function repoHeader(req: Request, rc: RepoContext, tab: string) {
+export async function repoHeader(req: Request, rc: RepoContext, tab: string) {
   const view = await viewOf(systemCtx, req.web.principal, rc.repo, rc.owner, rc.perm);
   const api = toRepositoryView(view, null, settings().server.rootUrl);
   return { repo: api, topics: await repoTopicNames(systemCtx, rc), tab, base: repoHome(rc) };
