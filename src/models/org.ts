@@ -2,7 +2,7 @@
  * Queries on organizations: rows of the users table with type Organization. Lists are sorted by
  * name, as Gitea sorts them.
  */
-import { Op, type WhereOptions } from 'sequelize';
+import { col, fn, Op, where as sqlWhere, type WhereOptions } from 'sequelize';
 import type { DbContext } from '../db';
 import { UserModel, UserType, Visibility } from './user.model';
 import { OrgUserModel } from './org-user.model';
@@ -35,11 +35,14 @@ export function insertOrg(ctx: DbContext, row: NewOrgRow): Promise<UserModel> {
 }
 
 /** One page of organizations whose visibility is one of `visibilities`. */
-export async function listOrgs(ctx: DbContext, visibilities: Visibility[], limit: number, offset: number): Promise<{ rows: UserModel[]; count: number }> {
-  return UserModel.findAndCountAll({
-    where: { type: UserType.Organization, visibility: { [Op.in]: visibilities } },
-    order: [['lowerName', 'ASC']], limit, offset, transaction: ctx.tx,
-  });
+export async function listOrgs(ctx: DbContext, visibilities: Visibility[], limit: number, offset: number, keyword = ''): Promise<{ rows: UserModel[]; count: number }> {
+  const and: WhereOptions[] = [{ type: UserType.Organization }, { visibility: { [Op.in]: visibilities } }];
+  const kw = keyword.toLowerCase();
+  if (kw !== '') {
+    const like = { [Op.like]: `%${kw}%` };
+    and.push({ [Op.or]: [{ lowerName: like }, sqlWhere(fn('LOWER', col('full_name')), like)] });
+  }
+  return UserModel.findAndCountAll({ where: { [Op.and]: and }, order: [['lowerName', 'ASC']], limit, offset, transaction: ctx.tx });
 }
 
 /** Filter for the organizations of one member. */

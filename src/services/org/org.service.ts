@@ -124,14 +124,14 @@ function visibleModes(p: Principal): Visibility[] {
   return u.isRestricted ? [Visibility.Public] : [Visibility.Public, Visibility.Limited];
 }
 
-/** One page of the organizations a caller may see (GET /orgs). */
-export function listVisibleOrgs(ctx: DbContext, p: Principal, limit: number, offset: number): Promise<{ rows: UserModel[]; count: number }> {
-  return listOrgs(ctx, visibleModes(p), limit, offset);
+/** One page of the organizations a caller may see (GET /orgs), those whose name or full name holds `keyword` when given. */
+export function listVisibleOrgs(ctx: DbContext, p: Principal, limit: number, offset: number, keyword = ''): Promise<{ rows: UserModel[]; count: number }> {
+  return listOrgs(ctx, visibleModes(p), limit, offset, keyword);
 }
 
-/** One page of every organization (site administrators). */
-export function listAllOrgs(ctx: DbContext, limit: number, offset: number): Promise<{ rows: UserModel[]; count: number }> {
-  return listOrgs(ctx, [Visibility.Public, Visibility.Limited, Visibility.Private], limit, offset);
+/** One page of every organization (site administrators), those whose name or full name holds `keyword` when given. */
+export function listAllOrgs(ctx: DbContext, limit: number, offset: number, keyword = ''): Promise<{ rows: UserModel[]; count: number }> {
+  return listOrgs(ctx, [Visibility.Public, Visibility.Limited, Visibility.Private], limit, offset, keyword);
 }
 
 /**

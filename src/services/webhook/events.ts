@@ -16,8 +16,8 @@ export const ALL_EVENT_TYPES = [
 /** An event type a hook can be sent. */
 export type HookEventType = (typeof ALL_EVENT_TYPES)[number];
 
-/** The keys of the stored events map, each true or false (the three review events share pull_request_review). */
-const STORED_KEYS = [
+/** The keys of the stored events map, each true or false (the three review events share pull_request_review); a hook form offers these. */
+export const STORED_KEYS = [
   'create', 'delete', 'fork', 'push', 'issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment',
   'pull_request', 'pull_request_assign', 'pull_request_label', 'pull_request_milestone', 'pull_request_comment',
   'pull_request_review', 'pull_request_sync', 'pull_request_review_request', 'wiki', 'repository', 'release', 'package',

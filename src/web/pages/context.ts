@@ -101,6 +101,21 @@ export async function flashOutcome<T>(req: Request, run: () => Promise<T>, done:
   await saveIfDirty(req);
 }
 
+/**
+ * Run a form's action and answer its result; a refusal (4xx) is flashed and the form shown again
+ * by `again` with its status (then null); a server failure propagates.
+ */
+export async function unlessRefused<T>(req: Request, run: () => Promise<T>, again: (status: number) => Promise<void>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status >= 500) throw err;
+    flash(req, 'error', err.message);
+    await again(err.status);
+    return null;
+  }
+}
+
 /** Save the session's data if this request changed it. */
 export async function saveIfDirty(req: Request): Promise<void> {
   if (req.web.dirty && req.web.session) {

@@ -8,14 +8,14 @@ import path from 'node:path/posix';
 import express, { type Request, type Response, type Router } from 'express';
 import { settings } from '../../config';
 import { systemCtx } from '../../db';
-import { HttpError, NotFound } from '../../errors';
+import { NotFound } from '../../errors';
 import { fileRenderer } from '../../markup';
 import { formBody } from '../../middleware/input-guard';
 import { codeRepo, type CodeRepo } from '../../services/content/access';
 import { locateBrowse, readTextAt } from '../../services/content/browse.service';
 import { changeFiles, type ChangeOp } from '../../services/content/change.service';
 import { renderDocument } from '../../services/markup/markup.service';
-import { flash, requireCsrf, saveIfDirty } from './context';
+import { flash, requireCsrf, saveIfDirty, unlessRefused } from './context';
 import { renderPage } from './render';
 import { page, repoHome, signedIn } from './route';
 
@@ -84,13 +84,9 @@ export function editorPages(): Router {
       const op: ChangeOp = mode === 'new'
         ? { operation: 'create', path: filePath, content: Buffer.from(content) }
         : { operation: 'update', path: filePath, content: Buffer.from(content), sha: state.sha };
-      try {
-        await changeFiles(systemCtx, cr, req.web.principal.user!, { branch: loc.refName, message: state.message, files: [op] });
-      } catch (err) {
-        if (!(err instanceof HttpError) || err.status >= 500) throw err;
-        flash(req, 'error', err.message);
-        return showEditor(req, res, cr, state, err.status);
-      }
+      const done = await unlessRefused(req, () => changeFiles(systemCtx, cr, req.web.principal.user!, { branch: loc.refName, message: state.message, files: [op] }),
+        (status) => showEditor(req, res, cr, state, status));
+      if (!done) return;
       flash(req, 'success', `Committed ${filePath} to ${loc.refName}.`);
       await saveIfDirty(req);
       res.redirect(303, `${repoHome(cr)}/src/branch/${encodePath(loc.refName)}/${encodePath(filePath)}`);

@@ -1,6 +1,7 @@
 /**
- * Explore (repositories the caller may see, with search) and the profile of a user or
- * organization (its repositories the caller may see).
+ * Explore (repositories, users and organizations the caller may see, with search) and the profile
+ * of a user or organization (its repositories the caller may see; an organization's page links its
+ * members, and its teams for members).
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { settings } from '../../config';
@@ -8,8 +9,11 @@ import { systemCtx } from '../../db';
 import { NotFound } from '../../errors';
 import { toRepositoryView } from '../../convert/repo';
 import { listRepos } from '../../services/repo/repo.service';
+import { listVisibleOrgs } from '../../services/org/org.service';
+import { seesAllMembers } from '../../services/org/member.service';
+import { searchUsers } from '../../services/user/directory.service';
 import { lookupOwner } from '../../services/user/lookup';
-import { UserType } from '../../models/user.model';
+import { UserType, type UserModel } from '../../models/user.model';
 import { renderPage } from './render';
 import { page, pageNumber } from './route';
 
@@ -23,19 +27,42 @@ async function repoList(req: Request, q: { keyword?: string; ownerId?: number })
   return { repos: views.map((v) => toRepositoryView(v, null, settings().server.rootUrl)), total: count, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) };
 }
 
+function searchTerm(req: Request): string {
+  return typeof req.query.q === 'string' ? req.query.q.slice(0, 255) : '';
+}
+
+/** What a list of users or organizations shows of each. */
+function ownerRows(rows: UserModel[]) {
+  return rows.map((u) => ({ name: u.name, fullName: u.fullName, description: u.description }));
+}
+
 /** Explore and profile routes (the profile's `/{owner}` is a catch-all: mount it after the others). */
 export function explorePages(): Router {
   const r = express.Router();
   r.get('/explore/repos', page(async (req: Request, res: Response) => {
-    const q = typeof req.query.q === 'string' ? req.query.q.slice(0, 255) : '';
-    await renderPage(req, res, 'explore/repos', 'Explore', { q, ...(await repoList(req, { keyword: q || undefined })) });
+    const q = searchTerm(req);
+    await renderPage(req, res, 'explore/repos', 'Explore', { q, tab: 'repos', ...(await repoList(req, { keyword: q || undefined })) });
+  }));
+  r.get('/explore/users', page(async (req: Request, res: Response) => {
+    const q = searchTerm(req);
+    const pageNo = pageNumber(req);
+    const { rows, count } = await searchUsers(systemCtx, req.web.principal, { keyword: q, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+    await renderPage(req, res, 'explore/owners', 'Explore users', { q, tab: 'users', owners: ownerRows(rows), total: count, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) });
+  }));
+  r.get('/explore/organizations', page(async (req: Request, res: Response) => {
+    const q = searchTerm(req);
+    const pageNo = pageNumber(req);
+    const { rows, count } = await listVisibleOrgs(systemCtx, req.web.principal, PAGE_SIZE, (pageNo - 1) * PAGE_SIZE, q);
+    await renderPage(req, res, 'explore/owners', 'Explore organizations', { q, tab: 'organizations', owners: ownerRows(rows), total: count, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) });
   }));
   r.get('/:owner', page(async (req: Request, res: Response) => {
     const name = String(req.params.owner);
     if (RESERVED.has(name.toLowerCase())) throw new NotFound();
     const owner = await lookupOwner(systemCtx, req.web.principal, name);
+    const isOrg = owner.type === UserType.Organization;
     await renderPage(req, res, 'user/profile', owner.name, {
-      owner: { name: owner.name, fullName: owner.fullName, description: owner.description, website: owner.website, location: owner.location, isOrg: owner.type === UserType.Organization },
+      owner: { name: owner.name, fullName: owner.fullName, description: owner.description, website: owner.website, location: owner.location, isOrg },
+      org: isOrg ? { name: owner.name, isMember: await seesAllMembers(systemCtx, req.web.principal, owner) } : null,
       ...(await repoList(req, { ownerId: owner.id })),
     });
   }));

@@ -7,7 +7,7 @@
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { settings } from '../../config';
-import { HttpError, Validation } from '../../errors';
+import { Validation } from '../../errors';
 import { toIssueOf, toTimelineComment } from '../../convert/issue';
 import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
@@ -22,7 +22,7 @@ import { myStopwatches, startStopwatch, stopStopwatch } from '../../services/iss
 import { timeline } from '../../services/issue/timeline.service';
 import { renderComments, renderDocument } from '../../services/markup/markup.service';
 import type { RepoContext } from '../../services/repo/context';
-import { flash, requireCsrf, saveIfDirty } from './context';
+import { flash, requireCsrf, saveIfDirty, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
 import { renderPage } from './render';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
@@ -100,15 +100,8 @@ export function issuePages(): Router {
     // why: a template's labels go on the new issue in its own transaction; createIssue keeps them for writers only, as Gitea.
     const wanted = new Set((template?.labels ?? []).map((l) => l.toLowerCase()));
     const labels = wanted.size ? (await listLabels(ctxOf(req), repoOwner(rc), undefined)).rows.filter((l) => wanted.has(l.name.toLowerCase())).map((l) => l.id) : [];
-    let created;
-    try {
-      created = await createIssue(ctxOf(req), doerOf(req), rc, { title: body.title ?? '', body: body.content ?? '', labels });
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err;
-      flash(req, 'error', err.message);
-      return again(null, err.status);
-    }
-    res.redirect(303, `${repoHome(rc)}/issues/${created.row.index}`);
+    const created = await unlessRefused(req, () => createIssue(ctxOf(req), doerOf(req), rc, { title: body.title ?? '', body: body.content ?? '', labels }), (status) => again(null, status));
+    if (created) res.redirect(303, `${repoHome(rc)}/issues/${created.row.index}`);
   }));
 
   r.get(`${repo}/issues/:index`, page(async (req, res) => issuePage(req, res, await pageRepo(req), pageIndex(req))));
@@ -120,16 +113,13 @@ export function issuePages(): Router {
     const body = req.body as Record<string, string>;
     const text = body.content ?? '';
     if (body.action === 'preview') return issuePage(req, res, rc, index, { draft: text, preview: await commentHtml(req, rc, text) });
-    try {
+    const done = await unlessRefused(req, async () => {
       if (text.trim() !== '') await createComment(ctxOf(req), doerOf(req), rc, index, text);
       if (body.action === 'close' || body.action === 'reopen') await editIssue(ctxOf(req), doerOf(req), rc, index, { state: body.action === 'close' ? 'closed' : 'open' });
       else if (text.trim() === '') throw new Validation('a comment needs some text');
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err;
-      flash(req, 'error', err.message);
-      return issuePage(req, res, rc, index, { draft: text }, err.status);
-    }
-    res.redirect(303, `${repoHome(rc)}/issues/${index}`);
+      return true;
+    }, (status) => issuePage(req, res, rc, index, { draft: text }, status));
+    if (done) res.redirect(303, `${repoHome(rc)}/issues/${index}`);
   }));
 
   const action = (name: string, run: (req: Request, rc: RepoContext, index: number) => Promise<unknown>, done: string) => {

@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import express, { type Request, type Router } from 'express';
-import { HttpError, Validation } from '../../errors';
+import { Validation } from '../../errors';
 import { toPullRequest } from '../../convert/pull';
 import { toTimelineComment } from '../../convert/issue';
 import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
@@ -22,7 +22,7 @@ import { createPullReview, listPullReviews } from '../../services/pull/review.se
 import type { RepoContext } from '../../services/repo/context';
 import { parseDiff, type DiffFile } from './diff';
 import { WeightedLru } from '../../git/lru';
-import { flash, flashOutcome, requireCsrf } from './context';
+import { flashOutcome, requireCsrf, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
 import { renderFragment, renderPage } from './render';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
@@ -87,16 +87,11 @@ export function pullPages(): Router {
     if (!signedIn(req, res)) return;
     const rc = await pageRepo(req);
     const b = req.body as Record<string, string>;
-    try {
-      const v = await createPull(ctxOf(req), doerOf(req), req.principal, rc, { base: b.base, head: b.head, title: b.title, body: b.content });
-      res.redirect(303, `${repoHome(rc)}/pulls/${v.issue.row.index}`);
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err;
-      flash(req, 'error', err.message);
-      await renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
+    const v = await unlessRefused(req, () => createPull(ctxOf(req), doerOf(req), req.principal, rc, { base: b.base, head: b.head, title: b.title, body: b.content }),
+      (status) => renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
         base: repoHome(rc), baseBranch: b.base ?? '', headBranch: b.head ?? '', title: b.title ?? '', body: b.content ?? '',
-      }, err.status);
-    }
+      }, status));
+    if (v) res.redirect(303, `${repoHome(rc)}/pulls/${v.issue.row.index}`);
   }));
 
   r.get(`${repo}/pulls/:index`, page(async (req, res) => {
