@@ -5,10 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import express, { type Request, type Response, type Router } from 'express';
-import { systemCtx } from '../../db';
-import { secondFactorsOf } from '../../services/auth/two-factor.service';
-import { settings } from '../../config';
+import express, { type Router } from 'express';
 import { webSession } from './context';
 import { authPages } from './auth';
 import { securityPages } from './security';
@@ -24,8 +21,9 @@ import { editorPages } from './editor';
 import { issuePages } from './issues';
 import { sidebarPages } from './issue-sidebar';
 import { pullPages } from './pulls';
-import { pageErrors, renderPage } from './render';
-import { page } from './route';
+import { pageErrors } from './render';
+import { dashboardPages } from './dashboard';
+import { wikiPages } from './wiki';
 
 // why: compiled code runs from dist/src/web/pages; the assets stay in the source tree.
 const ASSETS = [path.resolve(__dirname, '../assets'), path.resolve(__dirname, '../../../../src/web/assets')].find((d) => fs.existsSync(path.join(d, 'forge.css'))) ?? '';
@@ -35,11 +33,7 @@ export function pagesRouter(): Router {
   const r = express.Router();
   r.use('/assets', express.static(ASSETS, { index: false, fallthrough: false, maxAge: '1h', setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff') }));
   r.use(webSession());
-  r.get('/', page(async (req: Request, res: Response) => {
-    const user = req.web.principal.user;
-    const mustEnrol = !!user && settings().security.twoFactorAuth === 'enforced' && !Object.values(await secondFactorsOf(systemCtx, user.id)).some(Boolean);
-    await renderPage(req, res, 'home', user ? 'Dashboard' : settings().appName, { mustEnrol });
-  }));
+  r.use(dashboardPages());
   r.use(authPages());
   r.use(accountPages());
   r.use(securityPages());
@@ -52,6 +46,7 @@ export function pagesRouter(): Router {
   r.use(sidebarPages());
   r.use(issuePages());
   r.use(pullPages());
+  r.use(wikiPages());
   r.use(refPages());
   r.use(repoPages());
   r.use(pageErrors());
