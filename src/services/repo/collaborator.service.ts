@@ -30,10 +30,10 @@ export async function collaboratorUser(ctx: DbContext, name: string): Promise<Us
   return u;
 }
 
-/** One page of the repository's collaborators. */
-export async function listCollaborators(ctx: DbContext, rc: RepoContext, limit: number, offset: number): Promise<{ rows: UserModel[]; count: number }> {
+/** One page of the repository's collaborators, with the access each was given. */
+export async function listCollaborators(ctx: DbContext, rc: RepoContext, limit: number, offset: number): Promise<{ rows: UserModel[]; count: number; modes: Map<number, AccessMode> }> {
   const { rows, count } = await listCollaborations(ctx, rc.repo.id, limit, offset);
-  return { rows: await usersInOrder(ctx, rows.map((r) => r.userId), findUsersByIds), count };
+  return { rows: await usersInOrder(ctx, rows.map((r) => r.userId), findUsersByIds), count, modes: new Map(rows.map((r) => [r.userId, r.mode as AccessMode])) };
 }
 
 /** Is `user` a collaborator of the repository? */

@@ -7,7 +7,7 @@
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { settings } from '../../config';
-import { NotFound, Validation } from '../../errors';
+import { NotFound } from '../../errors';
 import { toRepositoryView } from '../../convert/repo';
 import { toHook } from '../../convert/webhook';
 import { ctxOf, doerOf } from '../../middleware/context';
@@ -19,9 +19,9 @@ import { deleteUser, editUser } from '../../services/user/admin.service';
 import { searchUsers } from '../../services/user/directory.service';
 import { lookupUser } from '../../services/user/lookup';
 import { createUser } from '../../services/user/user.service';
-import { STORED_KEYS } from '../../services/webhook/events';
 import { createHook, hookView, listHooks, removeHook } from '../../services/webhook/hook.service';
 import { flash, flashOutcome, requireCsrf } from './context';
+import { hookFormOption, hookFormValues } from './hook-form';
 import { renderPage } from './render';
 import { page, pageNumber, pageRepo, signedIn } from './route';
 
@@ -178,21 +178,15 @@ export function adminPages(): Router {
   }));
   r.get('/admin/hooks/new', page(async (req, res) => {
     if (!siteAdmin(req, res)) return;
-    await renderPage(req, res, 'admin/hook_new', 'New system webhook', { section: 'hooks', events: STORED_KEYS });
+    await renderPage(req, res, 'admin/hook_new', 'New system webhook', { section: 'hooks', hook: hookFormValues() });
   }));
   r.post('/admin/hooks/new', ...formBody(), csrf, page(async (req, res) => {
     if (!siteAdmin(req, res)) return;
     const b = req.body as Record<string, string>;
     let made = false;
     await flashOutcome(req, async () => {
-      const events: string[] = b.events === 'choose' ? STORED_KEYS.filter((e) => b[`event-${e}`] === 'on') : [...STORED_KEYS];
-      // why: the API reads an empty list as "push only"; a form whose boxes are all unticked asked for nothing.
-      if (!events.length) throw new Validation('Choose at least one event.');
-      await createHook(ctxOf(req), 'instance', {
-        type: 'gitea',
-        config: { url: b.url ?? '', content_type: b.content_type ?? '', secret: b.secret ?? '', is_system_webhook: 'true' },
-        events, branch_filter: b.branch_filter ?? '', active: b.active === 'on',
-      });
+      const o = hookFormOption(b);
+      await createHook(ctxOf(req), 'instance', { ...o, type: 'gitea', config: { ...o.config, is_system_webhook: 'true' } });
       made = true;
     }, () => 'The webhook has been added.');
     res.redirect(303, to(made ? '/hooks' : '/hooks/new'));

@@ -17,6 +17,7 @@ import { adminPages } from './admin';
 import { orgPages } from './orgs';
 import { repoPages } from './repo';
 import { refPages } from './refs';
+import { repoSettingsPages } from './repo-settings';
 import { editorPages } from './editor';
 import { issuePages } from './issues';
 import { sidebarPages } from './issue-sidebar';
@@ -48,6 +49,7 @@ export function pagesRouter(): Router {
   r.use(pullPages());
   r.use(wikiPages());
   r.use(refPages());
+  r.use(repoSettingsPages());
   r.use(repoPages());
   r.use(pageErrors());
   return r;

@@ -1,0 +1,188 @@
+/**
+ * A repository's settings pages, for its administrators (anyone else gets a 404, as in Gitea):
+ * options and units (a disabled unit's tab disappears, projects included), merge styles, the
+ * danger zone; collaborators and their rights; webhooks with their delivery history, a test
+ * delivery and redelivery; branch protection rules. Each form calls the service the API's handler
+ * calls, so the same rules and refusals apply; the outcome comes back as a flash.
+ */
+import express, { type Request, type Response, type Router } from 'express';
+import type { BranchProtection, EditBranchProtectionOption } from '../../api/branch-protection';
+import type { EditRepoOption } from '../../api/repo';
+import { settings } from '../../config';
+import { NotFound, Validation } from '../../errors';
+import { toBranchProtection } from '../../convert/branch-protection';
+import { toHook, toHookDelivery } from '../../convert/webhook';
+import { ctxOf, doerOf } from '../../middleware/context';
+import { formBody } from '../../middleware/input-guard';
+import { AccessMode } from '../../models/perm';
+import { createBranchProtection, editBranchProtection, getBranchProtection, listBranchProtections, removeBranchProtection, type BranchProtectionView } from '../../services/refs/branch-protection.service';
+import { addOrUpdateCollaborator, collaboratorUser, listCollaborators, removeCollaborator } from '../../services/repo/collaborator.service';
+import type { RepoContext } from '../../services/repo/context';
+import { deleteRepo, editRepo, MERGE_STYLES } from '../../services/repo/repo.service';
+import { createHook, editHook, getHook, hookView, listDeliveries, listHooks, removeHook, replayDelivery, repoHookPlace } from '../../services/webhook/hook.service';
+import { testRepoHook } from '../../services/webhook/push-events';
+import { flash, flashOutcome, requireCsrf, saveIfDirty, unlessRefused } from './context';
+import { hookFormOption, hookFormValues } from './hook-form';
+import { renderPage } from './render';
+import { repoHeader } from './repo';
+import { page, pageNumber, pageRepo, repoHome, signedIn } from './route';
+
+const PAGE_SIZE = 20;
+const UNITS = ['has_issues', 'has_pull_requests', 'has_wiki', 'has_releases', 'has_projects', 'has_packages', 'has_actions'] as const;
+const MERGE_FLAGS: Record<string, keyof EditRepoOption> = {
+  merge: 'allow_merge_commits', rebase: 'allow_rebase', 'rebase-merge': 'allow_rebase_explicit', squash: 'allow_squash_merge', 'fast-forward-only': 'allow_fast_forward_only_merge',
+};
+// The branch protection form: ticked boxes, comma-separated lists, texts and the approvals count.
+const RULE_FLAGS = [
+  'enable_push', 'enable_push_whitelist', 'push_whitelist_deploy_keys', 'enable_force_push', 'enable_force_push_allowlist', 'force_push_allowlist_deploy_keys',
+  'enable_merge_whitelist', 'enable_status_check', 'enable_approvals_whitelist', 'block_on_rejected_reviews', 'block_on_official_review_requests',
+  'block_on_outdated_branch', 'dismiss_stale_approvals', 'ignore_stale_approvals', 'require_signed_commits', 'block_admin_merge_override',
+] as const;
+const RULE_LISTS = [
+  'push_whitelist_usernames', 'push_whitelist_teams', 'force_push_allowlist_usernames', 'force_push_allowlist_teams', 'merge_whitelist_usernames',
+  'merge_whitelist_teams', 'status_check_contexts', 'approvals_whitelist_username', 'approvals_whitelist_teams',
+] as const;
+const RULE_TEXTS = ['protected_file_patterns', 'unprotected_file_patterns'] as const;
+
+/** The repository of a settings page: its administrators only, a 404 for everyone else. */
+async function settingsRepo(req: Request, res: Response): Promise<RepoContext | null> {
+  if (!signedIn(req, res)) return null;
+  const rc = await pageRepo(req);
+  if (rc.perm.mode < AccessMode.Admin) throw new NotFound();
+  return rc;
+}
+
+/** The options form's fields as `PATCH /repos/{owner}/{repo}` takes them. */
+function repoOption(b: Record<string, string>): EditRepoOption {
+  const o: EditRepoOption = { description: b.description ?? '', website: b.website ?? '', private: b.private === 'on', template: b.template === 'on' };
+  for (const u of UNITS) o[u] = b[u] === 'on';
+  // why: the merge styles live in the pull request unit's settings; without that unit they are not sent.
+  if (o.has_pull_requests) for (const [style, flag] of Object.entries(MERGE_FLAGS)) (o as Record<string, unknown>)[flag] = b[`merge-${style}`] === 'on';
+  if (b.default_merge_style && o.has_pull_requests) o.default_merge_style = b.default_merge_style;
+  return o;
+}
+
+/** The branch protection form's fields as the API's rule options. */
+function ruleOption(b: Record<string, string>): EditBranchProtectionOption {
+  const o: Record<string, unknown> = { required_approvals: Number(b.required_approvals) || 0 };
+  for (const f of RULE_FLAGS) o[f] = b[f] === 'on';
+  for (const f of RULE_LISTS) o[f] = (b[f] ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  for (const f of RULE_TEXTS) o[f] = b[f] ?? '';
+  return o as EditBranchProtectionOption;
+}
+
+const ruleOut = (v: BranchProtectionView): BranchProtection => toBranchProtection(v.row, v);
+
+/** Repository settings routes. */
+export function repoSettingsPages(): Router {
+  const r = express.Router();
+  const csrf = requireCsrf();
+  const repo = '/:owner/:repo';
+  const base = (rc: RepoContext) => `${repoHome(rc)}/settings`;
+  const show = async (req: Request, res: Response, rc: RepoContext, view: string, title: string, data: Record<string, unknown>) =>
+    renderPage(req, res, `repo/settings/${view}`, `${title} - ${rc.owner.name}/${rc.repo.name}`, { ...(await repoHeader(req, rc, 'settings')), ...data });
+  /** A settings form: run it as the repository's administrator, flash the outcome, go back to `back`. */
+  const action = (path: string, run: (req: Request, rc: RepoContext, b: Record<string, string>) => Promise<unknown>, done: string, back: (rc: RepoContext, req: Request) => string) => {
+    r.post(`${repo}/settings${path}`, ...formBody(), csrf, page(async (req, res) => {
+      const rc = await settingsRepo(req, res);
+      if (!rc) return;
+      await flashOutcome(req, () => run(req, rc, req.body as Record<string, string>), () => done);
+      res.redirect(303, back(rc, req));
+    }));
+  };
+
+  // Options, units, merge styles, deletion.
+  r.get(`${repo}/settings`, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (rc) await show(req, res, rc, 'options', 'Settings', { section: 'options', units: UNITS, mergeStyles: MERGE_STYLES, mergeFlags: MERGE_FLAGS });
+  }));
+  action('', (req, rc, b) => editRepo(ctxOf(req), rc, doerOf(req), repoOption(b)), 'The repository settings are saved.', base);
+  r.post(`${repo}/settings/delete`, ...formBody(), csrf, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    const b = req.body as Record<string, string>;
+    const gone = await unlessRefused(req, async () => {
+      if ((b.confirm ?? '') !== rc.repo.name) throw new Validation('type the repository name to confirm the deletion');
+      await deleteRepo(ctxOf(req), doerOf(req), rc);
+      return true;
+    }, async () => { await saveIfDirty(req); res.redirect(303, base(rc)); });
+    if (gone) {
+      flash(req, 'success', `The repository ${rc.owner.name}/${rc.repo.name} is deleted.`);
+      await saveIfDirty(req);
+      res.redirect(303, new URL(settings().server.rootUrl).pathname);
+    }
+  }));
+
+  // Collaborators.
+  r.get(`${repo}/settings/collaboration`, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    const { rows, modes } = await listCollaborators(ctxOf(req), rc, 1000, 0);
+    const people = rows.map((u) => ({ name: u.name, mode: modes.get(u.id) }));
+    await show(req, res, rc, 'collaboration', 'Collaborators', { section: 'collaboration', people, modes: { [AccessMode.Read]: 'read', [AccessMode.Write]: 'write', [AccessMode.Admin]: 'admin' } });
+  }));
+  const collaboration = (rc: RepoContext) => `${base(rc)}/collaboration`;
+  action('/collaboration', async (req, rc, b) => addOrUpdateCollaborator(ctxOf(req), rc, await collaboratorUser(ctxOf(req), (b.name ?? '').trim()), b.permission || 'write'), 'The collaborator is saved.', collaboration);
+  action('/collaboration/delete', async (req, rc, b) => removeCollaborator(ctxOf(req), rc, await collaboratorUser(ctxOf(req), b.name ?? '')), 'The collaborator is removed.', collaboration);
+
+  // Webhooks.
+  r.get(`${repo}/settings/hooks`, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    const { rows } = await listHooks(ctxOf(req), repoHookPlace(rc), { limit: 100, offset: 0 });
+    await show(req, res, rc, 'hooks', 'Webhooks', { section: 'hooks', hooks: rows.map((row) => toHook(hookView(row))) });
+  }));
+  r.get(`${repo}/settings/hooks/new`, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (rc) await show(req, res, rc, 'hook', 'New webhook', { section: 'hooks', hook: hookFormValues(), id: 0, deliveries: [], editing: false });
+  }));
+  r.get(`${repo}/settings/hooks/:id`, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    const place = repoHookPlace(rc);
+    const id = Number(req.params.id) || 0;
+    const hook = toHook(hookView(await getHook(ctxOf(req), place, id)));
+    const pageNo = pageNumber(req);
+    const { rows, count } = await listDeliveries(ctxOf(req), place, id, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+    await show(req, res, rc, 'hook', 'Webhook', {
+      section: 'hooks', hook: hookFormValues(hook), id, editing: true, deliveries: rows.map(toHookDelivery), pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)),
+    });
+  }));
+  const hooks = (rc: RepoContext) => `${base(rc)}/hooks`;
+  const hookPage = (rc: RepoContext, req: Request) => `${hooks(rc)}/${Number(req.params.id) || 0}`;
+  action('/hooks/new', (req, rc, b) => createHook(ctxOf(req), repoHookPlace(rc), { ...hookFormOption(b), type: 'gitea' }), 'The webhook is added.', hooks);
+  action('/hooks/:id', (req, rc, b) => editHook(ctxOf(req), repoHookPlace(rc), Number(req.params.id) || 0, hookFormOption(b)), 'The webhook is saved.', hookPage);
+  action('/hooks/:id/delete', (req, rc) => removeHook(ctxOf(req), repoHookPlace(rc), Number(req.params.id) || 0), 'The webhook is deleted.', hooks);
+  action('/hooks/:id/test', async (req, rc) => testRepoHook(ctxOf(req), rc, doerOf(req), await getHook(ctxOf(req), repoHookPlace(rc), Number(req.params.id) || 0), undefined),
+    'A test delivery is queued.', hookPage);
+  action('/hooks/:id/replay/:uuid', (req, rc) => replayDelivery(ctxOf(req), repoHookPlace(rc), Number(req.params.id) || 0, String(req.params.uuid)), 'The delivery is queued again.', hookPage);
+
+  // Branch protection.
+  r.get(`${repo}/settings/branches`, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    const rules = (await listBranchProtections(ctxOf(req), rc)).map(ruleOut);
+    await show(req, res, rc, 'branches', 'Branch protection', { section: 'branches', rules });
+  }));
+  r.get(`${repo}/settings/branches/edit`, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    const name = typeof req.query.rule === 'string' ? req.query.rule : '';
+    const rule = name ? ruleOut(await getBranchProtection(ctxOf(req), rc, name)) : null;
+    await show(req, res, rc, 'branch-rule', 'Branch protection', { section: 'branches', rule, flags: RULE_FLAGS, lists: RULE_LISTS, texts: RULE_TEXTS });
+  }));
+  const branches = (rc: RepoContext) => `${base(rc)}/branches`;
+  action('/branches/edit', (req, rc, b) => (b.existing
+    ? editBranchProtection(ctxOf(req), rc, b.existing, ruleOption(b))
+    : createBranchProtection(ctxOf(req), rc, { ...ruleOption(b), rule_name: b.rule_name ?? '' })), 'The branch protection rule is saved.', branches);
+  action('/branches/delete', (req, rc, b) => removeBranchProtection(ctxOf(req), rc, b.rule_name ?? ''), 'The branch protection rule is deleted.', branches);
+
+  // why: the Projects tab shows only while the unit is on; boards themselves are not built yet.
+  r.get(`${repo}/projects`, page(async (req, res) => {
+    const rc = await pageRepo(req);
+    const header = await repoHeader(req, rc, 'projects');
+    if (!header.repo.has_projects) throw new NotFound();
+    await renderPage(req, res, 'repo/projects', `Projects - ${rc.owner.name}/${rc.repo.name}`, header);
+  }));
+  return r;
+}
