@@ -224,3 +224,18 @@ export async function readMultipartUpload<T>(req: Request, boundary: string, fil
   if (!sink.started) throw new BadRequest(`multipart body has no file in field "${fileField}"`);
   return sink.finish();
 }
+
+/** A stream read whole into memory, or null (the stream destroyed) once it passes `max` bytes. */
+export async function readCapped(stream: Readable, max: number): Promise<Buffer | null> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      stream.destroy();
+      return null;
+    }
+    parts.push(chunk as Buffer);
+  }
+  return Buffer.concat(parts);
+}

@@ -183,6 +183,32 @@ describe('repository pages', () => {
       expect(gone.status).to.equal(303);
       expect((await w.raw('GET', '/repos/alice/proj/raw/docs/notes.txt', undefined, { token: alice.token })).status).to.equal(404);
     });
+
+    it('uploads a file into a folder with its commit message; refuses a forged upload, a reader and an existing name', async () => {
+      const a = new WebClient(w);
+      await a.signIn('alice', alice.password);
+      expect((await a.get('alice/proj/src/branch/main/docs')).text).to.include('href="/alice/proj/_upload/main/docs"');
+      const form = await a.get('alice/proj/_upload/main/docs');
+      expect(form.text).to.include('enctype="multipart/form-data"');
+      const bytes = Buffer.from([0, 1, 2, 255, 10, 13, 10]);
+      const up = await a.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'data.bin', content: bytes }, { commit_message: 'Upload <data>' });
+      expect(up.status, up.text).to.equal(303);
+      expect(up.location).to.equal('/alice/proj/src/branch/main/docs/data.bin');
+      const got = await fetch(`${w.server.url}api/v1/repos/alice/proj/raw/docs/data.bin`, { headers: { Authorization: `token ${alice.token}` } });
+      expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).to.equal(true);
+      const log = await w.raw('GET', '/repos/alice/proj/commits?limit=1', undefined, { token: alice.token });
+      expect(log.body[0].commit.message.trim()).to.equal('Upload <data>');
+      const headBefore = log.body[0].sha;
+      await a.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'forged.txt', content: 'x' }, {}, { csrf: null });
+      await a.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'data.bin', content: 'replaced' });
+      expect((await a.get('alice/proj/_upload/main/docs')).text).to.match(/class="flash error"/);
+      const b = new WebClient(w);
+      await b.signIn('bob', bob.password);
+      expect((await b.get('alice/proj/_upload/main/docs')).status).to.equal(403);
+      expect((await b.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'reader.txt', content: 'x' })).status).to.equal(403);
+      const after = await w.raw('GET', '/repos/alice/proj/commits?limit=1', undefined, { token: alice.token });
+      expect(after.body[0].sha).to.equal(headBefore);
+    });
   });
 
   it('explore lists what the caller may see, with search; a profile lists its repositories', async () => {

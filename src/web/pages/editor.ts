@@ -1,5 +1,5 @@
 /**
- * The file editor: edit a file, make a new one, delete one, each committed to a branch through the
+ * The file editor: edit a file, make a new one, upload one, delete one, each committed to a branch through the
  * same change service as the API (`changeFiles`: the repository lock, branch protection, hostile
  * paths refused). The Preview tab is a form button, shown whenever the file view would show the
  * file rendered (Markdown, CSV): the server renders what the textarea holds, no script needed.
@@ -8,14 +8,15 @@ import path from 'node:path/posix';
 import express, { type Request, type Response, type Router } from 'express';
 import { settings } from '../../config';
 import { systemCtx } from '../../db';
-import { NotFound } from '../../errors';
+import { HttpError, NotFound } from '../../errors';
 import { fileRenderer } from '../../markup';
 import { formBody } from '../../middleware/input-guard';
+import { readCapped } from '../../middleware/upload';
 import { codeRepo, type CodeRepo } from '../../services/content/access';
 import { locateBrowse, readTextAt } from '../../services/content/browse.service';
 import { changeFiles, type ChangeOp } from '../../services/content/change.service';
 import { renderDocument } from '../../services/markup/markup.service';
-import { flash, requireCsrf, saveIfDirty, unlessRefused } from './context';
+import { flash, formUpload, requireCsrf, saveIfDirty, unlessRefused } from './context';
 import { renderPage } from './render';
 import { page, repoHome, signedIn } from './route';
 
@@ -92,6 +93,36 @@ export function editorPages(): Router {
       res.redirect(303, `${repoHome(cr)}/src/branch/${encodePath(loc.refName)}/${encodePath(filePath)}`);
     }));
   }
+
+  r.get(`${repo}/_upload/*`, page(async (req, res) => {
+    const cr = await writable(req, res);
+    if (!cr) return;
+    const loc = await locateBrowse(cr, 'branch', rest(req));
+    await renderPage(req, res, 'repo/upload', `Upload a file - ${cr.owner.name}/${cr.repo.name}`, {
+      repoName: `${cr.owner.name}/${cr.repo.name}`, branch: loc.refName, dir: loc.treePath, maxMb: settings().repositoryUpload.fileMaxSize,
+      action: `${repoHome(cr)}/_upload/${encodePath(loc.refName)}/${encodePath(loc.treePath)}`, back: `${repoHome(cr)}/src/branch/${encodePath(loc.refName)}/${encodePath(loc.treePath)}`,
+    });
+  }));
+
+  // why: the file streams in as multipart; its commit message and CSRF token are the parts before it.
+  r.post(`${repo}/_upload/*`, page(async (req, res) => {
+    const cr = await writable(req, res);
+    if (!cr) return;
+    const loc = await locateBrowse(cr, 'branch', rest(req));
+    const max = settings().repositoryUpload.fileMaxSize * 1024 * 1024;
+    let filePath = '';
+    const done = await unlessRefused(req, () => formUpload(req, 'file', async (filename, data, fields) => {
+      const name = path.basename(filename.replace(/\\/g, '/'));
+      filePath = loc.treePath ? `${loc.treePath}/${name}` : name;
+      const content = await readCapped(data, max);
+      if (!content) throw new HttpError(413, `the file is larger than ${settings().repositoryUpload.fileMaxSize} MB`);
+      return changeFiles(systemCtx, cr, req.web.principal.user!, { branch: loc.refName, message: fields.commit_message || `Upload ${name}`, files: [{ operation: 'create', path: filePath, content }] });
+    }), async () => { await saveIfDirty(req); res.redirect(303, `${repoHome(cr)}/_upload/${encodePath(loc.refName)}/${encodePath(loc.treePath)}`); });
+    if (!done) return;
+    flash(req, 'success', `Committed ${filePath} to ${loc.refName}.`);
+    await saveIfDirty(req);
+    res.redirect(303, `${repoHome(cr)}/src/branch/${encodePath(loc.refName)}/${encodePath(filePath)}`);
+  }));
 
   r.post(`${repo}/_delete/*`, ...formBody(), csrf, page(async (req, res) => {
     const cr = await writable(req, res);

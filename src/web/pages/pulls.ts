@@ -4,13 +4,13 @@
  * merge is blocked), commits and files changed (the diff, a review with a verdict, and comments on
  * lines). Each action calls the service the API's handler calls.
  */
-import type { Readable } from 'node:stream';
 import express, { type Request, type Router } from 'express';
 import { Validation } from '../../errors';
 import { toPullRequest } from '../../convert/pull';
 import { toTimelineComment } from '../../convert/issue';
 import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
+import { readCapped } from '../../middleware/upload';
 import { canWriteIssues } from '../../services/issue/access';
 import { timeline } from '../../services/issue/timeline.service';
 import { renderComments } from '../../services/markup/markup.service';
@@ -37,21 +37,6 @@ type ShownFile = Omit<DiffFile, 'lines'> & { html: string };
 // why: the diff of two commits never changes; its tables (tens of thousands of rows for a large
 // pull request) are made once per pair of commits and kept, weighed by their size.
 const shownDiffs = new WeightedLru<ShownFile[]>(64 * 1024 * 1024, (fs) => fs.reduce((n, f) => n + f.html.length + 200, 0));
-
-
-async function readCapped(stream: Readable, max: number): Promise<string | null> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > max) {
-      stream.destroy();
-      return null;
-    }
-    parts.push(chunk as Buffer);
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
 
 /** What every tab of a pull request shows at its top. */
 async function pullHead(req: Request, rc: RepoContext, index: number, tab: string) {
@@ -125,7 +110,7 @@ export function pullPages(): Router {
     const key = `${rc.repo.id}\0${head.pull.merge_base}\0${head.pull.head.sha}`;
     let files: ShownFile[] | null | undefined = shownDiffs.get(key);
     if (!files) {
-      const text = await readCapped(await pullDiff(ctxOf(req), rc, index, 'diff', false), MAX_PAGE_DIFF_BYTES);
+      const text = (await readCapped(await pullDiff(ctxOf(req), rc, index, 'diff', false), MAX_PAGE_DIFF_BYTES))?.toString('utf8') ?? null;
       files = text === null ? null : parseDiff(text).map(({ lines, ...f }) => ({ ...f, html: renderFragment('pulls/diff-table', { lines }) }));
       if (files) shownDiffs.set(key, files);
     }
