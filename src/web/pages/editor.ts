@@ -73,7 +73,8 @@ export function editorPages(): Router {
       const loc = await locateBrowse(cr, 'branch', rest(req));
       const dir = mode === 'new' ? loc.treePath : dirOf(loc.treePath);
       const name = mode === 'new' ? (body.file_name ?? '').trim() : path.basename(loc.treePath);
-      const content = fromTextarea(body.content ?? '', /\r\n/.test(body.original_eol ?? ''));
+      // why: a browser sends every line break of a form as CRLF, so the file's own ending travels as a word.
+      const content = fromTextarea(body.content ?? '', body.original_eol === 'crlf');
       const state: EditorState = { mode, branch: loc.refName, dir, name, content, sha: body.last_sha ?? '', message: body.commit_message ?? '', preview: null };
       const filePath = dir ? `${dir}/${name}` : name;
       if (body.action === 'preview') {

@@ -73,6 +73,10 @@ export function pageErrors() {
     const out = mapError(err, `${settings().server.rootUrl}api/swagger`, !!req.web.principal.user?.isAdmin);
     if (out.log) console.error(`[${req.requestId ?? '-'}] ${req.method} ${req.originalUrl}:`, err);
     const message = err instanceof HttpError || out.status < 500 ? out.body.message : 'An internal error occurred.';
-    renderPage(req, res, 'error', `${out.status}`, { status: out.status, message }, out.status).catch(next);
+    // why: a refusal that names a page of the forge (where to enrol a second factor) offers it as a link.
+    const root = settings().server.rootUrl;
+    const at = message.indexOf(root);
+    const link = at >= 0 ? /^\S*/.exec(message.slice(at))![0] : null;
+    renderPage(req, res, 'error', `${out.status}`, { status: out.status, message, link }, out.status).catch(next);
   };
 }
