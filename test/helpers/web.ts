@@ -15,6 +15,14 @@ export class WebClient {
 
   constructor(private readonly w: World) {}
 
+  /** A client signed in as `u` with its password. */
+  static async signedIn(w: World, u: { name: string; password: string }): Promise<WebClient> {
+    const c = new WebClient(w);
+    const res = await c.signIn(u.name, u.password);
+    if (res.status !== 303) throw new Error(`${u.name} could not sign in: ${res.status}`);
+    return c;
+  }
+
   /** The session cookie's value, or undefined. */
   get session(): string | undefined {
     return this.cookies.get('i_like_gitea');

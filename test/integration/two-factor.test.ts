@@ -102,10 +102,8 @@ describe('sessions and two-factor authentication', () => {
     });
 
     it('stores only a hash of the cookie, and the hourly cleanup removes expired sessions only', async () => {
-      const live = new WebClient(w);
-      await live.signIn('alice', alice.password);
-      const gone = new WebClient(w);
-      await gone.signIn('alice', alice.password);
+      const live = await WebClient.signedIn(w, alice);
+      const gone = await WebClient.signedIn(w, alice);
       const hash = (v: string) => crypto.createHash('sha256').update(v).digest('hex');
       expect(await count(w.server, 'SELECT COUNT(*) AS n FROM web_session WHERE id = $1', [live.session])).to.equal(0);
       expect(await count(w.server, 'SELECT COUNT(*) AS n FROM web_session WHERE id = $1', [hash(live.session!)])).to.equal(1);
@@ -147,8 +145,7 @@ describe('sessions and two-factor authentication', () => {
     before(async () => {
       bob = await w.user('bob');
       await apiRepo(w, bob, 'code', { auto_init: true, private: true });
-      web = new WebClient(w);
-      await web.signIn('bob', bob.password);
+      web = await WebClient.signedIn(w, bob);
     });
 
     it('enrols only with a right first code', async () => {
@@ -208,15 +205,13 @@ describe('sessions and two-factor authentication', () => {
     });
 
     it('the scratch code signs in once and is replaced', async () => {
-      const c = new WebClient(w);
-      await c.signIn('bob', bob.password);
+      const c = await WebClient.signedIn(w, bob);
       await c.get('user/two_factor');
       const res = await c.form('user/two_factor/scratch', { token: scratch });
       expect(res.status).to.equal(303);
       expect(res.location).to.equal(`${w.server.url}user/settings/security`);
       expect((await c.get('user/settings/security')).text).to.include('Your scratch code has been used');
-      const d = new WebClient(w);
-      await d.signIn('bob', bob.password);
+      const d = await WebClient.signedIn(w, bob);
       await d.get('user/two_factor');
       expect((await d.form('user/two_factor/scratch', { token: scratch })).status).to.equal(422);
     });

@@ -45,8 +45,7 @@ describe('site administration pages', () => {
       expect(res.status, p).to.equal(303);
       expect(res.location, p).to.include(`user/login?redirect_to=${encodeURIComponent(`/${p}`)}`);
     }
-    const plain = new WebClient(w);
-    await plain.signIn('alice', alice.password);
+    const plain = await WebClient.signedIn(w, alice);
     for (const p of pages) expect((await plain.get(p)).status, p).to.equal(404);
     await plain.get('user/settings');
     const hooksBefore = (await systemHooks()).length;

@@ -29,10 +29,8 @@ describe('issue page sidebar and reactions', () => {
     docsId = (await api('POST', '/labels', { name: 'docs <i>', color: '#0000ee' })).body.id;
     milestoneId = (await api('POST', '/milestones', { title: 'v1 <b>' })).body.id;
     for (const title of ['first', 'second', 'third']) await api('POST', '/issues', { title });
-    a = new WebClient(w);
-    await a.signIn('alice', alice.password);
-    b = new WebClient(w);
-    await b.signIn('bob', bob.password);
+    a = await WebClient.signedIn(w, alice);
+    b = await WebClient.signedIn(w, bob);
   });
   after(async () => { await w?.stop(); });
 

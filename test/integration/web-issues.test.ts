@@ -27,10 +27,8 @@ describe('issue pages', () => {
     await apiRepo(w, alice, 'proj');
     await api('POST', '/labels', { name: 'bug', color: '#ee0701' });
     await put('.gitea/ISSUE_TEMPLATE/bug.md', BUG);
-    a = new WebClient(w);
-    await a.signIn('alice', alice.password);
-    b = new WebClient(w);
-    await b.signIn('bob', bob.password);
+    a = await WebClient.signedIn(w, alice);
+    b = await WebClient.signedIn(w, bob);
   });
   after(async () => { await w?.stop(); });
 

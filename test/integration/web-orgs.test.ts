@@ -36,10 +36,8 @@ describe('organization pages and creation forms', () => {
     expect((await api('POST', '/orgs', carol, { username: 'carolorg' })).status).to.equal(201);
     expect((await api('POST', '/orgs', carol, { username: 'secretorg', visibility: 'private' })).status).to.equal(201);
     expect((await api('POST', '/orgs', carol, { username: 'limitorg', visibility: 'limited' })).status).to.equal(201);
-    a = new WebClient(w);
-    await a.signIn('alice', alice.password);
-    b = new WebClient(w);
-    await b.signIn('bob', bob.password);
+    a = await WebClient.signedIn(w, alice);
+    b = await WebClient.signedIn(w, bob);
   });
   after(async () => { await w?.stop(); });
 
@@ -98,8 +96,7 @@ describe('organization pages and creation forms', () => {
     expect(taken.text).to.include('user already exists').and.include('value="Mine now"');
     expect((await api('GET', '/orgs/carolorg', carol)).body).to.include({ full_name: '', visibility: 'public' });
 
-    const d = new WebClient(w);
-    await d.signIn('dave', dave.password);
+    const d = await WebClient.signedIn(w, dave);
     await d.get('org/create');
     const refused = await d.form('org/create', { org_name: 'daveorg', visibility: 'public' });
     expect(refused.status).to.equal(403);
@@ -160,8 +157,7 @@ describe('organization pages and creation forms', () => {
     expect((await api('PUT', '/orgs/acme/public_members/alice', alice)).status).to.equal(204);
     const members = (text: string) => [...text.matchAll(/class="member" href="[^"]*">([^<]+)</g)].map((m) => m[1]).sort();
     expect(members((await anon().get('org/acme/members')).text)).to.deep.equal(['alice']);
-    const c = new WebClient(w);
-    await c.signIn('carol', carol.password);
+    const c = await WebClient.signedIn(w, carol);
     expect(members((await c.get('org/acme/members')).text)).to.deep.equal(['alice']);
     const inside = await b.get('org/acme/members');
     expect(members(inside.text)).to.deep.equal(['alice', 'bob']);
@@ -187,8 +183,7 @@ describe('organization pages and creation forms', () => {
     expect((await api('GET', '/orgs/acme/members/alice', alice)).status).to.equal(204);
     expect(((await api('GET', '/orgs/acme/teams', alice)).body as { name: string }[]).map((t) => t.name).sort()).to.deep.equal(['Owners', 'devs']);
     expect((await new WebClient(w).get('org/acme/teams')).status).to.equal(303);
-    const c = new WebClient(w);
-    await c.signIn('carol', carol.password);
+    const c = await WebClient.signedIn(w, carol);
     expect((await c.get('org/acme/teams')).status).to.equal(403);
     expect((await c.get('org/acme/teams/devs')).status).to.equal(404);
   });

@@ -77,8 +77,7 @@ describe('pull request pages', () => {
     expect(ready.text).to.include('This pull request can be merged.');
     for (const s of ['merge', 'rebase', 'squash']) expect(ready.text).to.include(`name="style" value="${s}"`);
     // why: carol can read the repository but not write it.
-    const c = new WebClient(w);
-    await c.signIn('carol', carol.password);
+    const c = await WebClient.signedIn(w, carol);
     await c.get('alice/proj/pulls/1');
     await c.form('alice/proj/pulls/1/merge', { style: 'squash' });
     expect((await api('GET', '/pulls/1', undefined, carol)).body.merged).to.equal(false);

@@ -22,10 +22,8 @@ describe('branch, tag and release pages', () => {
     w = await startWorld();
     [alice, bob] = [await w.user('alice'), await w.user('bob')];
     await apiRepo(w, alice, 'proj');
-    a = new WebClient(w);
-    await a.signIn('alice', alice.password);
-    b = new WebClient(w);
-    await b.signIn('bob', bob.password);
+    a = await WebClient.signedIn(w, alice);
+    b = await WebClient.signedIn(w, bob);
   });
   after(async () => { await w?.stop(); });
 

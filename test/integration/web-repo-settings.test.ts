@@ -36,10 +36,8 @@ describe('repository settings pages', () => {
     w = await startWorld({ env: { FORGE__WEBHOOK__ALLOWED_HOST_LIST: 'loopback' } });
     [alice, bob] = [await w.user('alice'), await w.user('bob')];
     await apiRepo(w, alice, 'proj');
-    a = new WebClient(w);
-    await a.signIn('alice', alice.password);
-    b = new WebClient(w);
-    await b.signIn('bob', bob.password);
+    a = await WebClient.signedIn(w, alice);
+    b = await WebClient.signedIn(w, bob);
   });
   after(async () => {
     await w?.stop();

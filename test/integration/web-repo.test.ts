@@ -104,12 +104,10 @@ describe('repository pages', () => {
 
   it('keeps a private repository to those who may read it; the owner browses and downloads with the session', async () => {
     expect((await anon().get('alice/hidden')).status).to.equal(404);
-    const b = new WebClient(w);
-    await b.signIn('bob', bob.password);
+    const b = await WebClient.signedIn(w, bob);
     expect((await b.get('alice/hidden')).status).to.equal(404);
     expect((await b.get('alice/hidden/raw/branch/main/README.md')).status).to.equal(404);
-    const a = new WebClient(w);
-    await a.signIn('alice', alice.password);
+    const a = await WebClient.signedIn(w, alice);
     const home = await a.get('alice/hidden');
     expect(home.status).to.equal(200);
     expect(home.text).to.include('<span class="badge">Private</span>');
@@ -123,11 +121,9 @@ describe('repository pages', () => {
     const blobSha = async (file: string) => (await w.raw('GET', `/repos/alice/proj/contents/${file}`, undefined, { token: alice.token })).body.sha as string;
 
     it('offers editing to writers only; a reader is refused and nothing changes', async () => {
-      const a = new WebClient(w);
-      await a.signIn('alice', alice.password);
+      const a = await WebClient.signedIn(w, alice);
       expect((await a.get('alice/proj/src/branch/main/README.md')).text).to.include('href="/alice/proj/_edit/main/README.md"');
-      const b = new WebClient(w);
-      await b.signIn('bob', bob.password);
+      const b = await WebClient.signedIn(w, bob);
       expect((await b.get('alice/proj/src/branch/main/README.md')).text).not.to.include('_edit/');
       expect((await b.get('alice/proj/_edit/main/README.md')).status).to.equal(403);
       const before = await raw('README.md');
@@ -138,8 +134,7 @@ describe('repository pages', () => {
     });
 
     it('previews a Markdown file without committing, then commits it with the message given', async () => {
-      const a = new WebClient(w);
-      await a.signIn('alice', alice.password);
+      const a = await WebClient.signedIn(w, alice);
       const form = await a.get('alice/proj/_edit/main/docs/guide.md');
       expect(form.status).to.equal(200);
       expect(form.text).to.include('name="action" value="preview"');
@@ -164,8 +159,7 @@ describe('repository pages', () => {
     });
 
     it('makes a new file, refuses hostile names, and deletes a file', async () => {
-      const a = new WebClient(w);
-      await a.signIn('alice', alice.password);
+      const a = await WebClient.signedIn(w, alice);
       await a.get('alice/proj/_new/main/docs');
       for (const bad of ['../escape.txt', '.git/config', 'a\\..\\b', '']) {
         const res = await a.form('alice/proj/_new/main/docs', { file_name: bad, content: 'x', action: 'commit' });
@@ -185,8 +179,7 @@ describe('repository pages', () => {
     });
 
     it('uploads a file into a folder with its commit message; refuses a forged upload, a reader and an existing name', async () => {
-      const a = new WebClient(w);
-      await a.signIn('alice', alice.password);
+      const a = await WebClient.signedIn(w, alice);
       expect((await a.get('alice/proj/src/branch/main/docs')).text).to.include('href="/alice/proj/_upload/main/docs"');
       const form = await a.get('alice/proj/_upload/main/docs');
       expect(form.text).to.include('enctype="multipart/form-data"');
@@ -202,8 +195,7 @@ describe('repository pages', () => {
       await a.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'forged.txt', content: 'x' }, {}, { csrf: null });
       await a.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'data.bin', content: 'replaced' });
       expect((await a.get('alice/proj/_upload/main/docs')).text).to.match(/class="flash error"/);
-      const b = new WebClient(w);
-      await b.signIn('bob', bob.password);
+      const b = await WebClient.signedIn(w, bob);
       expect((await b.get('alice/proj/_upload/main/docs')).status).to.equal(403);
       expect((await b.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'reader.txt', content: 'x' })).status).to.equal(403);
       const after = await w.raw('GET', '/repos/alice/proj/commits?limit=1', undefined, { token: alice.token });
@@ -221,8 +213,7 @@ describe('repository pages', () => {
     const profile = await anon().get('alice');
     expect(profile.status).to.equal(200);
     expect(profile.text).to.include('>alice/proj</a>').and.not.include('alice/hidden');
-    const a = new WebClient(w);
-    await a.signIn('alice', alice.password);
+    const a = await WebClient.signedIn(w, alice);
     expect((await a.get('alice')).text).to.include('>alice/hidden</a>');
   });
 });

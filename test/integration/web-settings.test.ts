@@ -21,8 +21,7 @@ describe('settings: access tokens', () => {
     w = await startWorld();
     [alice, bob] = [await w.user('alice'), await w.user('bob')];
     await apiRepo(w, alice, 'proj', { auto_init: true, private: true });
-    a = new WebClient(w);
-    await a.signIn('alice', alice.password);
+    a = await WebClient.signedIn(w, alice);
   });
   after(async () => { await w?.stop(); });
 
@@ -61,8 +60,7 @@ describe('settings: access tokens', () => {
     const page = await a.get('user/settings/applications');
     const raw = /is ([0-9a-f]{40})\. Copy it now/.exec(page.text)![1];
     const id = /<strong class="token-name">short-lived<\/strong>[\s\S]*?name="id" value="(\d+)"/.exec(page.text)![1];
-    const b = new WebClient(w);
-    await b.signIn('bob', bob.password);
+    const b = await WebClient.signedIn(w, bob);
     await b.get('user/settings/applications');
     expect((await b.form('user/settings/applications/delete', { id })).status).to.equal(404);
     expect((await a.form('user/settings/applications/delete', { id }, { csrf: null })).status).to.equal(403);
@@ -82,8 +80,7 @@ describe('settings: SSH and GPG keys', () => {
   before(async () => {
     w = await startWorld();
     alice = await w.user('alice');
-    a = new WebClient(w);
-    await a.signIn('alice', alice.password);
+    a = await WebClient.signedIn(w, alice);
   });
   after(async () => { await w?.stop(); });
 
@@ -141,8 +138,7 @@ describe('settings: profile, emails, blocked users', () => {
     w = await startWorld();
     alice = await w.user('alice');
     await w.user('bob');
-    a = new WebClient(w);
-    await a.signIn('alice', alice.password);
+    a = await WebClient.signedIn(w, alice);
   });
   after(async () => { await w?.stop(); });
 
