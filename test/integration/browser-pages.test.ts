@@ -4,8 +4,12 @@
  * and browses the site but gets a repository refused with a link to enrol; once enrolled, they
  * create a repository from the form, make a token in the settings, push with git over HTTP, and
  * edit the pushed file with the Preview tab; then the settings, branches, releases and the
- * dashboard pages. Any dialog, page error or console error fails the test; screenshots are kept.
+ * dashboard pages; a form posted from another site (same-site, another port: the session cookie
+ * goes with it) and a foreign `redirect_to` are refused. Any dialog, page error or console error
+ * fails the test; screenshots are kept.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import * as OTPAuth from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
@@ -121,5 +125,38 @@ describe('repository pages in a browser, with two-factor authentication enforced
     await page.goto(url());
     expect(await page.locator('main').textContent()).to.include('erin/tool');
     await screenshot(page, 'dashboard-feed');
+  });
+
+  it('refuses a form another site posts with the session, and keeps redirect_to on the forge', async () => {
+    const target = url('erin/tool/settings/delete');
+    const evil = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<form method="post" action="${target}"><input name="confirm" value="tool"></form><script>document.forms[0].submit()</script>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = page.waitForResponse((r) => r.url() === target);
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const refused = await answer;
+      expect(refused.status()).to.equal(403);
+      expect((await refused.request().allHeaders()).cookie ?? '', 'the cookie went with it, so the forge itself refused').to.include('i_like_gitea=');
+    } finally {
+      await new Promise<void>((resolve) => evil.close(() => resolve()));
+    }
+    expect((await w.raw('GET', '/repos/erin/tool', undefined, { token })).status).to.equal(200);
+
+    await page.click('header form[action$="/user/logout"] button');
+    const finn = await w.user('finn');
+    for (const bad of ['//evil.example/', '/\\\\evil.example', 'https://evil.example/', '/%2F%2Fevil.example', 'javascript:alert(1)']) {
+      await page.goto(url(`user/login?redirect_to=${encodeURIComponent(bad)}`));
+      await page.fill('input[name=user_name]', 'finn');
+      await page.fill('input[name=password]', finn.password);
+      await Promise.all([page.waitForEvent('load'), page.click('form[action*="/user/login"] button[type=submit]')]);
+      expect(page.url(), bad).to.equal(url());
+      await Promise.all([page.waitForEvent('load'), page.click('header form[action$="/user/logout"] button')]);
+    }
+    await page.goto(url(`user/login?redirect_to=${encodeURIComponent('/explore/repos?q=x')}`));
+    await page.fill('input[name=user_name]', 'finn');
+    await page.fill('input[name=password]', finn.password);
+    await Promise.all([page.waitForURL(url('explore/repos?q=x')), page.click('form[action*="/user/login"] button[type=submit]')]);
   });
 });
