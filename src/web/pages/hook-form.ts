@@ -17,8 +17,8 @@ export function hookFormValues(h?: Hook) {
 
 /**
  * The hook the form asks for (a Gitea hook): "all events" names every event, "these events"
- * the ticked ones, and at least one. The secret and the authorization header are sent only when
- * typed, so an edit that leaves them empty keeps them.
+ * the ticked ones, and at least one. The secret (a new hook's only, as an edit keeps it) and the
+ * authorization header are sent only when typed, so an edit that leaves the header empty keeps it.
  */
 export function hookFormOption(b: Record<string, string>): Omit<CreateHookOption, 'type'> {
   const events: string[] = b.events === 'choose' ? STORED_KEYS.filter((e) => b[`event-${e}`] === 'on') : [...STORED_KEYS];
