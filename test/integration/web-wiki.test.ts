@@ -27,7 +27,8 @@ describe('wiki pages', () => {
   const root = () => w.server.url;
 
   before(async () => {
-    w = await startWorld();
+    // why: a small blob limit makes a page "too large" without a megabyte of test data.
+    w = await startWorld({ env: { FORGE__API__DEFAULT_MAX_BLOB_SIZE: '4096' } });
     [alice, bob] = [await w.user('alice'), await w.user('bob')];
     await apiRepo(w, alice, 'proj');
     a = await WebClient.signedIn(w, alice);
@@ -186,6 +187,16 @@ describe('wiki pages', () => {
     expect((await api('GET', '/wiki/page/Renamed-Page')).status).to.equal(404);
     const list = await a.get('alice/proj/wiki/_pages');
     expect(list.text).to.include('is deleted').and.not.include('Renamed-Page');
+  });
+
+  it('refuses to edit a page larger than the text the wiki service reads, which stays as it was', async () => {
+    const big = `# Big\n\n${'word '.repeat(1000)}\n`;
+    expect((await api('POST', '/wiki/new', { title: 'Big', content_base64: Buffer.from(big).toString('base64') })).status).to.equal(201);
+    const form = await a.get('alice/proj/wiki/Big?action=_edit');
+    expect(form.status).to.equal(413);
+    expect(form.text).to.include('too large to edit in the browser');
+    expect(form.text).not.to.include('name="content"');
+    expect((await a.get('alice/proj/wiki/raw/Big')).text).to.equal(big);
   });
 
   it('answers 404 when the repository disables its wiki', async () => {

@@ -70,8 +70,13 @@ export async function renderDocument(ctx: DbContext, p: Principal, input: Render
     full.mentionable = await visibleNamesAmong(ctx, users.slice(0, MAX_MENTION_CANDIDATES), visibilityScopeOf(p));
     if (rc && !rc.repo.isEmpty && rc.perm.can(UnitType.Code, AccessMode.Read)) full.commits = await existingCommits(rc, shas.slice(0, MAX_COMMIT_CANDIDATES));
   }
-  if (input.text.length <= INLINE_MAX_CHARS) return render(full);
-  return runTask('renderMarkup', { input: full, timeoutMs: settings().markup.renderTimeout * 1000 });
+  return renderHere(full);
+}
+
+/** A short text renders in this thread; a long one in the worker pool, within `[markup] RENDER_TIMEOUT`. */
+function renderHere(input: RenderInput): Promise<string> | string {
+  if (input.text.length <= INLINE_MAX_CHARS) return render(input);
+  return runTask('renderMarkup', { input, timeoutMs: settings().markup.renderTimeout * 1000 });
 }
 
 /**
@@ -92,10 +97,7 @@ export async function renderComments(ctx: DbContext, p: Principal, rc: RepoConte
   const mentionable = await visibleNamesAmong(ctx, [...users].slice(0, MAX_MENTION_CANDIDATES * 10), visibilityScopeOf(p));
   const commits = !rc.repo.isEmpty && rc.perm.can(UnitType.Code, AccessMode.Read) ? await existingCommits(rc, [...shas].slice(0, MAX_COMMIT_CANDIDATES * 10)) : {};
   const breaks = lineBreaks('comment');
-  return Promise.all(texts.map((text) => {
-    const input: RenderInput = { mode: 'comment', text, links, mentionable, commits, breaks };
-    return text.length <= INLINE_MAX_CHARS ? render(input) : runTask('renderMarkup', { input, timeoutMs: settings().markup.renderTimeout * 1000 });
-  }));
+  return Promise.all(texts.map((text) => renderHere({ mode: 'comment', text, links, mentionable, commits, breaks })));
 }
 
 function lineBreaks(mode: RenderMode): boolean {

@@ -8,7 +8,6 @@
  * notification handlers call, so the same visibility rules apply.
  */
 import express, { type Request, type Response, type Router } from 'express';
-import { systemCtx } from '../../db';
 import { settings } from '../../config';
 import { BadRequest } from '../../errors';
 import { toNotificationThread } from '../../convert/notification';
@@ -199,8 +198,8 @@ export function dashboardPages(): Router {
   const csrf = requireCsrf();
 
   r.get('/', page(async (req: Request, res: Response) => {
-    const user = req.web.principal.user;
-    const mustEnrol = !!user && settings().security.twoFactorAuth === 'enforced' && !Object.values(await secondFactorsOf(systemCtx, user.id)).some(Boolean);
+    const user = req.principal.user;
+    const mustEnrol = !!user && settings().security.twoFactorAuth === 'enforced' && !Object.values(await secondFactorsOf(ctxOf(req), user.id)).some(Boolean);
     // why: a user who must enrol a second factor reaches no repository, so the feed of their contents is not shown either.
     const data = user && !mustEnrol ? await dashboard(req) : null;
     await renderPage(req, res, 'home', user ? 'Dashboard' : settings().appName, { mustEnrol, ...(data ?? {}) });

@@ -6,8 +6,8 @@
  */
 import path from 'node:path/posix';
 import express, { type Request, type Response, type Router } from 'express';
+import { ctxOf } from '../../middleware/context';
 import { settings } from '../../config';
-import { systemCtx } from '../../db';
 import { HttpError, NotFound } from '../../errors';
 import { fileRenderer } from '../../markup';
 import { formBody } from '../../middleware/input-guard';
@@ -28,7 +28,7 @@ interface EditorState { mode: 'edit' | 'new'; branch: string; dir: string; name:
 
 async function writable(req: Request, res: Response): Promise<CodeRepo | null> {
   if (!signedIn(req, res)) return null;
-  return codeRepo(systemCtx, req.web.principal, String(req.params.owner), String(req.params.repo), 'write');
+  return codeRepo(ctxOf(req), req.principal, String(req.params.owner), String(req.params.repo), 'write');
 }
 
 async function showEditor(req: Request, res: Response, cr: CodeRepo, s: EditorState, status = 200): Promise<void> {
@@ -78,7 +78,7 @@ export function editorPages(): Router {
       const state: EditorState = { mode, branch: loc.refName, dir, name, content, sha: body.last_sha ?? '', message: body.commit_message ?? '', preview: null };
       const filePath = dir ? `${dir}/${name}` : name;
       if (body.action === 'preview') {
-        state.preview = await renderDocument(systemCtx, req.web.principal, {
+        state.preview = await renderDocument(ctxOf(req), req.principal, {
           mode: 'file', text: content, filePath, links: { app: settings().server.rootUrl, repo: cr.urls.html, branchPath: `branch/${loc.refName}`, treePath: dir },
         }, cr);
         return showEditor(req, res, cr, state);
@@ -86,7 +86,7 @@ export function editorPages(): Router {
       const op: ChangeOp = mode === 'new'
         ? { operation: 'create', path: filePath, content: Buffer.from(content) }
         : { operation: 'update', path: filePath, content: Buffer.from(content), sha: state.sha };
-      const done = await unlessRefused(req, () => changeFiles(systemCtx, cr, req.web.principal.user!, { branch: loc.refName, message: state.message, files: [op] }),
+      const done = await unlessRefused(req, () => changeFiles(ctxOf(req), cr, req.principal.user!, { branch: loc.refName, message: state.message, files: [op] }),
         (status) => showEditor(req, res, cr, state, status));
       if (!done) return;
       flash(req, 'success', `Committed ${filePath} to ${loc.refName}.`);
@@ -117,7 +117,7 @@ export function editorPages(): Router {
       filePath = loc.treePath ? `${loc.treePath}/${name}` : name;
       const content = await readCapped(data, max);
       if (!content) throw new HttpError(413, `the file is larger than ${settings().repositoryUpload.fileMaxSize} MB`);
-      return changeFiles(systemCtx, cr, req.web.principal.user!, { branch: loc.refName, message: fields.commit_message || `Upload ${name}`, files: [{ operation: 'create', path: filePath, content }] });
+      return changeFiles(ctxOf(req), cr, req.principal.user!, { branch: loc.refName, message: fields.commit_message || `Upload ${name}`, files: [{ operation: 'create', path: filePath, content }] });
     }), async () => { await saveIfDirty(req); res.redirect(303, `${repoHome(cr)}/_upload/${encodePath(loc.refName)}/${encodePath(loc.treePath)}`); });
     if (!done) return;
     flash(req, 'success', `Committed ${filePath} to ${loc.refName}.`);
@@ -131,7 +131,7 @@ export function editorPages(): Router {
     const loc = await locateBrowse(cr, 'branch', rest(req));
     if (!loc.treePath) throw new NotFound();
     const body = req.body as Record<string, string>;
-    await changeFiles(systemCtx, cr, req.web.principal.user!, { branch: loc.refName, message: body.commit_message, files: [{ operation: 'delete', path: loc.treePath, sha: body.last_sha }] });
+    await changeFiles(ctxOf(req), cr, req.principal.user!, { branch: loc.refName, message: body.commit_message, files: [{ operation: 'delete', path: loc.treePath, sha: body.last_sha }] });
     flash(req, 'success', `Deleted ${loc.treePath} from ${loc.refName}.`);
     await saveIfDirty(req);
     res.redirect(303, `${repoHome(cr)}/src/branch/${encodePath(loc.refName)}/${encodePath(dirOf(loc.treePath))}`);

@@ -4,8 +4,8 @@
  * members, and its teams for members).
  */
 import express, { type Request, type Response, type Router } from 'express';
+import { ctxOf } from '../../middleware/context';
 import { settings } from '../../config';
-import { systemCtx } from '../../db';
 import { NotFound } from '../../errors';
 import { toRepositoryView } from '../../convert/repo';
 import { listRepos } from '../../services/repo/repo.service';
@@ -23,7 +23,7 @@ const RESERVED = new Set(['api', 'assets', 'explore', 'user', 'swagger', 'swagge
 
 async function repoList(req: Request, q: { keyword?: string; ownerId?: number }) {
   const pageNo = pageNumber(req);
-  const { views, count } = await listRepos(systemCtx, req.web.principal, { ...q, sort: q.ownerId ? 'updated' : 'alpha', order: q.ownerId ? 'desc' : 'asc', limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+  const { views, count } = await listRepos(ctxOf(req), req.principal, { ...q, sort: q.ownerId ? 'updated' : 'alpha', order: q.ownerId ? 'desc' : 'asc', limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
   return { repos: views.map((v) => toRepositoryView(v, null, settings().server.rootUrl)), total: count, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) };
 }
 
@@ -46,23 +46,23 @@ export function explorePages(): Router {
   r.get('/explore/users', page(async (req: Request, res: Response) => {
     const q = searchTerm(req);
     const pageNo = pageNumber(req);
-    const { rows, count } = await searchUsers(systemCtx, req.web.principal, { keyword: q, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+    const { rows, count } = await searchUsers(ctxOf(req), req.principal, { keyword: q, limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
     await renderPage(req, res, 'explore/owners', 'Explore users', { q, tab: 'users', owners: ownerRows(rows), total: count, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) });
   }));
   r.get('/explore/organizations', page(async (req: Request, res: Response) => {
     const q = searchTerm(req);
     const pageNo = pageNumber(req);
-    const { rows, count } = await listVisibleOrgs(systemCtx, req.web.principal, PAGE_SIZE, (pageNo - 1) * PAGE_SIZE, q);
+    const { rows, count } = await listVisibleOrgs(ctxOf(req), req.principal, PAGE_SIZE, (pageNo - 1) * PAGE_SIZE, q);
     await renderPage(req, res, 'explore/owners', 'Explore organizations', { q, tab: 'organizations', owners: ownerRows(rows), total: count, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) });
   }));
   r.get('/:owner', page(async (req: Request, res: Response) => {
     const name = String(req.params.owner);
     if (RESERVED.has(name.toLowerCase())) throw new NotFound();
-    const owner = await lookupOwner(systemCtx, req.web.principal, name);
+    const owner = await lookupOwner(ctxOf(req), req.principal, name);
     const isOrg = owner.type === UserType.Organization;
     await renderPage(req, res, 'user/profile', owner.name, {
       owner: { name: owner.name, fullName: owner.fullName, description: owner.description, website: owner.website, location: owner.location, isOrg },
-      org: isOrg ? { name: owner.name, isMember: await seesAllMembers(systemCtx, req.web.principal, owner) } : null,
+      org: isOrg ? { name: owner.name, isMember: await seesAllMembers(ctxOf(req), req.principal, owner) } : null,
       ...(await repoList(req, { ownerId: owner.id })),
     });
   }));

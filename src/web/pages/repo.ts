@@ -5,8 +5,8 @@
  * may not read is the same 404 as the API's.
  */
 import express, { type Request, type Response, type Router } from 'express';
+import { ctxOf } from '../../middleware/context';
 import { settings } from '../../config';
-import { systemCtx } from '../../db';
 import { NotFound } from '../../errors';
 import { toRepositoryView } from '../../convert/repo';
 import { codeRepo, type CodeRepo } from '../../services/content/access';
@@ -30,9 +30,9 @@ const rest = (req: Request) => String((req.params as unknown as Record<string, s
 
 /** The header every repository page shows: names, description, topics, counts, clone URLs, tabs. */
 export async function repoHeader(req: Request, rc: RepoContext, tab: string) {
-  const view = await viewOf(systemCtx, req.web.principal, rc.repo, rc.owner, rc.perm);
+  const view = await viewOf(ctxOf(req), req.principal, rc.repo, rc.owner, rc.perm);
   const api = toRepositoryView(view, null, settings().server.rootUrl);
-  return { repo: api, topics: await repoTopicNames(systemCtx, rc), tab, base: repoHome(rc) };
+  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc) };
 }
 
 /** Breadcrumb links of a tree path. */
@@ -45,7 +45,7 @@ async function showTree(req: Request, res: Response, cr: CodeRepo, kind: RefKind
   const header = await repoHeader(req, cr, 'code');
   if (cr.repo.isEmpty) return renderPage(req, res, 'repo/empty', `${cr.owner.name}/${cr.repo.name}`, header);
   const loc = await locateBrowse(cr, kind, path);
-  const view = await browse(systemCtx, req.web.principal, cr, loc);
+  const view = await browse(ctxOf(req), req.principal, cr, loc);
   const refPath = `${loc.refKind}/${loc.refKind === 'commit' ? loc.refName : loc.refName.split('/').map(encodeURIComponent).join('/')}`;
   const title = loc.treePath ? `${loc.treePath} at ${loc.refName} - ${cr.owner.name}/${cr.repo.name}` : `${cr.owner.name}/${cr.repo.name}`;
   // why: the editor commits to branches only, for writers of a repository that is not archived.
@@ -59,7 +59,7 @@ async function showTree(req: Request, res: Response, cr: CodeRepo, kind: RefKind
 export function repoPages(): Router {
   const r = express.Router();
   const repo = '/:owner/:repo';
-  const cr = (req: Request) => codeRepo(systemCtx, req.web.principal, param(req, 'owner'), param(req, 'repo'));
+  const cr = (req: Request) => codeRepo(ctxOf(req), req.principal, param(req, 'owner'), param(req, 'repo'));
 
   r.get(repo, page(async (req, res) => showTree(req, res, await cr(req), undefined, '')));
   for (const kind of ['branch', 'tag', 'commit'] as const) {
@@ -69,7 +69,7 @@ export function repoPages(): Router {
       const header = await repoHeader(req, c, 'commits');
       const loc = await locateBrowse(c, kind, rest(req));
       const pageNo = pageNumber(req);
-      const list = await listCommits(systemCtx, c, { sha: loc.commitId, path: loc.treePath || undefined, skip: (pageNo - 1) * PAGE_SIZE, limit: PAGE_SIZE, stat: false, files: false, verification: false });
+      const list = await listCommits(ctxOf(req), c, { sha: loc.commitId, path: loc.treePath || undefined, skip: (pageNo - 1) * PAGE_SIZE, limit: PAGE_SIZE, stat: false, files: false, verification: false });
       await renderPage(req, res, 'repo/commits', `Commits - ${c.owner.name}/${c.repo.name}`, {
         ...header, loc, commits: list.commits, total: list.total, pageNo, pages: Math.max(1, Math.ceil(list.total / PAGE_SIZE)),
       });
@@ -80,7 +80,7 @@ export function repoPages(): Router {
     const sha = param(req, 'sha');
     if (!/^[0-9a-f]{4,64}$/i.test(sha)) throw new NotFound();
     const header = await repoHeader(req, c, 'commits');
-    const { commits } = await getCommit(systemCtx, c, sha, { stat: false, files: false, verification: false });
+    const { commits } = await getCommit(ctxOf(req), c, sha, { stat: false, files: false, verification: false });
     const diff = await commitDiffText(c, commits[0].id, MAX_PAGE_DIFF_BYTES);
     await renderPage(req, res, 'repo/commit', `${commits[0].message.split('\n')[0]} - ${c.owner.name}/${c.repo.name}`, {
       ...header, commit: commits[0], files: diff === null ? null : parseDiff(diff),

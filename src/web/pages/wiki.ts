@@ -191,6 +191,9 @@ export function wikiPages(): Router {
     if (action !== '_edit') return showPage(req, res, w, wp);
     if (!signedIn(req, res)) return;
     if (!canEdit(req, w)) throw new NotFound();
+    const found = await findPage(w.gitDir, await wikiCommitOr404(w), wp);
+    // why: the wiki service reads no text past [api] DEFAULT_MAX_BLOB_SIZE; an empty form saved would wipe the page.
+    if (found && found.entry.size > settings().api.defaultMaxBlobSize) throw new HttpError(413, 'this page is too large to edit in the browser: clone the wiki to change it');
     const p = await getPage(w, wp);
     await pageForm(req, res, w, wp, { title: p.title, content: decode(p.content_base64), message: '' });
   });
