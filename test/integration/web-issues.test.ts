@@ -123,4 +123,20 @@ describe('issue pages', () => {
     expect((await api('GET', '/issues?state=all')).body.length).to.equal(before);
     expect((await api('GET', '/issues/1')).body.pin_order).to.equal(0);
   });
+
+  it('filters the list by label and milestone, and its tabs and pager keep the filters', async () => {
+    const bug = (await api('GET', '/labels')).body.find((l: { name: string }) => l.name === 'bug').id as number;
+    const ms = (await api('POST', '/milestones', { title: 'v2 <b>' })).body.id as number;
+    await api('POST', '/issues', { title: 'In the milestone', milestone: ms });
+    for (let n = 0; n < 21; n++) await api('POST', '/issues', { title: `Bug ${n}`, labels: [bug] });
+    const byLabel = await a.get(`alice/proj/issues?labels=${bug}`);
+    expect(byLabel.text).to.include('22 issues').and.not.include('In the milestone');
+    expect(byLabel.text).to.include(`href="?state=open&amp;labels=${bug}&amp;page=2"`);
+    expect(byLabel.text).to.include(`href="/alice/proj/issues?state=closed&amp;labels=${bug}"`);
+    expect(byLabel.text).to.include(`<option value="${bug}" selected>bug</option>`).and.include('v2 &lt;b&gt;');
+    expect((await a.get(`alice/proj/issues?labels=${bug}&page=2`)).text).to.include('Bug 0').and.include('Page 2 of 2');
+    const byMilestone = await a.get(`alice/proj/issues?milestone=${ms}`);
+    expect(byMilestone.text).to.include('1 issues').and.include('In the milestone');
+    expect((await a.get(`alice/proj/issues?labels=${bug}&milestone=${ms}`)).text).to.include('0 issues');
+  });
 });

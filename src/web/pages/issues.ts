@@ -15,7 +15,8 @@ import { canWriteIssues } from '../../services/issue/access';
 import { createComment } from '../../services/issue/comment.service';
 import { editIssue } from '../../services/issue/issue-edit.service';
 import { createIssue, getIssue, listIssues } from '../../services/issue/issue.service';
-import { listLabels, repoOwner } from '../../services/issue/label.service';
+import { listLabels, repoOwner, usableLabels } from '../../services/issue/label.service';
+import { listMilestones } from '../../services/issue/milestone.service';
 import { pinIssue, unpinIssue } from '../../services/issue/pin.service';
 import { blankIssueAllowed, listIssueTemplates } from '../../services/issue/template';
 import { myStopwatches, startStopwatch, stopStopwatch } from '../../services/issue/time.service';
@@ -62,12 +63,23 @@ export function issuePages(): Router {
 
   r.get(`${repo}/issues`, page(async (req, res) => {
     const rc = await pageRepo(req);
+    const ctx = ctxOf(req);
     const state = listState(req);
     const q = typeof req.query.q === 'string' ? req.query.q.slice(0, 255) : '';
+    const label = Math.max(0, Math.floor(Number(req.query.labels)) || 0);
+    const milestone = Math.max(0, Math.floor(Number(req.query.milestone)) || 0);
     const pageNo = pageNumber(req);
-    const { items, total } = await listIssues(ctxOf(req), rc, { type: 'issues', isClosed: state === 'all' ? undefined : state === 'closed', keyword: q || undefined }, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+    const { items, total } = await listIssues(ctx, rc, {
+      type: 'issues', isClosed: state === 'all' ? undefined : state === 'closed', keyword: q || undefined,
+      allLabelIds: label ? [label] : undefined, milestoneIds: milestone ? [milestone] : undefined,
+    }, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+    // why: every link of the page (tabs, filters, pager) keeps the other filters.
+    const filters = { q, labels: label || '', milestone: milestone || '' };
+    const query = (over: Record<string, unknown>) => new URLSearchParams(Object.entries({ state, ...filters, ...over }).filter(([, v]) => v !== '').map(([k, v]): [string, string] => [k, String(v)])).toString();
     await renderPage(req, res, 'issues/list', `Issues - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoHome(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, issues: items.map((v) => toIssueOf(v, viewerOf(req))), state, q, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+      base: repoHome(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, issues: items.map((v) => toIssueOf(v, viewerOf(req))), state, q, label, milestone,
+      labels: await usableLabels(ctx, rc), milestones: (await listMilestones(ctx, rc, 'all', undefined)).rows.map((m) => ({ id: m.id, title: m.name })),
+      stateQuery: (s: string) => query({ state: s }), total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)), pagerQuery: query({}),
     });
   }));
 

@@ -57,6 +57,7 @@ export function pullPages(): Router {
     const { items, total } = await listPulls(ctxOf(req), req.principal, rc, { isClosed: state === 'all' ? undefined : state === 'closed' }, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
     await renderPage(req, res, 'pulls/list', `Pull requests - ${rc.owner.name}/${rc.repo.name}`, {
       base: repoHome(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, pulls: items.map((v) => toPullRequest(v, viewerOf(req))), state, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+      pagerQuery: `state=${state}`,
     });
   }));
 
