@@ -74,6 +74,11 @@ export async function cancelStopwatch(ctx: DbContext, doer: UserModel, rc: RepoC
 /** A running stopwatch with its issue and repository names. */
 export interface StopwatchView { row: StopwatchModel; issue: IssueModel; owner: string; repo: string }
 
+/** Does the user's stopwatch run on this issue? */
+export async function stopwatchRunning(ctx: DbContext, doer: UserModel, issueId: number): Promise<boolean> {
+  return (await findStopwatch(ctx, doer.id, issueId)) !== null;
+}
+
 /** The caller's running stopwatches. */
 export async function myStopwatches(ctx: DbContext, doer: UserModel): Promise<StopwatchView[]> {
   const rows = await stopwatchesOf(ctx, doer.id);

@@ -19,7 +19,7 @@ import { listLabels, repoOwner, usableLabels } from '../../services/issue/label.
 import { listMilestones } from '../../services/issue/milestone.service';
 import { pinIssue, unpinIssue } from '../../services/issue/pin.service';
 import { blankIssueAllowed, listIssueTemplates } from '../../services/issue/template';
-import { myStopwatches, startStopwatch, stopStopwatch } from '../../services/issue/time.service';
+import { startStopwatch, stopStopwatch, stopwatchRunning } from '../../services/issue/time.service';
 import { timeline } from '../../services/issue/timeline.service';
 import { renderComments, renderDocument } from '../../services/markup/markup.service';
 import type { RepoContext } from '../../services/repo/context';
@@ -47,7 +47,7 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
   const rendered = await renderComments(ctx, req.principal, rc, [issue.body, ...commented.map((e) => e.body)]);
   const html = new Map(commented.map((e, k) => [e.id, rendered[k + 1]]));
   const user = req.principal.user;
-  const running = user ? (await myStopwatches(ctx, user)).some((s) => s.issue.id === view.row.id) : false;
+  const running = user ? await stopwatchRunning(ctx, user, view.row.id) : false;
   await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
     base: repoHome(rc), issue, bodyHtml: issue.body ? rendered[0] : '', events, html: Object.fromEntries(html),
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
