@@ -178,7 +178,7 @@ describe('repository pages', () => {
       expect((await w.raw('GET', '/repos/alice/proj/raw/docs/notes.txt', undefined, { token: alice.token })).status).to.equal(404);
     });
 
-    it('uploads a file into a folder with its commit message; refuses a forged upload, a reader and an existing name', async () => {
+    it('uploads a file into a folder with its commit message, replaces one of the same name; refuses a forged upload, a hostile name and a reader', async () => {
       const a = await WebClient.signedIn(w, alice);
       expect((await a.get('alice/proj/src/branch/main/docs')).text).to.include('href="/alice/proj/_upload/main/docs"');
       const form = await a.get('alice/proj/_upload/main/docs');
@@ -191,9 +191,12 @@ describe('repository pages', () => {
       expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).to.equal(true);
       const log = await w.raw('GET', '/repos/alice/proj/commits?limit=1', undefined, { token: alice.token });
       expect(log.body[0].commit.message.trim()).to.equal('Upload <data>');
-      const headBefore = log.body[0].sha;
+      // why: as Gitea's upload, a file of the same name is replaced.
+      expect((await a.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'data.bin', content: 'replaced' })).status).to.equal(303);
+      expect(await raw('docs/data.bin')).to.equal('replaced');
+      const headBefore = (await w.raw('GET', '/repos/alice/proj/commits?limit=1', undefined, { token: alice.token })).body[0].sha;
       await a.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'forged.txt', content: 'x' }, {}, { csrf: null });
-      await a.upload('alice/proj/_upload/main/docs', { field: 'file', name: 'data.bin', content: 'replaced' });
+      await a.upload('alice/proj/_upload/main/docs', { field: 'file', name: '.git', content: 'x' });
       expect((await a.get('alice/proj/_upload/main/docs')).text).to.match(/class="flash error"/);
       const b = await WebClient.signedIn(w, bob);
       expect((await b.get('alice/proj/_upload/main/docs')).status).to.equal(403);

@@ -117,7 +117,7 @@ export function editorPages(): Router {
       filePath = loc.treePath ? `${loc.treePath}/${name}` : name;
       const content = await readCapped(data, max);
       if (!content) throw new HttpError(413, `the file is larger than ${settings().repositoryUpload.fileMaxSize} MB`);
-      return changeFiles(ctxOf(req), cr, req.principal.user!, { branch: loc.refName, message: fields.commit_message || `Upload ${name}`, files: [{ operation: 'create', path: filePath, content }] });
+      return changeFiles(ctxOf(req), cr, req.principal.user!, { branch: loc.refName, message: fields.commit_message || `Upload ${name}`, files: [{ operation: 'upload', path: filePath, content }] });
     }), async () => { await saveIfDirty(req); res.redirect(303, `${repoHome(cr)}/_upload/${encodePath(loc.refName)}/${encodePath(loc.treePath)}`); });
     if (!done) return;
     flash(req, 'success', `Committed ${filePath} to ${loc.refName}.`);
