@@ -2,7 +2,7 @@
  * Queries on organizations: rows of the users table with type Organization. Lists are sorted by
  * name, as Gitea sorts them.
  */
-import { col, fn, Op, where as sqlWhere, type WhereOptions } from 'sequelize';
+import { col, fn, literal, Op, where as sqlWhere, type WhereOptions } from 'sequelize';
 import type { DbContext } from '../db';
 import { UserModel, UserType, Visibility } from './user.model';
 import { OrgUserModel } from './org-user.model';
@@ -34,9 +34,14 @@ export function insertOrg(ctx: DbContext, row: NewOrgRow): Promise<UserModel> {
   }, { transaction: ctx.tx });
 }
 
-/** One page of organizations whose visibility is one of `visibilities`. */
-export async function listOrgs(ctx: DbContext, visibilities: Visibility[], limit: number, offset: number, keyword = ''): Promise<{ rows: UserModel[]; count: number }> {
-  const and: WhereOptions[] = [{ type: UserType.Organization }, { visibility: { [Op.in]: visibilities } }];
+/**
+ * One page of organizations whose visibility is one of `visibilities` (or, with `memberId`, of
+ * which that user is a member), whose name or full name holds `keyword` when given.
+ */
+export async function listOrgs(ctx: DbContext, visibilities: Visibility[], limit: number, offset: number, keyword = '', memberId?: number): Promise<{ rows: UserModel[]; count: number }> {
+  const visible: WhereOptions = { visibility: { [Op.in]: visibilities } };
+  const and: WhereOptions[] = [{ type: UserType.Organization }, memberId === undefined ? visible
+    : { [Op.or]: [visible, { id: { [Op.in]: literal(`(SELECT org_id FROM org_user WHERE uid = ${Number(memberId)})`) } }] }];
   const kw = keyword.toLowerCase();
   if (kw !== '') {
     const like = { [Op.like]: `%${kw}%` };

@@ -129,6 +129,15 @@ export function listVisibleOrgs(ctx: DbContext, p: Principal, limit: number, off
   return listOrgs(ctx, visibleModes(p), limit, offset, keyword);
 }
 
+/**
+ * One page of the organizations the explore page lists to a caller: those GET /orgs lists, and,
+ * as Gitea's web explore, the private ones the caller is a member of.
+ */
+export function listExploreOrgs(ctx: DbContext, p: Principal, limit: number, offset: number, keyword = ''): Promise<{ rows: UserModel[]; count: number }> {
+  const member = p.user && !p.scopes?.publicOnly ? p.user.id : undefined;
+  return listOrgs(ctx, visibleModes(p), limit, offset, keyword, member);
+}
+
 /** One page of every organization (site administrators), those whose name or full name holds `keyword` when given. */
 export function listAllOrgs(ctx: DbContext, limit: number, offset: number, keyword = ''): Promise<{ rows: UserModel[]; count: number }> {
   return listOrgs(ctx, [Visibility.Public, Visibility.Limited, Visibility.Private], limit, offset, keyword);

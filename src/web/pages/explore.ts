@@ -9,7 +9,7 @@ import { settings } from '../../config';
 import { NotFound } from '../../errors';
 import { toRepositoryView } from '../../convert/repo';
 import { listRepos } from '../../services/repo/repo.service';
-import { listVisibleOrgs } from '../../services/org/org.service';
+import { listExploreOrgs } from '../../services/org/org.service';
 import { seesAllMembers } from '../../services/org/member.service';
 import { searchUsers } from '../../services/user/directory.service';
 import { lookupOwner } from '../../services/user/lookup';
@@ -52,7 +52,7 @@ export function explorePages(): Router {
   r.get('/explore/organizations', page(async (req: Request, res: Response) => {
     const q = searchTerm(req);
     const pageNo = pageNumber(req);
-    const { rows, count } = await listVisibleOrgs(ctxOf(req), req.principal, PAGE_SIZE, (pageNo - 1) * PAGE_SIZE, q);
+    const { rows, count } = await listExploreOrgs(ctxOf(req), req.principal, PAGE_SIZE, (pageNo - 1) * PAGE_SIZE, q);
     await renderPage(req, res, 'explore/owners', 'Explore organizations', { q, tab: 'organizations', owners: ownerRows(rows), total: count, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)) });
   }));
   r.get('/:owner', page(async (req: Request, res: Response) => {
