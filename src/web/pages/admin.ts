@@ -21,7 +21,7 @@ import { lookupUser } from '../../services/user/lookup';
 import { createUser } from '../../services/user/user.service';
 import { createHook, hookView, listHooks, removeHook } from '../../services/webhook/hook.service';
 import { flash, flashOutcome, requireCsrf } from './context';
-import { hookFormOption, hookFormValues } from './hook-form';
+import { hookFormOption, hookFormValues } from './hooks';
 import { renderPage } from './render';
 import { page, pageNumber, pageRepo, signedIn } from './route';
 

@@ -11,7 +11,6 @@ import type { EditRepoOption } from '../../api/repo';
 import { settings } from '../../config';
 import { NotFound, Validation } from '../../errors';
 import { toBranchProtection } from '../../convert/branch-protection';
-import { toHook, toHookDelivery } from '../../convert/webhook';
 import { ctxOf, doerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
 import { AccessMode } from '../../models/perm';
@@ -19,15 +18,14 @@ import { createBranchProtection, editBranchProtection, getBranchProtection, list
 import { addOrUpdateCollaborator, collaboratorUser, listCollaborators, removeCollaborator } from '../../services/repo/collaborator.service';
 import type { RepoContext } from '../../services/repo/context';
 import { deleteRepo, editRepo, MERGE_STYLES } from '../../services/repo/repo.service';
-import { createHook, editHook, getHook, hookView, listDeliveries, listHooks, removeHook, replayDelivery, repoHookPlace } from '../../services/webhook/hook.service';
+import { repoHookPlace } from '../../services/webhook/hook.service';
 import { testRepoHook } from '../../services/webhook/push-events';
 import { flash, flashOutcome, requireCsrf, saveIfDirty, unlessRefused } from './context';
-import { hookFormOption, hookFormValues } from './hook-form';
+import { hookRoutes } from './hooks';
 import { renderPage } from './render';
 import { repoHeader } from './repo';
-import { page, pageNumber, pageRepo, repoHome, signedIn } from './route';
+import { page, pageRepo, repoHome, signedIn } from './route';
 
-const PAGE_SIZE = 20;
 const UNITS = ['has_issues', 'has_pull_requests', 'has_wiki', 'has_releases', 'has_projects', 'has_packages', 'has_actions'] as const;
 const MERGE_FLAGS: Record<string, keyof EditRepoOption> = {
   merge: 'allow_merge_commits', rebase: 'allow_rebase', 'rebase-merge': 'allow_rebase_explicit', squash: 'allow_squash_merge', 'fast-forward-only': 'allow_fast_forward_only_merge',
@@ -126,36 +124,14 @@ export function repoSettingsPages(): Router {
   action('/collaboration/delete', async (req, rc, b) => removeCollaborator(ctxOf(req), rc, await collaboratorUser(ctxOf(req), b.name ?? '')), 'The collaborator is removed.', collaboration);
 
   // Webhooks.
-  r.get(`${repo}/settings/hooks`, page(async (req, res) => {
+  hookRoutes(r, `${repo}/settings/hooks`, async (req, res) => {
     const rc = await settingsRepo(req, res);
-    if (!rc) return;
-    const { rows } = await listHooks(ctxOf(req), repoHookPlace(rc), { limit: 100, offset: 0 });
-    await show(req, res, rc, 'hooks', 'Webhooks', { section: 'hooks', hooks: rows.map((row) => toHook(hookView(row))) });
-  }));
-  r.get(`${repo}/settings/hooks/new`, page(async (req, res) => {
-    const rc = await settingsRepo(req, res);
-    if (rc) await show(req, res, rc, 'hook', 'New webhook', { section: 'hooks', hook: hookFormValues(), id: 0, deliveries: [], editing: false });
-  }));
-  r.get(`${repo}/settings/hooks/:id`, page(async (req, res) => {
-    const rc = await settingsRepo(req, res);
-    if (!rc) return;
-    const place = repoHookPlace(rc);
-    const id = Number(req.params.id) || 0;
-    const hook = toHook(hookView(await getHook(ctxOf(req), place, id)));
-    const pageNo = pageNumber(req);
-    const { rows, count } = await listDeliveries(ctxOf(req), place, id, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
-    await show(req, res, rc, 'hook', 'Webhook', {
-      section: 'hooks', hook: hookFormValues(hook), id, editing: true, deliveries: rows.map(toHookDelivery), pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)),
-    });
-  }));
-  const hooks = (rc: RepoContext) => `${base(rc)}/hooks`;
-  const hookPage = (rc: RepoContext, req: Request) => `${hooks(rc)}/${Number(req.params.id) || 0}`;
-  action('/hooks/new', (req, rc, b) => createHook(ctxOf(req), repoHookPlace(rc), { ...hookFormOption(b), type: 'gitea' }), 'The webhook is added.', hooks);
-  action('/hooks/:id', (req, rc, b) => editHook(ctxOf(req), repoHookPlace(rc), Number(req.params.id) || 0, hookFormOption(b)), 'The webhook is saved.', hookPage);
-  action('/hooks/:id/delete', (req, rc) => removeHook(ctxOf(req), repoHookPlace(rc), Number(req.params.id) || 0), 'The webhook is deleted.', hooks);
-  action('/hooks/:id/test', async (req, rc) => testRepoHook(ctxOf(req), rc, doerOf(req), await getHook(ctxOf(req), repoHookPlace(rc), Number(req.params.id) || 0), undefined),
-    'A test delivery is queued.', hookPage);
-  action('/hooks/:id/replay/:uuid', (req, rc) => replayDelivery(ctxOf(req), repoHookPlace(rc), Number(req.params.id) || 0, String(req.params.uuid)), 'The delivery is queued again.', hookPage);
+    return rc && {
+      place: repoHookPlace(rc), base: `${base(rc)}/hooks`,
+      show: (view, title, data) => show(req, res, rc, view, title, data),
+      test: (hook) => testRepoHook(ctxOf(req), rc, doerOf(req), hook, undefined),
+    };
+  });
 
   // Branch protection.
   r.get(`${repo}/settings/branches`, page(async (req, res) => {
