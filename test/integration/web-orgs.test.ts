@@ -30,7 +30,7 @@ describe('organization pages and creation forms', () => {
   const teamMembers = async (id: number) => ((await api('GET', `/teams/${id}/members`, alice)).body as { login: string }[]).map((u) => u.login).sort();
 
   before(async () => {
-    w = await startWorld();
+    w = await startWorld({ env: { FORGE__WEBHOOK__ALLOWED_HOST_LIST: 'loopback' } });
     [alice, bob, carol, dave] = [await w.user('alice'), await w.user('bob'), await w.user('carol'), await w.user('dave')];
     expect((await w.raw('PATCH', '/admin/users/dave', { login_name: 'dave', source_id: 0, allow_create_organization: false }, { token: w.admin.token })).status).to.equal(200);
     expect((await api('POST', '/orgs', carol, { username: 'carolorg' })).status).to.equal(201);
@@ -236,5 +236,46 @@ describe('organization pages and creation forms', () => {
     expect((await api('GET', '/repos/alice/forged', alice)).status).to.equal(404);
     expect(((await api('GET', '/orgs/acme/teams', alice)).body as { name: string }[]).map((t) => t.name)).not.to.include('forged');
     expect(await teamMembers((await teamId('acme', 'devs'))!)).to.deep.equal([]);
+  });
+
+  it("edits an organization's settings and webhooks (owners only), and deletes it only when it owns no repository", async () => {
+    const c = await WebClient.signedIn(w, carol);
+    expect((await c.get('carolorg')).text).to.include('href="/org/carolorg/settings"');
+    expect((await a.get('carolorg')).text).not.to.include('/org/carolorg/settings');
+    expect((await a.get('org/carolorg/settings')).status).to.equal(404);
+    expect((await a.get('org/carolorg/settings/hooks')).status).to.equal(404);
+    await a.get('carolorg');
+    expect((await a.form('org/carolorg/settings', { full_name: 'taken over' })).status).to.equal(404);
+    expect((await a.form('org/carolorg/settings/delete', { confirm: 'carolorg' })).status).to.equal(404);
+
+    const page = await c.get('org/carolorg/settings');
+    expect(page.status).to.equal(200);
+    await c.form('org/carolorg/settings', { full_name: 'Carol <Co>', description: 'We make things', website: 'https://carol.example', location: 'Here', visibility: 'limited' });
+    const org = (await api('GET', '/orgs/carolorg', carol)).body;
+    expect(org).to.include({ full_name: 'Carol <Co>', description: 'We make things', website: 'https://carol.example', visibility: 'limited' });
+    expect((await c.get('org/carolorg/settings')).text).to.include('value="Carol &lt;Co&gt;"');
+    await c.form('org/carolorg/settings', { full_name: 'x', website: 'javascript:alert(1)', visibility: 'limited' });
+    expect((await c.get('org/carolorg/settings')).text).to.include('[Website]: Url');
+    expect((await api('GET', '/orgs/carolorg', carol)).body.full_name).to.equal('Carol <Co>');
+
+    await c.get('org/carolorg/settings/hooks/new');
+    await c.form('org/carolorg/settings/hooks/new', { url: 'http://127.0.0.1:9/org', content_type: 'json', events: 'choose', 'event-repository': 'on', active: 'on' });
+    const [hook] = (await api('GET', '/orgs/carolorg/hooks', carol)).body;
+    expect(hook.config.url).to.equal('http://127.0.0.1:9/org');
+    const hookPage = await c.get(`org/carolorg/settings/hooks/${hook.id}`);
+    expect(hookPage.text).to.include('No deliveries yet.').and.not.include('/test"');
+    await c.form(`org/carolorg/settings/hooks/${hook.id}/delete`, {});
+    expect((await api('GET', '/orgs/carolorg/hooks', carol)).body).to.have.length(0);
+
+    expect((await api('POST', '/orgs/carolorg/repos', carol, { name: 'keep' })).status).to.equal(201);
+    await c.get('org/carolorg/settings');
+    await c.form('org/carolorg/settings/delete', { confirm: 'carolorg' });
+    expect((await c.get('org/carolorg/settings')).text).to.include('still has ownership of repositories');
+    await c.form('org/carolorg/settings/delete', { confirm: 'wrong' });
+    expect((await api('GET', '/orgs/carolorg', carol)).status).to.equal(200);
+    expect((await api('DELETE', '/repos/carolorg/keep', carol)).status).to.equal(204);
+    expect((await c.form('org/carolorg/settings/delete', { confirm: 'carolorg' }, { csrf: null })).status).to.equal(403);
+    expect((await c.form('org/carolorg/settings/delete', { confirm: 'carolorg' })).location).to.equal('/');
+    expect((await api('GET', '/orgs/carolorg', carol)).status).to.equal(404);
   });
 });

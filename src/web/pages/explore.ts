@@ -14,6 +14,7 @@ import { seesAllMembers } from '../../services/org/member.service';
 import { searchUsers } from '../../services/user/directory.service';
 import { lookupOwner } from '../../services/user/lookup';
 import { UserType, type UserModel } from '../../models/user.model';
+import { ownsOrg } from './orgs';
 import { renderPage } from './render';
 import { page, pageNumber } from './route';
 
@@ -62,7 +63,7 @@ export function explorePages(): Router {
     const isOrg = owner.type === UserType.Organization;
     await renderPage(req, res, 'user/profile', owner.name, {
       owner: { name: owner.name, fullName: owner.fullName, description: owner.description, website: owner.website, location: owner.location, isOrg },
-      org: isOrg ? { name: owner.name, isMember: await seesAllMembers(ctxOf(req), req.principal, owner) } : null,
+      org: isOrg ? { name: owner.name, isMember: await seesAllMembers(ctxOf(req), req.principal, owner), isOwner: await ownsOrg(req, owner) } : null,
       ...(await repoList(req, { ownerId: owner.id })),
     });
   }));

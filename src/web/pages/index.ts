@@ -15,6 +15,7 @@ import { keyPages } from './keys';
 import { explorePages } from './explore';
 import { adminPages } from './admin';
 import { orgPages } from './orgs';
+import { orgSettingsPages } from './org-settings';
 import { repoPages } from './repo';
 import { refPages } from './refs';
 import { repoSettingsPages } from './repo-settings';
@@ -42,6 +43,7 @@ export function pagesRouter(): Router {
   r.use(keyPages());
   r.use(adminPages());
   r.use(orgPages());
+  r.use(orgSettingsPages());
   r.use(explorePages());
   r.use(editorPages());
   r.use(sidebarPages());

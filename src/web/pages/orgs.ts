@@ -38,7 +38,7 @@ const home = (path: string) => `${settings().server.rootUrl}${path}`;
 const str = (v: string | undefined) => (v ?? '').trim();
 
 /** Are the caller's organization rights an owner's (site admins count, as in assertOrgOwner)? */
-async function ownsOrg(req: Request, org: UserModel): Promise<boolean> {
+export async function ownsOrg(req: Request, org: UserModel): Promise<boolean> {
   const u = req.principal.user;
   return !!u && (u.isAdmin || (await membershipOf(ctxOf(req), org.id, u.id)) === 'owner');
 }
@@ -144,7 +144,7 @@ function memberRoutes(r: Router, csrf: express.RequestHandler): void {
     // why: as Gitea, outsiders (and anonymous visitors) see public members, members see everyone.
     const { rows, count } = await listMembers(ctx, req.principal, org, false, PAGE_SIZE, (pageNo - 1) * PAGE_SIZE);
     await renderPage(req, res, 'org/members', `Members - ${org.name}`, {
-      org: { name: org.name, isMember: await seesAllMembers(ctx, req.principal, org) }, members: rows.map((u) => ({ name: u.name, fullName: u.fullName })), canManage: await ownsOrg(req, org),
+      org: { name: org.name, isMember: await seesAllMembers(ctx, req.principal, org), isOwner: await ownsOrg(req, org) }, members: rows.map((u) => ({ name: u.name, fullName: u.fullName })),
       total: count, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)),
     });
   }));
@@ -189,7 +189,7 @@ function teamRoutes(r: Router, csrf: express.RequestHandler): void {
     const { rows } = await listTeamsOfOrg(ctx, org.id, 1000, 0);
     const units = await teamUnits(ctx, rows);
     await renderPage(req, res, 'org/teams', `Teams - ${org.name}`, {
-      org: { name: org.name, isMember: true }, teams: rows.map((t) => toTeam(t, units.get(t.id)!, null)), canManage: await ownsOrg(req, org),
+      org: { name: org.name, isMember: true, isOwner: await ownsOrg(req, org) }, teams: rows.map((t) => toTeam(t, units.get(t.id)!, null)),
     });
   }));
 
