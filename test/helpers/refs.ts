@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from './world';
 import { git, gitHome, serverRepoDir, type GitResult } from './repo-fixture';
+import { count } from './db';
 
 /** A git CLI bound to one scratch HOME, with helpers for a world's repositories. */
 export class GitTool {
@@ -84,6 +85,15 @@ export async function waitFor(what: string, fn: () => Promise<boolean>): Promise
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Wait until the outbox holds no pending or leased work. why: what a push queued (the ref sync,
+ * then the pull request jobs and checks) runs after the push answers; a test reading its outcome
+ * waits for it first.
+ */
+export function outboxSettled(w: World): Promise<void> {
+  return waitFor('the outbox to settle', async () => (await count(w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0);
 }
 
 /** The world the ref tests share: users alice, bob and carol, alice/proj (auto-initialized) with carol as a writer. */

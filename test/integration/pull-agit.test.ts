@@ -6,18 +6,16 @@
  * report of the server's reason, and nothing changes.
  */
 import { expect } from 'chai';
-import { startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
+import { outboxSettled, startRefsWorld, type RefsWorld } from '../helpers/refs';
 import { git } from '../helpers/repo-fixture';
 import { gitSshCommand, sshKeyFile } from '../helpers/ssh';
 import type { TestUser } from '../helpers/world';
-import { count } from '../helpers/db';
 
 describe('AGit pull requests', () => {
   let rw: RefsWorld;
   let work: string;
   const api = (method: string, p: string, body: unknown, u: TestUser) => rw.w.raw(method, `/repos/alice/proj${p}`, body, { token: u.token });
-  const settled = () => waitFor('the outbox to settle', async () =>
-    (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0);
+  const settled = () => outboxSettled(rw.w);
   interface Side { label: string; ref: string; sha: string; repo_id: number }
   interface Pull { number: number; title: string; body: string; head: Side; base: Side; user: { login: string } }
   const pulls = async () => (await api('GET', '/pulls?state=all&limit=50', undefined, rw.alice)).body as Pull[];

@@ -5,15 +5,13 @@
  * cancellation by someone else are refused and change nothing; a cancelled schedule merges nothing.
  */
 import { expect } from 'chai';
-import { startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
+import { outboxSettled, startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
 import type { TestUser } from '../helpers/world';
-import { count } from '../helpers/db';
 
 describe('scheduled merges', () => {
   let rw: RefsWorld;
   const api = (method: string, p: string, body: unknown, u: TestUser) => rw.w.raw(method, `/repos/alice/proj${p}`, body, { token: u.token });
-  const settled = () => waitFor('the outbox to settle', async () =>
-    (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0);
+  const settled = () => outboxSettled(rw.w);
   const merged = async (n: number) => (await api('GET', `/pulls/${n}`, undefined, rw.alice)).body.merged as boolean;
   const timeline = async (n: number) => ((await api('GET', `/issues/${n}/timeline`, undefined, rw.alice)).body as { type: string; user: { login: string } }[])
     .filter((e) => e.type.includes('scheduled_merge')).map((e) => [e.type, e.user.login]);

@@ -8,10 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
+import { outboxSettled, startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
 import type { TestUser } from '../helpers/world';
 import { serverRepoDir } from '../helpers/repo-fixture';
-import { count } from '../helpers/db';
 
 interface RawCommit { tree: string; parents: string[]; author: string; committer: string; message: string }
 
@@ -64,11 +63,11 @@ describe('merging pull requests', () => {
    * (sync, then the pull jobs, then the check) must be done first, or the answer read is the one
    * from before the move.
    */
-  const queueDrained = () => waitFor('the queued work to be done', async () =>
-    (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0);
-  const mergeableAgain = (number: number) => waitFor(`#${number} to be checked`, async () =>
-    (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0
-    && (await api('GET', `/pulls/${number}`, undefined, rw.alice)).body.mergeable === true);
+  const queueDrained = () => outboxSettled(rw.w);
+  const mergeableAgain = async (number: number) => {
+    await outboxSettled(rw.w);
+    await waitFor(`#${number} to be checked`, async () => (await api('GET', `/pulls/${number}`, undefined, rw.alice)).body.mergeable === true);
+  };
   const merge = (number: number, body: Record<string, unknown>, who = rw.alice) => api('POST', `/pulls/${number}/merge`, body, who);
   const aliceSig = () => `alice <${rw.alice.email}>`;
   /** Run git in the working copy as alice committing (what the server does as the merger). */
@@ -207,9 +206,8 @@ describe('merging pull requests', () => {
     const conflicting = await propose(rw.carol, { 'clash.txt': 'theirs\n' });
     await advanceMain('clash.txt');
     // why: the push's processing finds the conflict; until then the pull request reads as it was.
-    await waitFor('the conflict to be found', async () =>
-      (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0
-      && (await api('GET', `/pulls/${conflicting.number}`, undefined, rw.alice)).body.mergeable === false);
+    await outboxSettled(rw.w);
+    await waitFor('the conflict to be found', async () => (await api('GET', `/pulls/${conflicting.number}`, undefined, rw.alice)).body.mergeable === false);
     const tip = await mainTip();
     const c = await merge(conflicting.number, { Do: 'merge' });
     expect([c.status, c.body.message]).to.deep.equal([405, 'Please try again later']);

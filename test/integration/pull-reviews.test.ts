@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
+import { outboxSettled, startRefsWorld, type RefsWorld } from '../helpers/refs';
 import type { TestUser } from '../helpers/world';
 import { count } from '../helpers/db';
 
@@ -40,8 +40,7 @@ describe('pull request reviews', () => {
     expect(made.status, made.text).to.equal(201);
     return { n: made.body.number as number, base, first, second, work };
   }
-  const settled = () => waitFor('the outbox to settle', async () =>
-    (await count(rw.w.server, "SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'leased')")) === 0);
+  const settled = () => outboxSettled(rw.w);
 
   it('keeps a pending review to its reviewer, submits it, and applies Gitea\'s event rules', async () => {
     const { alice, bob, carol } = rw;

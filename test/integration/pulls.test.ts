@@ -5,7 +5,7 @@
  * side; every refusal with Gitea's answer and nothing created.
  */
 import { expect } from 'chai';
-import { startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
+import { outboxSettled, startRefsWorld, waitFor, type RefsWorld } from '../helpers/refs';
 import { git, serverRepoDir } from '../helpers/repo-fixture';
 import { gitSshCommand, sshKeyFile } from '../helpers/ssh';
 import type { TestUser } from '../helpers/world';
@@ -34,6 +34,8 @@ describe('pull requests', () => {
   it('opens a pull request with Gitea\'s fields and keeps refs/pull/1/head fetchable over HTTP and SSH', async () => {
     const { alice } = rw;
     const head = await pushChange('feature', 'feature.txt', 'one\ntwo\n');
+    // why: until the push's queued sync is done the new pull request is still being checked (mergeable false).
+    await outboxSettled(rw.w);
     const made = await alice.api.repos.repoCreatePullRequest('alice', 'proj', { head: 'feature', base: 'main', title: 'Add feature', body: 'Why' });
     expect(made.status).to.equal(201);
     const pr = made.data;
