@@ -142,9 +142,7 @@ describe('admin users API', function () {
       expect((await reread('editme'))!.full_name).to.equal('Ed Itme');
     });
 
-    it('refuses unknown fields, a bad website and a bad visibility with 422, and changes nothing', async () => {
-      const extra = await w.raw('PATCH', '/admin/users/editme', { login_name: 'x', full_name: 'Changed', nonsense: 1 }, { token: w.admin.token });
-      expect(extra.status).to.equal(422);
+    it('refuses a bad website and a bad visibility with 422, and changes nothing', async () => {
       const site = await w.raw('PATCH', '/admin/users/editme', { login_name: 'x', full_name: 'Changed', website: 'javascript:alert(1)' }, { token: w.admin.token });
       expect(site.status).to.equal(422);
       expect(site.body.message).to.equal('[Website]: Url');

@@ -131,7 +131,7 @@ describe('SSH keys', () => {
     ['an empty title', () => ({ title: '  ', key: keys.other.pub }), 422, '[Title]: Required'],
     ['an empty key', () => ({ title: 'empty', key: '' }), 422, '[Key]: Required'],
     ['a missing key field', () => ({ title: 'nokey' }), 422, /key/],
-    ['an unknown field', () => ({ title: 'extra', key: keys.other.pub, color: 'red' }), 422, /color/],
+    ['a mistyped field', () => ({ title: 'extra', key: keys.other.pub, read_only: 'yes', color: 'red' }), 422, /read_only/i],
   ];
   for (const [what, body, status, message] of refusals) {
     it(`refuses ${what} (${status}) and stores nothing`, async () => {

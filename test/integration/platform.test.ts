@@ -1,5 +1,5 @@
 /**
- * The API platform: version, error bodies, unknown paths, malformed JSON and unknown fields,
+ * The API platform: version, error bodies, unknown paths, malformed JSON, unknown fields (ignored) and mistyped ones,
  * Swagger document and viewer, CORS and paging headers.
  */
 import { expect } from 'chai';
@@ -34,14 +34,24 @@ describe('API platform', () => {
     expect(after.status).to.equal(404);
   });
 
-  it('refuses unknown and mistyped fields with 422 and creates nothing', async () => {
-    const extra = await w.raw('POST', '/admin/users', { username: 'extra1', email: 'extra1@example.com', password: 'password-1', colour: 'blue' }, { token: w.admin.token });
-    expect(extra.status).to.equal(422);
-    expect(extra.body.message).to.match(/colour/);
-    const typed = await w.raw('POST', '/admin/users', { username: 42, email: 'extra2@example.com', password: 'password-1' }, { token: w.admin.token });
+  it('ignores unknown fields as Gitea does, so a client written for a newer Gitea still works', async () => {
+    const extra = await w.raw('POST', '/admin/users', { username: 'extra1', email: 'extra1@example.com', password: 'password-1', colour: 'blue', must_change_password: false }, { token: w.admin.token });
+    expect(extra.status, extra.text).to.equal(201);
+    expect(extra.body.login).to.equal('extra1');
+    expect(extra.body).to.not.have.property('colour');
+    const edited = await w.raw('PATCH', '/admin/users/extra1', { login_name: 'extra1', full_name: 'Extra One', shiny_new_field: { a: 1 } }, { token: w.admin.token });
+    expect(edited.status, edited.text).to.equal(200);
+    expect(edited.body.full_name).to.equal('Extra One');
+  });
+
+  it('refuses a mistyped field with 422 and creates nothing', async () => {
+    const typed = await w.raw('POST', '/admin/users', { username: 42, email: 'extra2@example.com', password: 'password-1', colour: 'blue' }, { token: w.admin.token });
     expect(typed.status).to.equal(422);
     expect(typed.body.message).to.match(/username/);
-    for (const name of ['extra1', '42']) {
+    expect(typed.body.message).to.not.match(/colour/);
+    const nested = await w.raw('POST', '/admin/users', { username: 'extra3', email: 'extra3@example.com', password: 'password-1', must_change_password: 'maybe' }, { token: w.admin.token });
+    expect(nested.status).to.equal(422);
+    for (const name of ['42', 'extra3']) {
       expect((await w.raw('GET', `/users/${name}`, undefined, { token: w.admin.token })).status).to.equal(404);
     }
   });
