@@ -233,6 +233,24 @@ describe('issue templates and issue config', () => {
       expect(await blankIssueAllowed(ctx, rcOf('cfg'))).to.equal(true);
     });
 
+    it('reads .gitea/issue_config.yaml after Gitea\'s .gitea files and before .github\'s', async () => {
+      await apiRepo(w, alice, 'seedcfg');
+      await push('seedcfg', {
+        '.github/ISSUE_TEMPLATE/config.yaml': 'blank_issues_enabled: true\n',
+        '.gitea/issue_config.yaml': 'blank_issues_enabled: false\ncontact_links:\n  - name: Chat\n    url: https://chat.example.com\n    about: Talk to us\n',
+      });
+      const seed = { blank_issues_enabled: false, contact_links: [{ name: 'Chat', url: 'https://chat.example.com', about: 'Talk to us' }] };
+      expect((await config('seedcfg')).body).to.deep.equal(seed);
+      expect((await validate('seedcfg')).body).to.deep.equal({ valid: true, message: '' });
+      expect(await blankIssueAllowed(ctx, rcOf('seedcfg'))).to.equal(false);
+      await push('seedcfg', { '.gitea/issue_config.yaml': 'blank_issues_enabled: nope\n' });
+      expect((await config('seedcfg')).body).to.deep.equal(DEFAULT_CONFIG);
+      expect((await validate('seedcfg')).body.valid).to.equal(false);
+      await push('seedcfg', { '.gitea/ISSUE_TEMPLATE/config.yaml': 'blank_issues_enabled: true\n' });
+      expect((await validate('seedcfg')).body).to.deep.equal({ valid: true, message: '' });
+      expect(await blankIssueAllowed(ctx, rcOf('seedcfg'))).to.equal(true);
+    });
+
     it('answers the default config for a broken one, and says why on validate', async () => {
       const cases: [string, string | RegExp][] = [
         ['blank_issues_enabled: false\ncontact_links:\n  - name: Forum\n    about: a\n', 'contact_link at position 1 is missing url key'],

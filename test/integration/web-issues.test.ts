@@ -60,6 +60,19 @@ describe('issue pages', () => {
     expect((await api('GET', '/issues?state=all')).body).to.have.length(1);
   });
 
+  it('reads the seed\'s .gitea/issue_config.yaml: its contact links on the chooser, no blank issue', async () => {
+    await apiRepo(w, alice, 'seeded');
+    const cfg = 'blank_issues_enabled: false\ncontact_links:\n  - name: Team chat\n    url: https://chat.example.com/forge\n    about: Ask <b>here</b> first\n';
+    const res = await w.raw('POST', '/repos/alice/seeded/contents/.gitea%2Fissue_config.yaml', { content: Buffer.from(cfg).toString('base64') }, { token: alice.token });
+    expect(res.status, res.text).to.equal(201);
+    const choose = await a.get('alice/seeded/issues/new');
+    expect(choose.text).to.include('Team chat').and.include('href="https://chat.example.com/forge"').and.include('Ask &lt;b&gt;here&lt;/b&gt; first')
+      .and.not.include('Open a blank issue');
+    const blank = await a.form('alice/seeded/issues/new', { title: 'blank', content: 'x', template: '', action: 'create' });
+    expect(blank.status).to.equal(422);
+    expect((await w.raw('GET', '/repos/alice/seeded/issues?state=all', undefined, { token: alice.token })).body).to.have.length(0);
+  });
+
   it('lists issues with state and keyword filters, titles escaped', async () => {
     await api('POST', '/issues', { title: 'Second <img src=x onerror=alert(1)>' });
     await api('POST', '/issues', { title: 'Third, closed', closed: true });

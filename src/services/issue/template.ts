@@ -19,9 +19,17 @@ export const TEMPLATE_DIRS = [
   '.github/ISSUE_TEMPLATE', '.github/issue_template', '.gitlab/ISSUE_TEMPLATE', '.gitlab/issue_template',
 ];
 
-/** Where the issue config is looked for, in order (`.yaml` before `.yml`). */
-export const CONFIG_FILES = ['.gitea/ISSUE_TEMPLATE', '.gitea/issue_template', '.github/ISSUE_TEMPLATE', '.github/issue_template']
-  .flatMap((dir) => [`${dir}/config.yaml`, `${dir}/config.yml`]);
+/**
+ * Where the issue config is looked for, in order (`.yaml` before `.yml`): Gitea's files, with the
+ * forge's own `.gitea/issue_config.yaml` after Gitea's `.gitea` ones and before `.github`'s.
+ * why: the forge's documentation names `.gitea/issue_config.yaml`; a repository that also has
+ * Gitea's file keeps Gitea's meaning.
+ */
+export const CONFIG_FILES = [
+  ...['.gitea/ISSUE_TEMPLATE', '.gitea/issue_template'].flatMap((dir) => [`${dir}/config.yaml`, `${dir}/config.yml`]),
+  '.gitea/issue_config.yaml', '.gitea/issue_config.yml',
+  ...['.github/ISSUE_TEMPLATE', '.github/issue_template'].flatMap((dir) => [`${dir}/config.yaml`, `${dir}/config.yml`]),
+];
 
 /**
  * Gitea's [ui] MAX_DISPLAY_FILE_SIZE default (8 MiB): larger template files are refused.

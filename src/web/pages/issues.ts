@@ -18,7 +18,7 @@ import { createIssue, getIssue, listIssues } from '../../services/issue/issue.se
 import { listLabels, repoOwner, usableLabels } from '../../services/issue/label.service';
 import { listMilestones } from '../../services/issue/milestone.service';
 import { pinIssue, unpinIssue } from '../../services/issue/pin.service';
-import { blankIssueAllowed, listIssueTemplates } from '../../services/issue/template';
+import { blankIssueAllowed, listIssueTemplates, loadIssueConfig } from '../../services/issue/template';
 import { startStopwatch, stopStopwatch, stopwatchRunning } from '../../services/issue/time.service';
 import { timeline } from '../../services/issue/timeline.service';
 import { renderComments, renderDocument } from '../../services/markup/markup.service';
@@ -87,10 +87,12 @@ export function issuePages(): Router {
     if (!signedIn(req, res)) return;
     const rc = await pageRepo(req);
     const { templates } = await listIssueTemplates(rc);
+    const contactLinks = (await loadIssueConfig(rc)).config.contact_links ?? [];
     const chosen = typeof req.query.template === 'string' ? (templates ?? []).find((t) => t.file_name === req.query.template) : undefined;
     const blank = await blankIssueAllowed(ctxOf(req), rc);
-    if (!chosen && templates?.length && (req.query.template === undefined || !blank)) {
-      return renderPage(req, res, 'issues/choose', `New issue - ${rc.owner.name}/${rc.repo.name}`, { base: repoHome(rc), templates, blank });
+    // why: as Gitea, the chooser is shown while there are templates or contact links (HasTemplatesOrContactLinks).
+    if (!chosen && (templates?.length || contactLinks.length) && (req.query.template === undefined || !blank)) {
+      return renderPage(req, res, 'issues/choose', `New issue - ${rc.owner.name}/${rc.repo.name}`, { base: repoHome(rc), templates: templates ?? [], contactLinks, blank });
     }
     const body = chosen ? chosen.content || (chosen.body ?? []).filter((f) => f.type !== 'markdown').map((f) => `### ${String(f.attributes?.label ?? f.id)}\n\n`).join('') : '';
     await renderPage(req, res, 'issues/new', `New issue - ${rc.owner.name}/${rc.repo.name}`, {
@@ -108,7 +110,7 @@ export function issuePages(): Router {
     if (body.action === 'preview') return again(await commentHtml(req, rc, body.content ?? ''), 200);
     const { templates } = await listIssueTemplates(rc);
     const template = (templates ?? []).find((t) => t.file_name === body.template);
-    if (!template && templates?.length && !(await blankIssueAllowed(ctxOf(req), rc))) throw new Validation('choose one of the issue templates: blank issues are disabled in this repository');
+    if (!template && !(await blankIssueAllowed(ctxOf(req), rc))) throw new Validation('choose one of the issue templates: blank issues are disabled in this repository');
     // why: a template's labels go on the new issue in its own transaction; createIssue keeps them for writers only, as Gitea.
     const wanted = new Set((template?.labels ?? []).map((l) => l.toLowerCase()));
     const labels = wanted.size ? (await listLabels(ctxOf(req), repoOwner(rc), undefined)).rows.filter((l) => wanted.has(l.name.toLowerCase())).map((l) => l.id) : [];
