@@ -6,7 +6,7 @@
  * updates of an AGit push and reports, per ref, the pull request ref the server moved. Kept free
  * of the server's modules (but the hook scripts' own few lines) so it starts fast.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { parseRefUpdates, type RefUpdate } from './git/hooks';
 
@@ -149,6 +149,9 @@ async function main(kind: string): Promise<number> {
   try {
     const { ok, answer } = await callServer(kind, requestBody(updates));
     if (typeof answer.message === 'string' && answer.message) process.stderr.write(`${answer.message.trimEnd()}\n`);
+    // why: what the server says of an accepted push (its pull requests) is printed by post-receive, once git moved the refs.
+    const file = process.env.FORGE_PUSH_FILE;
+    if (ok && file && typeof answer.after === 'string' && answer.after) writeFileSync(`${file}.after`, `${answer.after}\n`);
     return ok ? 0 : 1;
   } catch (err) {
     process.stderr.write(`forge: the server could not be reached to check this push: ${(err as Error).message}\n`);

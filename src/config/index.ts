@@ -50,6 +50,7 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
     PROCESS_MEMORY_LIMIT: { kind: 'int', def: '4096', min: 0, max: 1e9 },
     MAX_TREE_ENTRIES: { kind: 'int', def: '100000', min: 1, max: 1e9 },
     BACKGROUND_NICENESS: { kind: 'int', def: '19', min: 0, max: 19 },
+    PULL_REQUEST_PUSH_MESSAGE: { kind: 'bool', def: 'true' },
   },
   'git.timeout': { DEFAULT: { kind: 'int', def: '360', min: 1, max: 1e7 } },
   database: {
@@ -271,7 +272,7 @@ export interface Settings {
    * Limits on git children: memory (MB of data per process, 0 = none), entries a tree listing
    * reads, and the niceness of background work (archives, commit stats).
    */
-  git: { processMemoryLimit: number; maxTreeEntries: number; backgroundNiceness: number };
+  git: { processMemoryLimit: number; maxTreeEntries: number; backgroundNiceness: number; pullRequestPushMessage: boolean };
   /** Seconds a git command may run unless it has its own bound (clones and pushes end with their client). */
   gitTimeout: { default: number };
   database: {

@@ -4,7 +4,7 @@
  * receive-pack it starts (src/services/repo/git-serve.ts). A push that does not come through the
  * server has none of it, and the hooks refuse it. post-receive starts no program of ours: it
  * hands git's list of updated refs to the server through the file FORGE_PUSH_FILE names, which
- * the server records once receive-pack exits.
+ * the server records once receive-pack exits, and prints what pre-receive left beside that file.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -26,7 +26,11 @@ export const HOOK_NAMES = ['pre-receive', 'post-receive', 'proc-receive'] as con
 function script(name: string): string {
   if (name === 'post-receive') {
     // why: no guard needed: pre-receive refused a push that did not come through the server before any ref moved.
-    return ['#!/bin/sh', '# Installed by the forge; the server rewrites this file, do not edit.', 'exec cat > "${FORGE_PUSH_FILE:-/dev/null}"', ''].join('\n');
+    // why: pre-receive left what to print once the refs moved (pull request links) beside the push file.
+    return [
+      '#!/bin/sh', '# Installed by the forge; the server rewrites this file, do not edit.', 'cat > "${FORGE_PUSH_FILE:-/dev/null}"',
+      'if [ -n "$FORGE_PUSH_FILE" ] && [ -f "$FORGE_PUSH_FILE.after" ]; then cat "$FORGE_PUSH_FILE.after" >&2; fi', 'exit 0', '',
+    ].join('\n');
   }
   return [
     '#!/bin/sh',

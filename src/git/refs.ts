@@ -20,20 +20,6 @@ export async function listBranchAndTagRefs(gitDir: string): Promise<Map<string, 
   return refs;
 }
 
-/** The commits the given refs (full names, no patterns) point at; refs that do not exist are left out. */
-export async function refTips(gitDir: string, refs: string[]): Promise<Map<string, string>> {
-  const tips = new Map<string, string>();
-  if (refs.length === 0) return tips;
-  const out = (await runGit(['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', ...refs], { gitDir })).stdout.toString();
-  // why: for-each-ref also matches a name as a directory (refs/heads/a matches refs/heads/a/b); only the names given count.
-  const wanted = new Set(refs);
-  for (const line of out.split('\n')) {
-    const at = line.indexOf(' ');
-    if (at > 0 && wanted.has(line.slice(at + 1))) tips.set(line.slice(at + 1), line.slice(0, at));
-  }
-  return tips;
-}
-
 /** Subject and committer time of a commit. */
 export interface CommitSummary { subject: string; committedAt: Date }
 

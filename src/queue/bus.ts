@@ -1,7 +1,9 @@
 /**
- * Cross-process events (cache invalidation and the like). Delivered to this process at once,
- * to the other workers of this machine over cluster IPC, and to other machines over Redis pub/sub.
- * `publishAndWait` also waits until every worker of this machine has handled the event.
+ * Cross-process events (cache invalidation and the like). Delivered to this process at once, and to
+ * the other processes over Redis pub/sub (cluster) or, without Redis, to the other workers of this
+ * machine over cluster IPC. `publishAndWait` also waits until every process has handled the event:
+ * with Redis every subscribed process of every node acknowledges it, without Redis every worker
+ * of this machine does.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { EventEmitter } from 'node:events';
@@ -11,7 +13,20 @@ const local = new EventEmitter();
 local.setMaxListeners(100);
 const channel = () => redisKey('bus');
 const origin = `${process.pid}-${Math.random().toString(36).slice(2)}`;
-interface BusMessage { forgeBus: true; origin: string; topic: string; payload: unknown }
+/** A bus event; `ack` asks every receiver to acknowledge it on the sender's ack channel. */
+interface BusMessage { forgeBus: true; origin: string; topic: string; payload: unknown; ack?: string }
+const ackChannel = (of: string) => redisKey(`bus:ack:${of}`);
+/** publishAndWait rounds over Redis: acknowledgements counted, and how many are expected once PUBLISH said. */
+const acking = new Map<string, { got: number; expected: number; done: () => void }>();
+/**
+ * The longest a publishAndWait waits for acknowledgements.
+ * why: the table caches keep an entry at most 2 s (table-cache.ts); past that, a process that did
+ * not answer (hung, partitioned) holds nothing older than the write, so waiting longer buys nothing.
+ */
+const MAX_WAIT_MS = 2_000;
+let subscriber: ReturnType<typeof redisSubscriber> = null;
+/** Whether this process listens on its ack channel (acknowledgements sent before would be lost). */
+let listening = false;
 /** The cluster IPC of publishAndWait: a worker asks, the primary delivers to all and says when all acknowledged. */
 interface SyncMessage { forgeSync: 'hello' | 'ask' | 'deliver' | 'ack' | 'done'; id: string; topic?: string; payload?: unknown }
 let started = false;
@@ -19,7 +34,16 @@ const waiting = new Map<string, () => void>();
 let nextSync = 0;
 
 function deliver(msg: BusMessage): void {
-  if (msg.origin !== origin) local.emit(msg.topic, msg.payload);
+  if (msg.origin === origin) return;
+  local.emit(msg.topic, msg.payload);
+  if (msg.ack) redis()?.publish(ackChannel(msg.origin), msg.ack).catch(() => undefined);
+}
+
+function acknowledged(id: string): void {
+  const round = acking.get(id);
+  if (!round) return;
+  round.got++;
+  if (round.got >= round.expected) round.done();
 }
 
 /** Start listening to other processes; called once per worker at boot. */
@@ -27,9 +51,14 @@ export function startBus(): void {
   if (started) return;
   started = true;
   const sub = redisSubscriber();
+  subscriber = sub;
   if (sub) {
-    sub.subscribe(channel()).catch(() => undefined);
-    sub.on('message', (_ch: string, raw: string) => deliver(JSON.parse(raw) as BusMessage));
+    const acks = ackChannel(origin);
+    sub.subscribe(channel(), acks).then(() => { listening = true; }, () => undefined);
+    sub.on('message', (ch: string, raw: string) => {
+      if (ch === acks) acknowledged(raw);
+      else deliver(JSON.parse(raw) as BusMessage);
+    });
   }
   if (cluster.isWorker) {
     process.on('message', (m: unknown) => {
@@ -59,13 +88,39 @@ export function publish(topic: string, payload: unknown): void {
 }
 
 /**
- * Publish an event to every process, and resolve once every worker of this machine has handled it
- * (other machines hear it as from publish). why: one who changed data behind the server's back and
- * then reads through any worker must not be served what the change made stale.
+ * Publish an event to every process, and resolve once every process has handled it (with Redis:
+ * every subscribed process of every node, at most MAX_WAIT_MS; without: every worker of this
+ * machine). why: whoever changed data and then reads through any worker of any node must not be
+ * served what the change made stale.
  */
 export function publishAndWait(topic: string, payload: unknown): Promise<void> {
   const r = redis();
+  if (r && listening && subscriber?.status === 'ready') return publishOverRedis(r, topic, payload);
   if (r) r.publish(channel(), JSON.stringify({ forgeBus: true, origin, topic, payload } satisfies BusMessage)).catch(() => undefined);
+  return publishOverIpc(topic, payload);
+}
+
+/** The Redis round: PUBLISH says how many processes received the event (this one included); each other one acknowledges. */
+function publishOverRedis(r: NonNullable<ReturnType<typeof redis>>, topic: string, payload: unknown): Promise<void> {
+  local.emit(topic, payload);
+  const id = `${origin}:${++nextSync}`;
+  return new Promise((resolve) => {
+    const finish = () => { clearTimeout(timer); acking.delete(id); resolve(); };
+    const timer = setTimeout(finish, MAX_WAIT_MS);
+    const round = { got: 0, expected: Infinity, done: finish };
+    acking.set(id, round);
+    r.publish(channel(), JSON.stringify({ forgeBus: true, origin, topic, payload, ack: id } satisfies BusMessage)).then((received) => {
+      round.expected = received - 1;
+      if (round.got >= round.expected) finish();
+    }, () => {
+      // why: Redis failed just now; this machine's workers still hear the event over IPC.
+      publishOverIpc(topic, payload).then(finish, finish);
+    });
+  });
+}
+
+/** The IPC round: the primary delivers to every worker of this machine and answers once all acknowledged. */
+function publishOverIpc(topic: string, payload: unknown): Promise<void> {
   if (!cluster.isWorker || !process.send || !started) {
     local.emit(topic, payload);
     return Promise.resolve();

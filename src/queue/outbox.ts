@@ -26,6 +26,15 @@ export function complete(ctx: DbContext, id: number, workerId: string): Promise<
   return completeOutbox(ctx, id, workerId);
 }
 
+/**
+ * Complete a job inside the transaction that writes its effects, so they commit together and a
+ * replay after a crash finds the job done. Throws (rolling the transaction back) when the lease
+ * was lost: the runner that now holds the job writes them.
+ */
+export async function completeInTx(tx: DbContext, job: { id: number; workerId: string }): Promise<void> {
+  if (!(await completeOutbox(tx, job.id, job.workerId))) throw new Error(`outbox job ${job.id}: the lease was lost; its new holder runs it`);
+}
+
 /** Record a failure: retried after an exponential backoff, dead after too many attempts. */
 export function fail(ctx: DbContext, id: number, workerId: string, error: unknown): Promise<boolean> {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -7,8 +7,14 @@ import os from 'node:os';
 import { systemCtx } from '../db';
 import { claim, complete, fail, onEnqueued } from './outbox';
 
-/** A job handler; it must be idempotent (a job can run again after a crash mid-way). */
-export type OutboxHandler = (payload: unknown, job: { id: number; attempts: number }) => Promise<void>;
+/** The job a handler runs: its id, how often it was tried, and the runner that holds its lease. */
+export interface OutboxJobRef { id: number; attempts: number; workerId: string }
+
+/**
+ * A job handler; it must be idempotent (a job can run again after a crash mid-way), or complete its
+ * job inside its own transaction (completeInTx) so that its writes and the completion commit together.
+ */
+export type OutboxHandler = (payload: unknown, job: OutboxJobRef) => Promise<void>;
 
 /** Runner settings. */
 export interface OutboxWorkerOptions {
@@ -46,7 +52,7 @@ export async function runOutboxOnce(
     while (next < jobs.length) {
       const job = jobs[next++];
       try {
-        await handlers[job.topic](job.payload, { id: job.id, attempts: job.attempts });
+        await handlers[job.topic](job.payload, { id: job.id, attempts: job.attempts, workerId: opts.workerId });
         await complete(systemCtx, job.id, opts.workerId);
       } catch (err) {
         await fail(systemCtx, job.id, opts.workerId, err).catch(() => undefined);

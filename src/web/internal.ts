@@ -29,7 +29,7 @@ export function internalRouter(): Router {
   const r = express.Router();
   r.use('/api/internal', requireInternalToken, express.json({ limit: '64mb' }));
   r.post('/api/internal/hook/pre-receive', (req: Request, res: Response, next: NextFunction) => {
-    preReceive(req.body as HookRequest).then(() => res.json({}), next);
+    preReceive(req.body as HookRequest).then((after) => res.json(after ? { after } : {}), next);
   });
   r.post('/api/internal/hook/proc-receive', (req: Request, res: Response, next: NextFunction) => {
     procReceive(req.body as ProcReceiveRequest, systemCtx).then((answer) => res.json(answer), next);

@@ -1,7 +1,8 @@
 /**
  * The server's side of the server-owned hooks: pre-receive asks (through the internal API) whether
- * a push may update its refs; once receive-pack exits, the refs post-receive listed are recorded in
- * the durable outbox, where a worker processes them (push.worker.ts).
+ * a push may update its refs; once receive-pack exits, the refs post-receive listed are recorded
+ * before the client hears the end of its push (sync.service.ts), with what may lag queued in the
+ * durable outbox (push-effects.ts, push.worker.ts).
  */
 import fs from 'node:fs/promises';
 import { settings } from '../../config';
@@ -22,6 +23,8 @@ import { assertBranchPushAllowed } from '../refs/branch-guard';
 import { asUser } from '../auth/principal';
 import { repoPermission } from '../perm/permission';
 import { maintainerMayPush } from '../refs/maintainer-edit';
+import { syncRepoRefs } from './sync.service';
+import { pullRequestPushMessage } from './push-message';
 
 /** The outbox topic of a recorded push. */
 export const PUSH_TOPIC = 'repo.push';
@@ -57,10 +60,11 @@ function assertHookRequest(r: HookRequest): void {
 }
 
 /**
- * Decide a push before git moves any ref; throws Forbidden with the message the pusher sees.
+ * Decide a push before git moves any ref; throws Forbidden with the message the pusher sees. An
+ * accepted push gets the lines to print once its refs moved (pull requests of pushed branches).
  * why: everything is decided in one call per push, so a push is accepted or refused as a whole.
  */
-export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Promise<void> {
+export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Promise<string> {
   assertHookRequest(r);
   const repo = await findRepoById(ctx, r.repo_id);
   const owner = repo && (await findUserById(ctx, repo.ownerId));
@@ -71,7 +75,7 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
     throw new Forbidden(`this push changes ${r.updates.length} refs; a push may change at most ${maxRefs} ([repository] MAX_PUSH_REFS)`);
   }
   // why: the branch rules below protect the code repository's default branch and pull refs; a wiki has neither.
-  if (r.repo_kind === 'wiki') return;
+  if (r.repo_kind === 'wiki') return '';
   for (const u of r.updates) {
     if (u.ref.startsWith('refs/pull/')) throw new Forbidden(`${u.ref}: refs/pull/* is maintained by the server and cannot be pushed`);
     if (u.new === ZERO_ID && u.ref === `refs/heads/${repo.defaultBranch}` && !repo.isEmpty) {
@@ -84,6 +88,7 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
   await assertBranchPushAllowed(ctx, {
     repo, owner, pusherId: r.pusher_id, deployKeyId: r.deploy_key_id, gitDir, env: quarantineEnv(gitDir, r.git_env), updates: r.updates,
   });
+  return pullRequestPushMessage(ctx, repo, owner, r.updates);
 }
 
 /**
@@ -119,22 +124,31 @@ async function assertPusherMay(ctx: DbContext, repo: RepositoryModel, owner: Use
 export interface Pusher { repoId: number; pusherId: number; transport: string }
 
 /**
- * Record a finished push in the outbox: the refs git updated, as post-receive wrote them to
- * `file` (nothing when git updated none and post-receive did not run); the file is removed.
+ * Record a finished push: the refs git updated, as post-receive wrote them to `file` (nothing when
+ * git updated none and post-receive did not run); the file and what pre-receive left beside it
+ * are removed. The branch and tag rows and the repository's state are written before the push's
+ * answer goes out (read-your-writes: a client that pushed and then lists branches, on any worker,
+ * sees its push); what may lag is queued in the same transaction (syncRepoRefs).
  * why: post-receive is a shell line, not a program of ours, so a push starts one process less;
- * the server that ran receive-pack records it as soon as git exits. A crash in between leaves the
- * change to the reconciler, as a crash between git's ref update and post-receive always did.
+ * the server that ran receive-pack records it as soon as git exits. If recording fails here the
+ * push is queued for the outbox to record; a crash in between leaves it to the reconciler, as a
+ * crash between git's ref update and post-receive always did.
  */
 export async function recordPush(file: string, p: Pusher, ctx: DbContext = systemCtx): Promise<void> {
   const text = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return '';
     throw err;
   });
-  await fs.rm(file, { force: true });
+  await Promise.all([fs.rm(file, { force: true }), fs.rm(`${file}.after`, { force: true })]);
   const updates = parseRefUpdates(text);
   if (updates.length === 0) return;
   assertHookRequest({ repo_id: p.repoId, pusher_id: p.pusherId, deploy_key_id: 0, transport: p.transport, updates });
   const job: PushJob = { repoId: p.repoId, pusherId: p.pusherId, transport: p.transport.slice(0, 16), updates };
-  await withTx(ctx, (tx) => enqueue(tx, PUSH_TOPIC, job));
-  notifyEnqueued();
+  try {
+    await syncRepoRefs(job.repoId, { pusherId: job.pusherId, transport: job.transport, updates: job.updates }, ctx);
+  } catch (err) {
+    console.error(`recording a push to repository ${p.repoId} failed, queued for the outbox: ${(err as Error).message}`);
+    await withTx(ctx, (tx) => enqueue(tx, PUSH_TOPIC, job));
+    notifyEnqueued();
+  }
 }

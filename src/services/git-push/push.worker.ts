@@ -15,18 +15,18 @@ import { findUserById } from '../../models/user.model';
 import { startOutboxWorker, type OutboxWorker } from '../../queue/worker';
 import { deliverIssueNotification, NOTIFY_TOPIC } from '../notification/notify';
 import { PUSH_TOPIC, type PushJob } from './hook.service';
-import { refreshCommitGraph, syncRepoRefs } from './sync.service';
+import { syncRepoRefs } from './sync.service';
+import { PUSH_EFFECTS_TOPIC, processPushEffects } from './push-effects';
 import { PULL_BRANCHES_TOPIC, processBranchesMoved } from '../pull/branch-moves';
 import { PULL_CHECK_TOPIC, runPullCheck } from '../pull/check';
 import { AUTO_MERGE_TOPIC, processAutoMerge } from '../pull/auto-merge.service';
 import { ACTIONS_PUSH_TOPIC, processActionsEvent, processActionsPush } from '../actions/trigger';
 import { ACTIONS_EVENT_TOPIC } from '../actions/events';
 
-/** Process one recorded push (idempotent: a replay finds nothing left to record). */
+/** Record a push whose recording failed on its answer path (idempotent: a replay finds nothing left to record). */
 export async function processPush(payload: unknown): Promise<void> {
   const job = payload as PushJob;
-  const changes = await syncRepoRefs(job.repoId, { pusherId: job.pusherId, transport: job.transport, updates: job.updates });
-  if (changes.length) await refreshCommitGraph(job.repoId);
+  await syncRepoRefs(job.repoId, { pusherId: job.pusherId, transport: job.transport, updates: job.updates });
 }
 
 /** Rewrite the server-owned hooks of a repository and its wiki where they are missing or not what this version writes. */
@@ -88,7 +88,7 @@ async function cleanQuarantines(olderThanMs: number): Promise<void> {
 export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine: boolean }): PushProcessing {
   // why: a push job takes seconds at most; a crashed worker's lease is taken over after a minute.
   const handlers = {
-    [PUSH_TOPIC]: processPush, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p: unknown) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
+    [PUSH_TOPIC]: processPush, [PUSH_EFFECTS_TOPIC]: processPushEffects, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p: unknown) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
     [AUTO_MERGE_TOPIC]: processAutoMerge, [ACTIONS_PUSH_TOPIC]: processActionsPush, [ACTIONS_EVENT_TOPIC]: processActionsEvent,
     // why: notifications are this node's outbox work too; their jobs are small and independent.
     [NOTIFY_TOPIC]: deliverIssueNotification,

@@ -9,8 +9,8 @@ import { systemCtx, withTx, type DbContext } from '../../db';
 import { queueActionsPush } from '../actions/trigger';
 import { repoPath } from '../../git/paths';
 import { dirExists, setHeadBranch } from '../../git/init';
-import { updateCommitGraph } from '../../git/history';
-import { listBranchAndTagRefs, commitSummaries, repoSizeBytes, headBranch, refTips, ZERO_ID } from '../../git/refs';
+import { listBranchAndTagRefs, commitSummaries, repoSizeBytes, headBranch, ZERO_ID } from '../../git/refs';
+import { refId } from '../../git/ref-info';
 import { withRepoLock } from '../../lock';
 import { findRepoById, updateRepoGitState, type RepositoryModel } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
@@ -20,10 +20,7 @@ import { insertPushEvents, type RefChange } from '../../models/push-event.model'
 import type { RefUpdate } from '../../git/hooks';
 import { notePullBranchesMoved } from '../pull/branch-moves';
 import { notifyEnqueued } from '../../queue/outbox';
-import { planPushEvents, queuePushEvents } from '../webhook/push-events';
-import { PushRanges } from '../refs/push-range';
-import { planPushActivity } from '../activity/push';
-import { recordActivity } from '../activity/record';
+import { queuePushEffects } from './push-effects';
 
 /** Who caused the changes, when known. */
 export interface SyncHint {
@@ -71,14 +68,6 @@ function chooseDefaultBranch(repo: RepositoryModel, branches: string[], changes:
 
 const NO_HINT: SyncHint = { pusherId: 0, transport: '', updates: [] };
 
-/**
- * The repository's size after the changes.
- * why: the server's own writes (transport api) add a few objects; the size is measured again by
- * the next push or the reconciler, not on every merge or file commit.
- */
-async function sizeAfter(repo: RepositoryModel, dir: string, hint: SyncHint): Promise<number> {
-  return hint.transport === 'api' ? Number(repo.size) : repoSizeBytes(dir);
-}
 
 /** The most reported refs the short path takes; a larger push is compared whole. */
 const MAX_REPORTED = 1000;
@@ -101,12 +90,13 @@ async function reportedChanges(ctx: DbContext, repo: RepositoryModel, dir: strin
   const recorded = new Map((await liveBranchRows(ctx, repo.id, names)).map((r) => [HEADS + r.name, r.commitId]));
   if (!recorded.has(defaultRef) || !u.every((m) => (recorded.get(m.ref) ?? ZERO_ID) === m.old)) return null;
   if (hint.transport !== 'api') {
-    const tips = await refTips(dir, u.map((m) => m.ref));
-    if (!u.every((m) => (tips.get(m.ref) ?? ZERO_ID) === m.new)) return null;
+    // why: the ref files git just wrote are read directly (src/git/ref-files.ts): no git process on a push's answer path.
+    const tips = await Promise.all(u.map((m) => refId(dir, m.ref)));
+    if (!u.every((m, i) => (tips[i] ?? ZERO_ID) === m.new)) return null;
   }
   return {
     changes: u.map((m) => ({ refName: m.ref, oldCommitId: m.old, newCommitId: m.new })),
-    state: { isEmpty: false, defaultBranch: repo.defaultBranch, size: await sizeAfter(repo, dir, hint) },
+    state: { isEmpty: false, defaultBranch: repo.defaultBranch, size: await repoSizeBytes(dir) },
   };
 }
 
@@ -121,7 +111,7 @@ async function observedChanges(ctx: DbContext, repo: RepositoryModel, dir: strin
   if ((branchSetChanged || defaultBranch !== repo.defaultBranch) && branches.includes(defaultBranch) && (await headBranch(dir)) !== defaultBranch) {
     await setHeadBranch(dir, defaultBranch);
   }
-  return { changes, state: { isEmpty: branches.length === 0, defaultBranch, size: await sizeAfter(repo, dir, hint) } };
+  return { changes, state: { isEmpty: branches.length === 0, defaultBranch, size: await repoSizeBytes(dir) } };
 }
 
 /** Compare a repository's refs with the database and record every difference. No-op for a missing repository. */
@@ -133,6 +123,10 @@ export async function syncRepoRefs(repoId: number, hint: SyncHint = NO_HINT, ctx
 /**
  * syncRepoRefs for a caller that already holds the repository's lock: server-side writes (file
  * commits, branch and tag operations) call it right after moving a ref, inside their withRepoLock.
+ * why: this is the read-your-writes step of every ref change: a push calls it before git's answer
+ * goes out, so it records only what reads show (branch and tag rows, the repository's state) and
+ * queues the rest in the same transaction: the push's webhooks and feed entries (which need git's
+ * commit lists) go to the push-events job, pull requests, Actions and references to their own.
  */
 export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HINT, ctx: DbContext = systemCtx): Promise<RefChange[]> {
   const repo = await findRepoById(ctx, repoId);
@@ -150,14 +144,8 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
   const pusherOf = (ref: string) => (pushed.has(ref) ? hint.pusherId : 0);
   const fromPush = changes.filter((c) => pushed.has(c.refName));
   const found = changes.filter((c) => !pushed.has(c.refName));
-  const events = hint.events !== false;
-  // why: the git work of hook payloads runs before the transaction; the tasks are written in it, with the changes.
-  const ranges = new PushRanges(dir);
-  const hookEvents = events
-    ? [...await planPushEvents(ctx, repo, owner, hint.pusherId, fromPush, dir, ranges), ...await planPushEvents(ctx, repo, owner, 0, found, dir, ranges)] : [];
-  const activity = events ? await planPushActivity(repo, owner, hint.pusherId, fromPush, ranges) : [];
+  const events = hint.events !== false && changes.length > 0;
   const now = new Date();
-  let queued = false;
   await withTx(ctx, async (tx) => {
     for (const c of changes) {
       const pusherId = pusherOf(c.refName);
@@ -178,14 +166,13 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
     if (events) {
       await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
       await insertPushEvents(tx, repoId, 0, '', found);
-      await queuePushEvents(tx, { repoId, ownerId: owner.id }, hookEvents);
-      await recordActivity(tx, activity);
-      queued = await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
-      queued = (await queueActionsPush(tx, repoId, hint.pusherId, changes)) || queued;
+      await queuePushEffects(tx, { repoId, pusherId: hint.pusherId, fromPush, found, commitGraph: hint.transport === 'http' || hint.transport === 'ssh' });
+      await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
+      await queueActionsPush(tx, repoId, hint.pusherId, changes);
     }
     await updateRepoGitState(tx, repoId, state);
   });
-  if (queued) notifyEnqueued();
+  if (events) notifyEnqueued();
   return changes;
 }
 
@@ -205,15 +192,4 @@ export async function refDrift(repoId: number, ctx: DbContext = systemCtx): Prom
  */
 export function recordInitialRefs(repoId: number, doerId: number, defaultBranch: string, ctx: DbContext = systemCtx): Promise<RefChange[]> {
   return syncRepoRefs(repoId, { pusherId: doerId, transport: '', events: false, updates: [{ old: ZERO_ID, new: ZERO_ID, ref: `refs/heads/${defaultBranch}` }] }, ctx);
-}
-
-/**
- * Bring the repository's commit-graph up to date after a push (outside the repository lock: git
- * takes its own lock on the graph files, and a concurrent writer simply finds the work done).
- */
-export async function refreshCommitGraph(repoId: number, ctx: DbContext = systemCtx): Promise<void> {
-  const repo = await findRepoById(ctx, repoId);
-  const owner = repo && (await findUserById(ctx, repo.ownerId));
-  if (!repo || !owner) return;
-  await updateCommitGraph(repoPath(owner.name, repo.name)).catch((err: unknown) => console.error(`commit-graph of repository ${repoId}:`, (err as Error).message));
 }

@@ -18,7 +18,7 @@ import { CommentType } from '../../models/comment.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import { findOpenPullFor, findPullByBaseHead, findPullByMergedCommit, insertPull, pullsOfIssues, PullFlow, PullStatus, type PullRequestModel } from '../../models/pull-request.model';
 import { findForkOf, findRepoById, findRepoByOwnerAndName, type RepositoryModel } from '../../models/repository.model';
-import { findUserByName, type UserModel } from '../../models/user.model';
+import { findUserById, findUserByName, type UserModel } from '../../models/user.model';
 import type { CreatePullRequestOption } from '../../api/pull';
 import { asUser, type Principal } from '../auth/principal';
 import { repoPermission } from '../perm/permission';
@@ -259,4 +259,21 @@ export async function pullOfMergedCommit(ctx: DbContext, p: Principal, rc: RepoC
     throw new NotFound(`pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: ${rc.repo.id}, head_branch: , base_branch: ]`);
   }
   return onePull(ctx, p, rc, issue);
+}
+
+/**
+ * Where a new pull request from `branch` of `rc` goes, as Gitea's `/pulls/new/{branch}` chooses:
+ * a fork's branch proposes to the parent when the caller can read it and it takes pull requests
+ * (the head written `owner:branch`); otherwise the repository's own default branch.
+ */
+export async function newPullTarget(ctx: DbContext, p: Principal, rc: RepoContext, branch: string): Promise<{ owner: string; repo: string; base: string; head: string }> {
+  if (rc.repo.isFork) {
+    const parent = await findRepoById(ctx, rc.repo.forkId);
+    const parentOwner = parent && (await findUserById(ctx, parent.ownerId));
+    const perm = parent && parentOwner ? await repoPermission(ctx, p, parent, parentOwner) : null;
+    if (parent && parentOwner && perm?.can(UnitType.PullRequests, AccessMode.Read)) {
+      return { owner: parentOwner.name, repo: parent.name, base: parent.defaultBranch, head: `${rc.owner.name}:${branch}` };
+    }
+  }
+  return { owner: rc.owner.name, repo: rc.repo.name, base: rc.repo.defaultBranch, head: branch };
 }

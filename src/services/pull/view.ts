@@ -75,7 +75,8 @@ export async function pullViews(ctx: DbContext, p: Principal, rc: RepoContext, i
     const head: BranchSide = agit
       ? { label: '', ref: headRefOf(pull), sha: pullHead, repoId: rc.repo.id, repo: baseView }
       : {
-        label: pull.headBranch, ref: tip ? pull.headBranch : headRefOf(pull), sha: list ? pullHead : tip ?? pullHead,
+        // why: the head branch's tip (read-your-writes: the pull ref follows a push in the outbox a moment later).
+        label: pull.headBranch, ref: tip ? pull.headBranch : headRefOf(pull), sha: tip ?? pullHead,
         repoId: h.dir ? pull.headRepoId : -1, repo: h.view,
       };
     const asked = requested.get(issue.row.id)!;

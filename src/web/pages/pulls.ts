@@ -16,7 +16,7 @@ import { timeline } from '../../services/issue/timeline.service';
 import { renderComments } from '../../services/markup/markup.service';
 import { pullCommits, pullDiff, pullFiles } from '../../services/pull/diff.service';
 import { mergeBox, mergePull } from '../../services/pull/merge.service';
-import { createPull, getPull, listPulls } from '../../services/pull/pull.service';
+import { createPull, getPull, listPulls, newPullTarget } from '../../services/pull/pull.service';
 import { changeReviewRequests } from '../../services/pull/review-request.service';
 import { createPullReview, listPullReviews } from '../../services/pull/review.service';
 import type { RepoContext } from '../../services/repo/context';
@@ -67,6 +67,14 @@ export function pullPages(): Router {
     await renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
       base: repoHome(rc), baseBranch: String(req.query.base ?? rc.repo.defaultBranch), headBranch: String(req.query.head ?? ''), title: '', body: '',
     });
+  }));
+
+  // why: the link `git push` prints for a new branch (Gitea's /pulls/new/{branch}); a fork's branch proposes to its parent.
+  r.get(`${repo}/pulls/new/*`, page(async (req, res) => {
+    const rc = await pageRepo(req);
+    const t = await newPullTarget(ctxOf(req), req.principal, rc, String(req.params[0] ?? ''));
+    const q = new URLSearchParams({ base: t.base, head: t.head });
+    res.redirect(303, `${repoHome({ owner: { name: t.owner }, repo: { name: t.repo } })}/pulls/new?${q}`);
   }));
 
   r.post(`${repo}/pulls/new`, ...formBody('1mb'), csrf, page(async (req, res) => {
