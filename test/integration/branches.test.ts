@@ -164,8 +164,8 @@ describe('branches', () => {
         expect(r.status, JSON.stringify(body)).to.equal(422);
         expect(r.body.message).to.equal(message);
       }
-      const extra = await w.raw('POST', '/repos/alice/proj/branches', { new_branch_name: 'ok', color: 'red' }, { token: alice.token });
-      expect(extra.status).to.equal(422);
+      const mistyped = await w.raw('POST', '/repos/alice/proj/branches', { new_branch_name: 'ok', old_branch_name: 7, color: 'red' }, { token: alice.token });
+      expect(mistyped.status).to.equal(422);
       expect(await heads('proj')).to.equal(before);
     });
 

@@ -152,7 +152,7 @@ describe('forks', () => {
       for (const name of ['bad name', 'x.git', '..']) {
         expectError(await w.raw('POST', '/repos/alice/proj/forks', { name }, { token: eve.token }), 422);
       }
-      expectError(await w.raw('POST', '/repos/alice/proj/forks', { bogus: true }, { token: eve.token }), 422);
+      expectError(await w.raw('POST', '/repos/alice/proj/forks', { name: 7, bogus: true }, { token: eve.token }), 422);
       expect(await numRepos('eve')).to.equal(1);
       expect(await forksCount('alice/proj')).to.equal(3);
     });

@@ -222,7 +222,7 @@ describe('stars, watches, collaborators and topics', () => {
       const one = await w.raw('PUT', '/repos/ann/pub/topics/Not%20Valid', undefined, { token: ann.token });
       expectError(one, 422, 'Topic name is invalid');
       expect(one.body.invalidTopics).to.equal('not valid');
-      expectError(await w.raw('PUT', '/repos/ann/pub/topics', { topics: ['x'], extra: 1 }, { token: ann.token }), 422);
+      expectError(await w.raw('PUT', '/repos/ann/pub/topics', { topics: { a: 1 }, extra: 1 }, { token: ann.token }), 422);
       expect(await topics()).to.deep.equal(['go', 'v1.2', 'web-app']);
     });
 
