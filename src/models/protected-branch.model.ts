@@ -6,6 +6,7 @@
 import type { DbContext } from '../db';
 import { Op } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import { readOnlyRow, TableCache } from './table-cache';
 
 const flag = { type: DataType.BOOLEAN, allowNull: false, defaultValue: false };
 const ids = { type: DataType.TEXT, allowNull: false, defaultValue: '[]' };
@@ -53,9 +54,15 @@ export function isGlobRule(ruleName: string): boolean {
   return /[\\.+*?()|[\]{}^$]/.test(ruleName);
 }
 
-/** Every rule of a repository, oldest first. */
+// why: every branch listing and push asks for a repository's rules, which change only from settings.
+const rulesCache = new TableCache<ProtectedBranchModel[]>('protected-branch', ['protected_branch']);
+
+/** Every rule of a repository, oldest first (read-only rows outside a transaction). */
 export function listProtectedBranches(ctx: DbContext, repoId: number): Promise<ProtectedBranchModel[]> {
-  return ProtectedBranchModel.findAll({ where: { repoId }, order: [['id', 'ASC']], transaction: ctx.tx });
+  return rulesCache.get(ctx, String(repoId), async () => {
+    const rows = await ProtectedBranchModel.findAll({ where: { repoId }, order: [['id', 'ASC']], transaction: ctx.tx });
+    return ctx.tx ? rows : rows.map(readOnlyRow);
+  });
 }
 
 /** The rule with exactly this name, or null. */

@@ -46,7 +46,7 @@ export function ruleMatches(ruleName: string, branch: string): boolean {
 /** The rules of a repository in the order they are tried. */
 export async function orderedRules(ctx: DbContext, repoId: number): Promise<ProtectedBranchModel[]> {
   const rows = await listProtectedBranches(ctx, repoId);
-  return rows.sort((a, b) => a.priority - b.priority || Number(isGlobRule(a.ruleName)) - Number(isGlobRule(b.ruleName)) || a.id - b.id);
+  return [...rows].sort((a, b) => a.priority - b.priority || Number(isGlobRule(a.ruleName)) - Number(isGlobRule(b.ruleName)) || a.id - b.id);
 }
 
 /** The rule that protects `branch`, or null. */
