@@ -59,6 +59,17 @@ export async function assertNotBlocked(ctx: DbContext, rc: RepoContext, doer: Us
   }
 }
 
+/**
+ * 403 "user is blocked" when the issue's poster or the repository's owner blocked the caller, who
+ * is about to change the issue itself (title, body, state, tracked time); a repository admin (site
+ * admins included) is exempt. why: Gitea's ChangeTitle and ChangeContent rule (IsUserBlockedBy the
+ * poster or the owner, unless IsUserRepoAdmin), applied to the issue's other own changes as well.
+ */
+export async function assertMayChangeIssue(ctx: DbContext, rc: RepoContext, doer: UserModel, issue: IssueModel): Promise<void> {
+  if (rc.perm.mode >= AccessMode.Admin) return;
+  await assertNotBlocked(ctx, rc, doer, [issue.posterId]);
+}
+
 /** 403 unless the caller writes issues or pull requests (Gitea's reqRepoWriter for labels and milestones). */
 export function assertTrackerWriter(rc: RepoContext): void {
   if (!canWriteIssues(rc, false) && !canWriteIssues(rc, true)) throw new Forbidden('user should have a permission to write to a repo');

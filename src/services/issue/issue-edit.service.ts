@@ -15,7 +15,7 @@ import { addAssignees, assigneeIdsOfIssues, removeAssignees } from '../../models
 import { indexIssueText } from '../../models/issue-search';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
-import { assertNotBlocked, canEditIssue, canWriteIssues, readableIssue } from './access';
+import { assertMayChangeIssue, assertNotBlocked, canEditIssue, canWriteIssues, readableIssue } from './access';
 import { resolveAssignees } from './assignee';
 import { dateOf, endOfDay, record } from './history';
 import { issueText, issueTitle, getIssue } from './issue.service';
@@ -43,10 +43,23 @@ function wantedDeadline(o: EditIssueOption): number | undefined {
   return Date.parse(o.due_date) <= 0 ? 0 : endOfDay(o.due_date, 'DueDate');
 }
 
+/**
+ * 403 "user is blocked" before an edit that would change the issue's title or state, or that sends
+ * a body, by a caller its poster or the repository's owner blocked (see assertMayChangeIssue).
+ * why: as Gitea's ChangeTitle (an unchanged title passes) and ChangeContent (any body is refused).
+ */
+export async function assertMayEditIssue(ctx: DbContext, rc: RepoContext, doer: UserModel, issue: IssueModel, o: Pick<EditIssueOption, 'title' | 'body' | 'state'>): Promise<void> {
+  const title = !!o.title && issueTitle(o.title, false) !== issue.name;
+  const body = o.body !== undefined && o.body !== null;
+  const state = o.state !== undefined && o.state !== null && (o.state === 'closed') !== issue.isClosed;
+  if (title || body || state) await assertMayChangeIssue(ctx, rc, doer, issue);
+}
+
 /** Edit an issue (Gitea answers 201 with the issue). */
 export async function editIssue(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, o: EditIssueOption): Promise<IssueView> {
   const found = await readableIssue(ctx, rc, index);
   if (!canEditIssue(rc, doer, found)) throw new Forbidden('');
+  await assertMayEditIssue(ctx, rc, doer, found, o);
   const writer = canWriteIssues(rc, found.isPull);
   if (o.state !== undefined && o.state !== 'open' && o.state !== 'closed') throw new HttpError(412, `unknown state: ${o.state}`);
   if (o.state !== undefined && found.isPull && (await pullsOfIssues(ctx, [found.id])).get(found.id)?.hasMerged) {

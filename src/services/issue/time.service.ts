@@ -17,7 +17,7 @@ import { findUserByName, type UserModel } from '../../models/user.model';
 import { findReposByIds } from '../../models/repository.model';
 import type { RepoContext } from '../repo/context';
 import { isRepoAdmin } from '../refs/access';
-import { assertTrackerReadable, canWriteIssues, readableIssue } from './access';
+import { assertMayChangeIssue, assertTrackerReadable, canWriteIssues, readableIssue } from './access';
 import { parseApiTime, record } from './history';
 import { finishStopwatch } from './stopwatch';
 import { timetrackerEnabled, trackerConfigOf } from './tracker-settings';
@@ -41,6 +41,7 @@ async function stopwatchIssue(ctx: DbContext, rc: RepoContext, doer: UserModel, 
 /** Start the caller's stopwatch on an issue; a running one elsewhere is stopped first (its time kept). */
 export async function startStopwatch(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number): Promise<void> {
   const issue = await stopwatchIssue(ctx, rc, doer, index);
+  await assertMayChangeIssue(ctx, rc, doer, issue);
   await withTx(ctx, async (tx) => {
     const running = await stopwatchesOf(tx, doer.id);
     if (running.some((s) => s.issueId === issue.id)) throw new Conflict('cannot start a stopwatch again if it already exists');
@@ -56,9 +57,13 @@ async function runningOn(tx: DbContext, doer: UserModel, issue: IssueModel): Pro
   return sw;
 }
 
-/** Stop the caller's stopwatch on an issue, keeping its time. */
+/**
+ * Stop the caller's stopwatch on an issue, keeping its time. why: refused, as adding time is, to
+ * a caller the poster or owner blocked meanwhile; cancelling (which keeps nothing) stays open.
+ */
 export async function stopStopwatch(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number): Promise<void> {
   const issue = await stopwatchIssue(ctx, rc, doer, index);
+  await assertMayChangeIssue(ctx, rc, doer, issue);
   await withTx(ctx, async (tx) => finishStopwatch(tx, await runningOn(tx, doer, issue)));
 }
 
@@ -145,6 +150,8 @@ export async function addTime(
   ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, o: { time?: number; created?: string; user_name?: string },
 ): Promise<TrackedTimeView> {
   const issue = await trackableIssue(ctx, rc, doer, index);
+  // why: the time shows in the issue's timeline, which a user its poster or owner blocked may not add to.
+  await assertMayChangeIssue(ctx, rc, doer, issue);
   if (!o.time || !Number.isSafeInteger(o.time)) throw new Validation('[Time]: Required');
   const created = o.created ? parseApiTime(o.created, 'Created') : nowUnix();
   let user = doer;

@@ -17,7 +17,7 @@ import type { EditPullRequestOption } from '../../api/pull';
 import { asUser, type Principal } from '../auth/principal';
 import { canEditIssue, canWriteIssues, readableIssue } from '../issue/access';
 import { record } from '../issue/history';
-import { editIssue } from '../issue/issue-edit.service';
+import { assertMayEditIssue, editIssue } from '../issue/issue-edit.service';
 import { replaceIssueLabels } from '../issue/label.service';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
@@ -61,6 +61,8 @@ export async function editPull(ctx: DbContext, doer: UserModel, p: Principal, rc
   if (!pr) throw new NotFound();
   // why: Gitea answers someone who may not edit with an empty 403.
   if (!canEditIssue(rc, doer, issue)) throw new Forbidden('');
+  // why: before any of the edit's steps, so a refused title, body or state leaves the rest unchanged too.
+  await assertMayEditIssue(ctx, rc, doer, issue, o);
   const writer = canWriteIssues(rc, true);
   if (o.allow_maintainer_edit !== undefined) await assertMayAllowEdits(ctx, doer, issue.posterId, pr);
   // why: as Gitea, a pull request's milestone changes only to another one (0 does not clear it).
