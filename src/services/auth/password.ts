@@ -15,6 +15,15 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
+/**
+ * What a password is checked against when the account has none (no such user, an organization,
+ * a user without a password): a stored form with the parameters and lengths of a real hash, whose
+ * salt and hash are random, so no password matches it. why: checking against it costs what
+ * checking a real hash costs, so the time of a failed sign-in does not tell whether the name
+ * exists (security finding, issue 35).
+ */
+export const NO_PASSWORD_HASH = `scrypt$${N}$${R}$${P}$${crypto.randomBytes(16).toString('base64')}$${crypto.randomBytes(LEN).toString('base64')}`;
+
 /** Compare a password with a stored hash in constant time. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
