@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
+import { WebClient } from '../helpers/web';
 
 async function token(w: World, u: TestUser, name: string, scopes: string[]): Promise<string> {
   const res = await w.raw('POST', `/users/${u.name}/tokens`, { name, scopes }, { basic: [u.name, u.password] });
@@ -150,21 +151,53 @@ describe('authentication', () => {
 
 describe('failed sign-in limit', () => {
   let w: World;
+  // why: the test server trusts 127.0.0.0/8 as its proxy (the default), so X-Forwarded-For names the client's address.
+  const from = (address: string) => ({ 'X-Forwarded-For': address });
   before(async () => {
-    w = await startWorld({ env: { FORGE__SECURITY__LOGIN_MAX_FAILURES: '3', FORGE__SECURITY__LOGIN_FAILURE_WINDOW: '600' } });
+    w = await startWorld({ env: { FORGE__SECURITY__LOGIN_FAILURE_WINDOW: '600' } });
   });
   after(async () => { await w?.stop(); });
 
-  it('answers 429 with Retry-After once an account has too many failures, even for the right password', async () => {
+  it('answers 429 with Retry-After once an address has too many failures, even for the right password', async () => {
     const carol = await w.user('carol');
-    for (let i = 0; i < 3; i++) {
-      expect((await w.raw('GET', '/user', undefined, { basic: ['carol', 'wrong'] })).status).to.equal(401);
+    for (let i = 0; i < 10; i++) {
+      expect((await w.raw('GET', '/user', undefined, { basic: ['carol', 'wrong'], headers: from('192.0.2.10') })).status).to.equal(401);
     }
-    const blocked = await w.raw('GET', '/user', undefined, { basic: ['carol', carol.password] });
+    const blocked = await w.raw('GET', '/user', undefined, { basic: ['carol', carol.password], headers: from('192.0.2.10') });
     expect(blocked.status).to.equal(429);
+    expect(blocked.body.message).to.equal('too many failed login attempts, try again later');
     expect(Number(blocked.headers.get('retry-after'))).to.be.greaterThan(0);
     expect(blocked.body.url).to.equal(`${w.server.url}api/swagger`);
+    // the address is refused for every account, password or not
+    expect((await w.raw('GET', '/user', undefined, { basic: ['root', 'wrong'], headers: from('192.0.2.10') })).status).to.equal(429);
     // tokens are not password guesses: they keep working
-    expect((await w.raw('GET', '/user', undefined, { token: carol.token })).status).to.equal(200);
+    expect((await w.raw('GET', '/user', undefined, { token: carol.token, headers: from('192.0.2.10') })).status).to.equal(200);
+  });
+
+  it('a stranger\'s ten failures on an account lock out the stranger\'s address, never the owner at another', async () => {
+    const dave = await w.user('dave');
+    for (let i = 0; i < 10; i++) {
+      expect((await w.raw('GET', '/user', undefined, { basic: ['dave', `guess-${i}`], headers: from('203.0.113.66') })).status).to.equal(401);
+    }
+    // the stranger's address is refused, even with the right password
+    expect((await w.raw('GET', '/user', undefined, { basic: ['dave', dave.password], headers: from('203.0.113.66') })).status).to.equal(429);
+    const web = new WebClient(w);
+    await web.request('GET', 'user/login', { headers: from('203.0.113.66') });
+    const strangerForm = await web.request('POST', 'user/login', formOf(w, web, { user_name: 'dave', password: dave.password }, from('203.0.113.66')));
+    expect(strangerForm.status).to.equal(429);
+    // the owner, from elsewhere: the API with the password, and the sign-in form
+    const api = await w.raw('GET', '/user', undefined, { basic: ['dave', dave.password], headers: from('198.51.100.23') });
+    expect([api.status, api.body.login]).to.deep.equal([200, 'dave']);
+    const owner = new WebClient(w);
+    await owner.request('GET', 'user/login', { headers: from('198.51.100.23') });
+    const signedIn = await owner.request('POST', 'user/login', formOf(w, owner, { user_name: 'dave', password: dave.password }, from('198.51.100.23')));
+    expect(signedIn.status, signedIn.text).to.equal(303);
+    expect((await owner.get('')).text).to.include('Welcome, dave');
   });
 });
+
+/** A sign-in form's request, with the page's CSRF token, the forge's Origin and `headers`. */
+function formOf(w: World, web: WebClient, fields: Record<string, string>, headers: Record<string, string>): { body: string; headers: Record<string, string> } {
+  const body = new URLSearchParams({ ...fields, _csrf: web.csrf }).toString();
+  return { body, headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded', Origin: new URL(w.server.rootUrl).origin } };
+}

@@ -216,6 +216,30 @@ describe('sessions and two-factor authentication', () => {
       expect((await d.form('user/two_factor/scratch', { token: scratch })).status).to.equal(422);
     });
 
+    it('wrong second factors count against the account from any address: then 429, even before the password', async () => {
+      const tina = await w.user('tina');
+      const { secret: tinaSecret } = await enrol(await WebClient.signedIn(w, tina));
+      // why: each attempt from its own address (the test server trusts its loopback proxy), so only the account's count can refuse.
+      const attempt = async (address: string, passcode: string) => {
+        const c = new WebClient(w);
+        const headers = { 'X-Forwarded-For': address };
+        const send = (p: string, fields: Record<string, string>) => c.request('POST', p, {
+          body: new URLSearchParams({ ...fields, _csrf: c.csrf }).toString(),
+          headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded', Origin: new URL(w.server.rootUrl).origin },
+        });
+        await c.request('GET', 'user/login', { headers });
+        const pw = await send('user/login', { user_name: 'tina', password: tina.password });
+        if (pw.status !== 303) return pw.status;
+        await c.request('GET', 'user/two_factor', { headers });
+        return (await send('user/two_factor', { passcode })).status;
+      };
+      const wrong = code(tinaSecret, 40);
+      for (let i = 0; i < 10; i++) expect(await attempt(`203.0.113.${100 + i}`, wrong), `attempt ${i}`).to.equal(422);
+      expect(await attempt('203.0.113.200', code(tinaSecret))).to.equal(429);
+      expect((await w.raw('GET', '/user', undefined, { basic: ['tina', tina.password], headers: { 'X-Forwarded-For': '203.0.113.201', 'X-Gitea-OTP': code(tinaSecret) } })).status).to.equal(429);
+      expect((await w.raw('GET', '/user', undefined, { token: tina.token })).status).to.equal(200);
+    });
+
     it('disabling needs the password; then the password works alone again', async () => {
       await web.get('user/settings/security');
       const wrong = await web.form('user/settings/security/two_factor/disable', { password: 'not-it' });

@@ -1,8 +1,13 @@
 /**
- * Counts failed sign-ins per client address and per account within a window; past the limit
- * the caller gets 429 before any password is checked. Counters live in Redis in cluster mode
- * (shared by every node) and in memory otherwise. While Redis cannot be reached, each process
- * counts in its own memory (with one warning), so signing in keeps working.
+ * Counts failed sign-ins within a window; past the limit the caller gets 429 before any password
+ * is checked. Every failure counts against the client's address. A failed second factor (TOTP,
+ * scratch code, security key: only someone who gave the right password gets that far) also
+ * counts against the account. why: a wrong password counts against no account, so a stranger who
+ * spends the attempts on someone's name locks out only the stranger's own address, never the
+ * owner signing in from another (security finding, issue 35); a second factor's six digits still
+ * cannot be guessed from many addresses. Counters live in Redis in cluster mode (shared by every
+ * node) and in memory otherwise. While Redis cannot be reached, each process counts in its own
+ * memory (with one warning), so signing in keeps working.
  */
 import { settings } from '../../config';
 import { redis, redisKey, redisReady } from '../../lock/redis';
@@ -56,20 +61,25 @@ async function bump(key: string, windowSec: number): Promise<void> {
   if (memory.size > 100_000) for (const [k, v] of memory) if (v.resetAt < now) memory.delete(k);
 }
 
-const keys = (ip: string, account: string) => [`ip:${ip}`, `acct:${account.toLowerCase()}`];
+/** What failed: the password, or a second factor after the right password. */
+export type LoginFailure = 'password' | 'second-factor';
 
-/** Throw 429 when the address or the account has used up its failed attempts. */
+const addressKey = (ip: string) => `ip:${ip}`;
+const accountKey = (account: string) => `2fa:${account.toLowerCase()}`;
+
+/** Throw 429 when the address, or the account by its failed second factors, has used up its failed attempts. */
 export async function assertLoginAllowed(ip: string, account: string): Promise<void> {
   const { loginMaxFailures, loginFailureWindow } = settings().security;
-  for (const k of keys(ip, account)) {
+  for (const k of [addressKey(ip), accountKey(account)]) {
     if ((await current(k)) >= loginMaxFailures) {
       throw new TooManyRequests('too many failed login attempts, try again later', loginFailureWindow);
     }
   }
 }
 
-/** Record one failed sign-in for the address and the account. */
-export async function recordLoginFailure(ip: string, account: string): Promise<void> {
+/** Record one failed sign-in: against the address, and for a second factor against the account too. */
+export async function recordLoginFailure(ip: string, account: string, what: LoginFailure = 'password'): Promise<void> {
   const { loginFailureWindow } = settings().security;
-  for (const k of keys(ip, account)) await bump(k, loginFailureWindow);
+  await bump(addressKey(ip), loginFailureWindow);
+  if (what === 'second-factor') await bump(accountKey(account), loginFailureWindow);
 }

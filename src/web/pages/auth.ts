@@ -80,7 +80,7 @@ export function authPages(): Router {
     // why: six digits fall to guessing without a limit; failures count as failed sign-ins (429 after too many).
     await assertLoginAllowed(ip, user.name);
     if (!(await checkTotp(systemCtx, user, String(req.body.passcode ?? ''), true))) {
-      await recordLoginFailure(ip, user.name);
+      await recordLoginFailure(ip, user.name, 'second-factor');
       flash(req, 'error', 'Passcode incorrect. If you misplaced your device, use your scratch code to sign in.');
       return renderPage(req, res, 'user/two_factor', 'Two-factor authentication', { ...(await secondFactorsOf(systemCtx, user.id)) }, 422);
     }
@@ -92,7 +92,7 @@ export function authPages(): Router {
     const ip = req.ip ?? '';
     await assertLoginAllowed(ip, user.name);
     if (!(await useScratchCode(systemCtx, user, String(req.body.token ?? '')))) {
-      await recordLoginFailure(ip, user.name);
+      await recordLoginFailure(ip, user.name, 'second-factor');
       flash(req, 'error', 'Your scratch code is incorrect.');
       return renderPage(req, res, 'user/two_factor', 'Two-factor authentication', { ...(await secondFactorsOf(systemCtx, user.id)) }, 422);
     }
@@ -117,7 +117,7 @@ export function authPages(): Router {
     updateSession(req, (d) => { d.webauthnChallenge = undefined; });
     await saveIfDirty(req);
     if (!challenge || !(await verifySecurityKeySignIn(systemCtx, user, challenge, (req.body as { response?: never }).response as never))) {
-      await recordLoginFailure(req.ip ?? '', user.name);
+      await recordLoginFailure(req.ip ?? '', user.name, 'second-factor');
       throw new Unauthorized('The security key did not sign in: try again.');
     }
     res.json({ redirect: await completeSignIn(req, res, user) });
