@@ -16,7 +16,10 @@
  *   (1,000 repositories), the timeline page 1 and page 100 of the 10,000-comment issue;
  * - create-issue throughput, 64 connections POSTing for BENCH_DURATION seconds (autocannon), and the
  *   numbering after it: count = highest number = the counter's max_index.
- * BENCH_KEEP=1 keeps the seeded data directory (and PostgreSQL database) for EXPLAIN.
+ * - the push's answer (bench/push-answer.ts): `git push` p50 now and, with BENCH_BEFORE_CHECKOUT, before
+ *   the push's rows were written on its answer path.
+ * BENCH_KEEP=1 keeps the seeded data directory (and PostgreSQL database) for EXPLAIN. BENCH_PARTS
+ * (default `tracker,push`) runs some parts alone.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,6 +31,7 @@ import { Client } from 'pg';
 import { newServer, type TestServer } from '../test/helpers/server';
 import { agent, timedGet } from './http';
 import { median } from './util';
+import { pushAnswerRows } from './push-answer';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? '15');
 /** Rounds over every read scenario before any is measured (BENCH_WARMUP). */
@@ -698,8 +702,13 @@ function printTable(r: DbResult): void {
 export async function run(): Promise<void> {
   // why: the client shares the 2 cores with the server; when the scheduler parks it, its own delay counts as server latency.
   try { os.setPriority(-10); } catch { /* not permitted: measure as is */ }
-  const dbs = process.env.BENCH_DB ? process.env.BENCH_DB.split(',') : ['sqlite3'];
-  const results: DbResult[] = [];
-  for (const dbType of dbs) results.push(await benchDb(dbType));
-  for (const r of results) printTable(r);
+  // why: BENCH_PARTS runs some parts alone (the tracker's seeding takes minutes): tracker, push.
+  const parts = (process.env.BENCH_PARTS ?? 'tracker,push').split(',');
+  if (parts.includes('tracker')) {
+    const dbs = process.env.BENCH_DB ? process.env.BENCH_DB.split(',') : ['sqlite3'];
+    const results: DbResult[] = [];
+    for (const dbType of dbs) results.push(await benchDb(dbType));
+    for (const r of results) printTable(r);
+  }
+  if (parts.includes('push')) process.stdout.write(`\n${(await pushAnswerRows()).join('\n')}\n`);
 }

@@ -37,13 +37,6 @@ export async function commitSummaries(gitDir: string, ids: string[]): Promise<Ma
   return out;
 }
 
-/** On-disk size of the repository's objects in bytes (loose + packed, as `git count-objects -v`). */
-export async function repoSizeBytes(gitDir: string): Promise<number> {
-  const out = (await runGit(['count-objects', '-v'], { gitDir })).stdout.toString();
-  const kib = (key: string) => Number(out.match(new RegExp(`^${key}: (\\d+)$`, 'm'))?.[1] ?? 0);
-  return (kib('size') + kib('size-pack')) * 1024;
-}
-
 /** The branch HEAD points at, or null when HEAD is detached or not a branch. */
 export async function headBranch(gitDir: string): Promise<string | null> {
   const r = await runGit(['symbolic-ref', '--quiet', 'HEAD'], { gitDir }).catch(gitRefused);

@@ -64,6 +64,8 @@ export interface ServerOptions {
   from?: ServerTemplate;
   /** The host name of ROOT_URL (default 127.0.0.1); a browser's WebAuthn needs a domain such as `localhost`. */
   rootHost?: string;
+  /** Run the forge built in this other checkout (its `dist/src/main.js`): a benchmark's "before" figure. */
+  checkout?: string;
 }
 
 /** A stopped forge's data dir (with its SQLite database) and PostgreSQL database, to copy. */
@@ -90,6 +92,8 @@ export class TestServer {
     public readonly env: Record<string, string>,
     public readonly workers: number,
     public readonly nodeArgs: string[] = [],
+    /** The `forge` program this server runs. */
+    public readonly main: string = MAIN,
   ) {}
 
   /** The server's address for the tests' own requests, with a trailing slash. */
@@ -102,7 +106,7 @@ export class TestServer {
   /** Run a `forge` CLI command against this server's config. */
   async cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
     try {
-      const { stdout, stderr } = await execFileP(process.execPath, [MAIN, ...args], { env: { ...process.env, ...this.env }, timeout: 60_000 });
+      const { stdout, stderr } = await execFileP(process.execPath, [this.main, ...args], { env: { ...process.env, ...this.env }, timeout: 60_000 });
       return { stdout, stderr, code: 0 };
     } catch (err) {
       const e = err as { stdout: string; stderr: string; code: number };
@@ -112,7 +116,7 @@ export class TestServer {
 
   /** Start `forge web` and wait until it answers. */
   async start(): Promise<void> {
-    this.proc = spawn(process.execPath, [...this.nodeArgs, MAIN, 'web', '--workers', String(this.workers)], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(process.execPath, [...this.nodeArgs, this.main, 'web', '--workers', String(this.workers)], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const proc = this.proc;
     runningServers.add(this);
     proc.once('exit', () => { if (this.proc === proc) runningServers.delete(this); });
@@ -217,5 +221,6 @@ export async function newServer(opts: ServerOptions = {}): Promise<TestServer> {
   if (redisUrl) Object.assign(env, { FORGE__REDIS__CONN_STR: redisUrl, FORGE_MODE: 'cluster' });
   Object.assign(env, opts.env ?? {});
   const workers = opts.workers ?? Number(process.env.FORGE_TEST_WORKERS ?? '1');
-  return new TestServer(dataDir, httpPort, sshPort, env, workers, opts.nodeArgs);
+  const main = opts.checkout ? path.join(path.resolve(opts.checkout), 'dist', 'src', 'main.js') : MAIN;
+  return new TestServer(dataDir, httpPort, sshPort, env, workers, opts.nodeArgs, main);
 }
