@@ -8,6 +8,7 @@ import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import type { DbContext } from '../db';
 import { settings } from '../config';
 import { IssueModel } from './issue.model';
+import { TableCache } from './table-cache';
 
 /** Gitea's PullRequestStatus. */
 export enum PullStatus { Conflict = 0, Checking = 1, Mergeable = 2, ManuallyMerged = 3, Error = 4, Empty = 5, Ancestor = 6 }
@@ -68,6 +69,15 @@ export function findPullById(ctx: DbContext, id: number): Promise<PullRequestMod
 /** Save changed columns. */
 export async function savePull(ctx: DbContext, row: PullRequestModel): Promise<void> {
   await row.save({ transaction: ctx.tx });
+}
+
+// why: every branch listing by a reader asks whether some base's maintainers may push to a branch; that is rare and changes with pull requests only.
+const maintainerHeads = new TableCache<{ headBranch: string; baseRepoId: number }[]>('maintainer-heads', ['pull_request', 'issue']);
+
+/** The head branches of `headRepoId` that an open pull request lets its base's maintainers push to, with the base. */
+export function maintainerEditHeads(ctx: DbContext, headRepoId: number): Promise<{ headBranch: string; baseRepoId: number }[]> {
+  return maintainerHeads.get(ctx, String(headRepoId), async () => (await openPullsOn(ctx, 'head', headRepoId, 'any', { allowMaintainerEdit: true }))
+    .map((r) => ({ headBranch: r.headBranch, baseRepoId: r.baseRepoId })));
 }
 
 /** Open pull requests (not merged, issue not closed) of a base repository and branches, or of a head; `extra` narrows further. */

@@ -5,7 +5,7 @@
  */
 import type { DbContext } from '../../db';
 import { AccessMode, UnitType } from '../../models/perm';
-import { openPullsOn } from '../../models/pull-request.model';
+import { maintainerEditHeads } from '../../models/pull-request.model';
 import { findRepoById } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { asUser } from '../auth/principal';
@@ -13,7 +13,8 @@ import { repoPermission } from '../perm/permission';
 
 /** The branches of repository `headRepoId` that `user` may push to as a maintainer of an open pull request's base (among `branches`, or all). */
 export async function maintainerBranches(ctx: DbContext, user: UserModel, headRepoId: number, branches: string[] | 'any' = 'any'): Promise<Set<string>> {
-  const pulls = await openPullsOn(ctx, 'head', headRepoId, branches, { allowMaintainerEdit: true });
+  const wanted = branches === 'any' ? null : new Set(branches);
+  const pulls = (await maintainerEditHeads(ctx, headRepoId)).filter((pr) => !wanted || wanted.has(pr.headBranch));
   const out = new Set<string>();
   const writes = new Map<number, boolean>();
   for (const pr of pulls) {
