@@ -13,7 +13,7 @@ import { greedyParams } from './middleware/greedy-params';
 import { registerLiteralFirst } from './middleware/route-order';
 import { streamedUploads } from './middleware/streamed-uploads';
 import { bodyGuard, guardRowIds, inputGuard } from './middleware/input-guard';
-import { withCancellation } from './git/cancel';
+import { RequestCancellation, withCancellation } from './git/cancel';
 import { mapError } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
@@ -110,9 +110,9 @@ function buildApp(): Express {
   // writes run to their end, so a change is never cut between git and the database.
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    const ac = new AbortController();
-    res.once('close', () => { if (!res.writableFinished) ac.abort(); });
-    withCancellation(ac.signal, next);
+    const cancellation = new RequestCancellation();
+    res.once('close', () => { if (!res.writableFinished) cancellation.cancel(); });
+    withCancellation(cancellation, next);
   });
 
   app.use(internalRouter());

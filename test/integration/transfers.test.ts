@@ -217,7 +217,7 @@ describe('repository transfers', () => {
       expectError(await transfer(alice, 'alice/stay', { new_owner: 'nobody' }), 404, 'The new owner does not exist or cannot be found');
       expectError(await transfer(alice, 'alice/stay', { new_owner: 'vault' }), 404, 'The new owner does not exist or cannot be found');
       expectError(await transfer(alice, 'alice/stay', {}), 422);
-      expectError(await transfer(alice, 'alice/stay', { new_owner: 'bob', extra: 1 }), 422);
+      expectError(await transfer(alice, 'alice/stay', { new_owner: 'bob', team_ids: 'all', extra: 1 }), 422);
     });
 
     it('team_ids: only for organizations (422), unknown (422), of another organization (403)', async () => {

@@ -12,7 +12,7 @@ import { refId, refsUnder } from '../../git/ref-info';
 import { setHeadBranch } from '../../git/init';
 import { withRepoLock } from '../../lock';
 import { listLiveBranches } from '../../models/branch.model';
-import { saveRepo } from '../../models/repository.model';
+import { findRepoById, saveRepo } from '../../models/repository.model';
 import type { UserModel } from '../../models/user.model';
 import type { CreateBranchRepoOption, UpdateBranchRepoOption } from '../../api/refs';
 import type { RepoContext } from '../repo/context';
@@ -158,8 +158,12 @@ export async function renameBranch(ctx: DbContext, doer: UserModel, rc: RepoCont
       if (rule) await withTx(ctx, (tx) => renameProtectedBranch(tx, rule, to));
       if (!isDefault) return;
       await setHeadBranch(dir, to);
-      rc.repo.defaultBranch = to;
-      await withTx(ctx, (tx) => saveRepo(tx, rc.repo));
+      await withTx(ctx, async (tx) => {
+        const row = await findRepoById(tx, rc.repo.id);
+        if (!row) return;
+        row.defaultBranch = to;
+        await saveRepo(tx, row);
+      });
     };
     await moveRefsAndSync(ctx, rc.repo.id, dir, doer.id, moves, TARGET_EXISTS, afterMove);
   });

@@ -209,11 +209,15 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, doer: UserModel,
   if (renaming && o.name!.toLowerCase() !== oldName.toLowerCase() && (await findRepoByOwnerAndName(ctx, rc.owner.id, o.name!))) {
     throw new Validation(`repository already exists [uname: ${rc.owner.name}, name: ${o.name}]`);
   }
-  const repo = rc.repo;
+  let repo = rc.repo;
   // why: renames move the directory and default_branch moves HEAD; the repository's write lock keeps
   // them from interleaving with other writes on any node, and the transaction rolls the row back if the move fails.
   const wasPrivate = repo.isPrivate;
   await withRepoLock(repo.id, () => withTx(ctx, async (tx) => {
+    // why: the request's row is a shared snapshot; the row to change is read in the transaction.
+    const row = await findRepoById(tx, rc.repo.id);
+    if (!row) throw new NotFound();
+    repo = row;
     if (o.description !== undefined) repo.description = o.description;
     if (o.website !== undefined) repo.website = o.website;
     if (o.private !== undefined) repo.isPrivate = o.private;
