@@ -84,14 +84,20 @@ export function resolveLink(href: string, links: LinkBase, wiki: boolean, image:
   return `${links.repo}/${inTree('')}`;
 }
 
+const WIKI_NAME_END = /[\n[\]]/g;
+
 /** `[[Page]]`, `[[Text|Page]]` and `[[image.png]]` in wiki pages, as Gitea's wiki reads them. */
 function wikiLink(state: StateInline, silent: boolean): boolean {
   const env = forgeEnv(state);
   if (!env.wiki || !state.src.startsWith('[[', state.pos)) return false;
-  const end = state.src.indexOf(']]', state.pos + 2);
-  if (end < 0) return false;
+  // why: the name ends at the first bracket or line break; searching for `]]` past those made every
+  // unclosed `[[` scan the rest of the text (quadratic in the number of them).
+  WIKI_NAME_END.lastIndex = state.pos + 2;
+  const stop = WIKI_NAME_END.exec(state.src);
+  const end = stop?.index ?? -1;
+  if (end < 0 || !state.src.startsWith(']]', end)) return false;
   const inner = state.src.slice(state.pos + 2, end);
-  if (inner === '' || /[\n[\]]/.test(inner)) return false;
+  if (inner === '') return false;
   if (!silent) {
     const bar = inner.indexOf('|');
     const label = (bar >= 0 ? inner.slice(0, bar) : inner).trim();
@@ -221,9 +227,15 @@ const TASK = /^\[([ xX])\][ \t]/;
 /** GFM task lists: a list item's paragraph that starts with `[ ]` or `[x]` gets a read-only checkbox. */
 function taskLists(state: StateCore): void {
   const tokens = state.tokens;
-  for (let i = 2; i < tokens.length; i++) {
+  // why: the lists open around each token, kept as a stack while walking forward once; looking back
+  // for an item's list from every item cost time quadratic in the number of items.
+  const open: Token[] = [];
+  const marked = new Set<Token>();
+  for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (t.type !== 'inline' || tokens[i - 1].type !== 'paragraph_open' || tokens[i - 2].type !== 'list_item_open') continue;
+    if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') open.push(t);
+    else if (t.type === 'bullet_list_close' || t.type === 'ordered_list_close') open.pop();
+    if (i < 2 || t.type !== 'inline' || tokens[i - 1].type !== 'paragraph_open' || tokens[i - 2].type !== 'list_item_open') continue;
     const first = t.children?.[0];
     const m = first?.type === 'text' ? TASK.exec(first.content) : null;
     if (!first || !m) continue;
@@ -232,12 +244,10 @@ function taskLists(state: StateCore): void {
     box.content = `<input type="checkbox" disabled=""${m[1] === ' ' ? '' : ' checked=""'}> `;
     t.children!.unshift(box);
     tokens[i - 2].attrJoin('class', 'task-list-item');
-    for (let j = i - 3; j >= 0; j--) {
-      const list = tokens[j];
-      if ((list.type === 'bullet_list_open' || list.type === 'ordered_list_open') && list.level === tokens[i - 2].level - 1) {
-        if (!String(list.attrGet('class') ?? '').includes('contains-task-list')) list.attrJoin('class', 'contains-task-list');
-        break;
-      }
+    const list = open[open.length - 1];
+    if (list && !marked.has(list)) {
+      marked.add(list);
+      list.attrJoin('class', 'contains-task-list');
     }
   }
 }
