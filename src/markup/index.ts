@@ -27,6 +27,8 @@ export interface RenderInput {
   commits?: Record<string, string>;
   /** Single newlines become `<br>` (Gitea does so in comments by default). */
   breaks?: boolean;
+  /** Show the text escaped instead of rendering it (a page's document over [markup] MAX_INPUT_SIZE). */
+  plain?: boolean;
 }
 
 const MARKDOWN_FILE = /\.(md|markdown|mdown|mkd|livemd)$/i;
@@ -41,6 +43,7 @@ export function fileRenderer(filePath: string): 'markdown' | 'csv' | 'text' {
 
 /** Render a document to sanitized HTML. */
 export function render(input: RenderInput): string {
+  if (input.plain) return plainText(input.text);
   const kind = input.mode === 'file' ? fileRenderer(input.filePath ?? '') : 'markdown';
   if (kind === 'text') return escapeHtml(input.text);
   if (kind === 'csv') return sanitize(renderCsv(input.text, input.filePath ?? ''));
@@ -51,6 +54,11 @@ export function render(input: RenderInput): string {
     mentionable: new Set(input.mentionable ?? []),
     commits: new Map(Object.entries(input.commits ?? {})),
   }, input.breaks));
+}
+
+/** A document shown as its escaped text, for when it is not rendered (too large, out of time). */
+export function plainText(text: string): string {
+  return `<pre class="markup-plain">${escapeHtml(text)}</pre>`;
 }
 
 /** The `@name` candidates and commit-id candidates of a text, for the caller to check before rendering. */

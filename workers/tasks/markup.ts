@@ -4,7 +4,7 @@
  * JavaScript the script calls; terminating the thread instead is not safe with native modules loaded.
  */
 import vm from 'node:vm';
-import { highlightFile as highlight, render, type RenderInput } from '../../src/markup';
+import { highlightFile as highlight, plainText, render, type RenderInput } from '../../src/markup';
 import { taskError } from '../errors';
 
 /** Arguments of renderMarkup: the document and the time it may take. */
@@ -31,6 +31,24 @@ export async function renderMarkup({ input, timeoutMs }: RenderMarkupArgs): Prom
   const html = bounded(() => render(input), timeoutMs);
   if (html === null) throw taskError(422, `the document took longer than ${timeoutMs / 1000} s to render`);
   return html;
+}
+
+/** Arguments of renderMarkupBatch: the documents of one page and the time each may take. */
+export interface RenderBatchArgs { inputs: RenderInput[]; timeoutMs: number }
+
+/** One document of a batch: its HTML, and whether it rendered (false: its text escaped, out of time). */
+export interface BatchResult { html: string; rendered: boolean }
+
+/**
+ * The sanitized HTML of several documents, each within `timeoutMs`. why: a page of many documents is
+ * sent in a few batches, not one task per document; one document that runs out of time shows as its
+ * escaped text and does not take the others (or the page) down with it.
+ */
+export async function renderMarkupBatch({ inputs, timeoutMs }: RenderBatchArgs): Promise<BatchResult[]> {
+  return inputs.map((input) => {
+    const html = bounded(() => render(input), timeoutMs);
+    return html === null ? { html: plainText(input.text), rendered: false } : { html, rendered: true };
+  });
 }
 
 /** Arguments of highlightFile: a text file, its name (for its language) and the time it may take. */

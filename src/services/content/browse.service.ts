@@ -87,14 +87,17 @@ async function readmeOf(ctx: DbContext, p: Principal, cr: CodeRepo, loc: TreeLoc
 async function renderedFile(ctx: DbContext, p: Principal, cr: CodeRepo, loc: TreeLocation, e: TreeEntry): Promise<string> {
   const dir = path.dirname(e.path);
   const branchPath = `${loc.refKind}/${loc.refName}`;
-  const key = `r\0${cr.gitDir}\0${e.oid}\0${branchPath}\0${dir}`;
+  const kind = fileRenderer(e.path);
+  // why: a rendered document links mentions and commits as the reader may see them, so it is kept
+  // by the renderer under a key that holds those; plain text is the same for everyone.
+  if (kind !== 'text') {
+    const text = (await readBlob(cr.gitDir, e.oid)).toString('utf8');
+    return renderDocument(ctx, p, { mode: 'file', text, filePath: e.path, links: { app: settings().server.rootUrl, repo: cr.urls.html, branchPath, treePath: dir === '.' ? '' : dir } }, cr);
+  }
+  const key = `r\0${cr.gitDir}\0${e.oid}`;
   const hit = shown.get(key);
   if (typeof hit === 'string') return hit;
-  const text = (await readBlob(cr.gitDir, e.oid)).toString('utf8');
-  const kind = fileRenderer(e.path);
-  const html = kind === 'text'
-    ? `<pre>${escapeHtml(text)}</pre>`
-    : await renderDocument(ctx, p, { mode: 'file', text, filePath: e.path, links: { app: settings().server.rootUrl, repo: cr.urls.html, branchPath, treePath: dir === '.' ? '' : dir } }, cr);
+  const html = `<pre>${escapeHtml((await readBlob(cr.gitDir, e.oid)).toString('utf8'))}</pre>`;
   shown.set(key, html);
   return html;
 }

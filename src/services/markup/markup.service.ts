@@ -9,13 +9,13 @@ import { settings } from '../../config';
 import { NotFound, Validation } from '../../errors';
 import { peekObjects } from '../../git/objects';
 import { repoPath } from '../../git/paths';
-import { fileRenderer, referenceCandidates, render, RENDER_MODES, type LinkBase, type RenderInput, type RenderMode } from '../../markup';
+import { fileRenderer, referenceCandidates, RENDER_MODES, type LinkBase, type RenderInput, type RenderMode } from '../../markup';
 import { AccessMode, UnitType } from '../../models/perm';
 import { visibleNamesAmong } from '../../models/user.model';
-import { runTask } from '../../pool';
 import type { Principal } from '../auth/principal';
 import { repoAssignment, type RepoContext } from '../repo/context';
 import { visibilityScopeOf } from '../user/directory.service';
+import { renderAll, Slicer, type RenderUse } from './renderer';
 
 /** A render request as Gitea's MarkupOption carries it. */
 export interface MarkupRequest {
@@ -28,12 +28,11 @@ export interface MarkupRequest {
   wiki?: boolean;
 }
 
-// why: up to this size a document renders on the event loop in well under a millisecond or two;
-// larger ones go to the pool, where a time limit applies.
-const INLINE_MAX_CHARS = 16 * 1024;
 // why: each candidate is one line to the repository's cat-file; a text of hex words costs no more than this.
 const MAX_COMMIT_CANDIDATES = 100;
 const MAX_MENTION_CANDIDATES = 100;
+// why: a page of many documents looks up at most this many times as many names and ids in all.
+const PAGE_CANDIDATES_FACTOR = 10;
 
 /** Render a document for the API; 422 for an unknown mode or a text over [markup] MAX_INPUT_SIZE. */
 export async function renderMarkupRequest(ctx: DbContext, p: Principal, req: MarkupRequest): Promise<string> {
@@ -46,58 +45,79 @@ export async function renderMarkupRequest(ctx: DbContext, p: Principal, req: Mar
   if (where && mode !== 'markdown') rc = await repoAssignment(ctx, p, where.owner, where.repo).catch((e) => (e instanceof NotFound ? null : Promise.reject(e)));
   const links: LinkBase = { app: settings().server.rootUrl };
   if (where) Object.assign(links, { repo: `${links.app}${where.owner}/${where.repo}`, branchPath: where.branchPath, treePath: where.treePath });
-  return renderDocument(ctx, p, { mode, text, filePath: req.filePath, links }, mode === 'markdown' ? null : rc);
+  return renderDocument(ctx, p, { mode, text, filePath: req.filePath, links }, mode === 'markdown' ? null : rc, 'once');
+}
+
+/** Whether a text is larger than [markup] MAX_INPUT_SIZE. */
+function tooLarge(text: string): boolean {
+  const max = settings().markup.maxInputSize;
+  // why: a character is at most 3 bytes of UTF-8 (4 for a surrogate pair of 2), so short texts need no count.
+  return text.length * 3 > max && Buffer.byteLength(text) > max;
 }
 
 /** 422 when a text is larger than [markup] MAX_INPUT_SIZE. */
 export function assertRenderable(text: string): void {
-  const max = settings().markup.maxInputSize;
-  // why: a character is at most 3 bytes of UTF-8 (4 for a surrogate pair of 2), so short texts need no count.
-  if (text.length * 3 > max && Buffer.byteLength(text) > max) {
-    throw new Validation(`the text is ${Buffer.byteLength(text)} bytes; documents of up to ${max} bytes are rendered ([markup] MAX_INPUT_SIZE)`);
-  }
+  if (!tooLarge(text)) return;
+  throw new Validation(`the text is ${Buffer.byteLength(text)} bytes; documents of up to ${settings().markup.maxInputSize} bytes are rendered ([markup] MAX_INPUT_SIZE)`);
 }
 
 /**
  * Render `input` to safe HTML. With a repository (`rc`, already authorized for the caller), `@names`
- * link to users the caller may see and hex words to the repository's commits they name.
+ * link to users the caller may see and hex words to the repository's commits they name. `page` (the
+ * default) keeps the HTML for the next reader; `once` is for previews and the API.
  */
-export async function renderDocument(ctx: DbContext, p: Principal, input: RenderInput, rc: RepoContext | null): Promise<string> {
-  const full: RenderInput = { ...input, breaks: lineBreaks(input.mode) };
-  const markdown = input.mode === 'file' ? fileRenderer(input.filePath ?? '') === 'markdown' : true;
-  if (markdown && input.mode !== 'markdown') {
-    const { users, shas } = referenceCandidates(input.text);
-    full.mentionable = await visibleNamesAmong(ctx, users.slice(0, MAX_MENTION_CANDIDATES), visibilityScopeOf(p));
-    if (rc && !rc.repo.isEmpty && rc.perm.can(UnitType.Code, AccessMode.Read)) full.commits = await existingCommits(rc, shas.slice(0, MAX_COMMIT_CANDIDATES));
-  }
-  return renderHere(full);
-}
-
-/** A short text renders in this thread; a long one in the worker pool, within `[markup] RENDER_TIMEOUT`. */
-function renderHere(input: RenderInput): Promise<string> | string {
-  if (input.text.length <= INLINE_MAX_CHARS) return render(input);
-  return runTask('renderMarkup', { input, timeoutMs: settings().markup.renderTimeout * 1000 });
+export async function renderDocument(ctx: DbContext, p: Principal, input: RenderInput, rc: RepoContext | null, use: RenderUse = 'page'): Promise<string> {
+  if (use === 'once') assertRenderable(input.text);
+  const [html] = await renderWithFacts(ctx, p, rc, [{ ...input, breaks: lineBreaks(input.mode) }], use);
+  return html;
 }
 
 /**
- * Render many comments of one repository (an issue's timeline) with one look-up of the users they
- * mention and one of the commit ids they name, not one per comment.
+ * Render many comments of one repository (an issue's timeline, a release list) with one look-up of
+ * the users they mention and one of the commit ids they name, not one per comment.
  */
 export async function renderComments(ctx: DbContext, p: Principal, rc: RepoContext, texts: string[]): Promise<string[]> {
   const root = settings().server.rootUrl;
   const links: LinkBase = { app: root, repo: `${root}${rc.owner.name}/${rc.repo.name}` };
+  const breaks = lineBreaks('comment');
+  return renderWithFacts(ctx, p, rc, texts.map((text) => ({ mode: 'comment', text, links, breaks })), 'page');
+}
+
+/**
+ * Give each document the mentions and commit ids of its own text that are real for this reader
+ * (one query and one object look-up for all of them), then render them. A page's document over
+ * [markup] MAX_INPUT_SIZE shows as its escaped text.
+ */
+async function renderWithFacts(ctx: DbContext, p: Principal, rc: RepoContext | null, inputs: RenderInput[], use: RenderUse): Promise<string[]> {
+  const slicer = new Slicer();
   const users = new Set<string>();
   const shas = new Set<string>();
-  for (const t of texts) {
-    assertRenderable(t);
-    const c = referenceCandidates(t);
-    c.users.forEach((u) => users.add(u));
-    c.shas.forEach((x) => shas.add(x));
+  const found: ({ users: string[]; shas: string[] } | null)[] = [];
+  for (const input of inputs) {
+    if (tooLarge(input.text)) input.plain = true;
+    const markdown = input.mode === 'file' ? fileRenderer(input.filePath ?? '') === 'markdown' : true;
+    const c = markdown && input.mode !== 'markdown' && !input.plain ? referenceCandidates(input.text) : null;
+    if (c) {
+      c.users = c.users.slice(0, MAX_MENTION_CANDIDATES);
+      c.shas = c.shas.slice(0, MAX_COMMIT_CANDIDATES);
+      c.users.forEach((u) => users.add(u));
+      c.shas.forEach((x) => shas.add(x));
+    }
+    found.push(c);
+    await slicer.tick();
   }
-  const mentionable = await visibleNamesAmong(ctx, [...users].slice(0, MAX_MENTION_CANDIDATES * 10), visibilityScopeOf(p));
-  const commits = !rc.repo.isEmpty && rc.perm.can(UnitType.Code, AccessMode.Read) ? await existingCommits(rc, [...shas].slice(0, MAX_COMMIT_CANDIDATES * 10)) : {};
-  const breaks = lineBreaks('comment');
-  return Promise.all(texts.map((text) => renderHere({ mode: 'comment', text, links, mentionable, commits, breaks })));
+  const factor = inputs.length > 1 ? PAGE_CANDIDATES_FACTOR : 1;
+  const named = users.size ? new Set(await visibleNamesAmong(ctx, [...users].slice(0, MAX_MENTION_CANDIDATES * factor), visibilityScopeOf(p))) : new Set<string>();
+  const readable = rc && !rc.repo.isEmpty && rc.perm.can(UnitType.Code, AccessMode.Read);
+  const commits = readable && shas.size ? await existingCommits(rc, [...shas].slice(0, MAX_COMMIT_CANDIDATES * factor)) : {};
+  inputs.forEach((input, k) => {
+    const c = found[k];
+    if (!c) return;
+    // why: only what this text names, so the cache key holds no more of the reader than the HTML does.
+    input.mentionable = c.users.filter((u) => named.has(u));
+    input.commits = Object.fromEntries(c.shas.filter((x) => commits[x] !== undefined).map((x) => [x, commits[x]]));
+  });
+  return renderAll(inputs, use);
 }
 
 function lineBreaks(mode: RenderMode): boolean {

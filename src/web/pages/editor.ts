@@ -80,7 +80,7 @@ export function editorPages(): Router {
       if (body.action === 'preview') {
         state.preview = await renderDocument(ctxOf(req), req.principal, {
           mode: 'file', text: content, filePath, links: { app: settings().server.rootUrl, repo: cr.urls.html, branchPath: `branch/${loc.refName}`, treePath: dir },
-        }, cr);
+        }, cr, 'once');
         return showEditor(req, res, cr, state);
       }
       const op: ChangeOp = mode === 'new'

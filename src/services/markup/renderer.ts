@@ -1,0 +1,172 @@
+/**
+ * Where documents render: a little text on the event loop, everything else in the worker pool in
+ * batches; for pages, the HTML is kept in a bounded per-process cache keyed by everything it depends
+ * on, so a page seen again renders nothing, and readers asking for the same document at the same
+ * time share one render.
+ */
+import crypto from 'node:crypto';
+import { settings } from '../../config';
+import { Validation } from '../../errors';
+import { WeightedLru } from '../../git/lru';
+import { render, type RenderInput } from '../../markup';
+import { runTask } from '../../pool';
+
+// why: up to this much text (in one call) renders on the event loop: a few milliseconds even for
+// text made to be slow (a dense task list or table); more goes to the pool, so no render holds the
+// loop for long.
+const INLINE_MAX_CHARS = 2 * 1024;
+// why: a batch is one pool task; documents go together up to this size (or count), so a page of many
+// small documents costs a few messages and a page of many large ones spreads over the threads.
+const BATCH_MAX_CHARS = 64 * 1024;
+const BATCH_MAX_DOCS = 64;
+// why: one call keeps at most this many batches in the pool at once, so one large page does not fill
+// the pool's queue ahead of every other request's tasks.
+const BATCHES_IN_FLIGHT = 2;
+// why: the HTML of page documents is kept up to this many characters per process (a byte each for
+// the Latin-1 HTML most documents make, two otherwise); a document whose HTML alone is over an eighth
+// of that is not kept, so one huge document cannot empty the cache.
+const CACHE_MAX_CHARS = 64 * 1024 * 1024;
+const CACHE_MAX_ENTRY_CHARS = CACHE_MAX_CHARS / 8;
+// why: the event loop's own work per document (hashing, cache look-ups) yields after this long.
+const SLICE_MS = 8;
+
+const cache = new WeightedLru<string>(CACHE_MAX_CHARS, (html) => html.length + 100);
+/** Page renders under way, by key. */
+const inFlight = new Map<string, Promise<string>>();
+
+/**
+ * How a call renders. `page`: the HTML is kept and shared, and a document that runs out of time
+ * shows as its escaped text instead of failing the page. `once` (the API, previews): nothing is
+ * kept, and running out of time is a 422.
+ */
+export type RenderUse = 'page' | 'once';
+
+/**
+ * The cache key of a document: everything its HTML depends on. why: the reader enters only through
+ * `mentionable` and `commits`, which the caller cuts down to the names and ids this text holds, so
+ * two readers share an entry exactly when their HTML is the same.
+ */
+export function renderKey(input: RenderInput): string {
+  const facts = JSON.stringify([
+    input.mode, input.filePath ?? '', input.breaks ?? false, input.links.app, input.links.repo ?? '', input.links.branchPath ?? '', input.links.treePath ?? '',
+    [...(input.mentionable ?? [])].sort(), Object.entries(input.commits ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
+  ]);
+  return crypto.createHash('sha256').update(facts).update('\0').update(input.text).digest('base64');
+}
+
+/** Yields to the event loop once `SLICE_MS` of work has run since the last yield. */
+export class Slicer {
+  private since = performance.now();
+
+  /** Yield if this slice is used up. */
+  async tick(): Promise<void> {
+    if (performance.now() - this.since < SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.since = performance.now();
+  }
+}
+
+/** A document this call renders itself: its key and every index of the call that has it. */
+interface Job { key: string; input: RenderInput; at: number[] }
+
+/** The sanitized HTML of each input, in order. */
+export async function renderAll(inputs: RenderInput[], use: RenderUse): Promise<string[]> {
+  const out = new Array<string>(inputs.length);
+  const waits: Promise<void>[] = [];
+  const jobs = new Map<string, Job>();
+  const slicer = new Slicer();
+  for (let i = 0; i < inputs.length; i++) {
+    const key = renderKey(inputs[i]);
+    const job = jobs.get(key);
+    const hit = use === 'page' && !job ? cache.get(key) : undefined;
+    const running = use === 'page' && !job && hit === undefined ? inFlight.get(key) : undefined;
+    if (job) job.at.push(i);
+    else if (hit !== undefined) out[i] = hit;
+    else if (running) waits.push(running.then((html) => { out[i] = html; }));
+    else jobs.set(key, { key, input: inputs[i], at: [i] });
+    await slicer.tick();
+  }
+  const todo = [...jobs.values()];
+  const place = (job: Job, html: string) => { for (const i of job.at) out[i] = html; };
+  if (todo.reduce((n, j) => n + j.input.text.length, 0) <= INLINE_MAX_CHARS) {
+    for (const job of todo) {
+      const html = render(job.input);
+      place(job, html);
+      if (use === 'page') keep(job.key, html);
+    }
+  } else {
+    waits.push(renderInPool(todo, use, place));
+  }
+  await Promise.all(waits);
+  return out;
+}
+
+function keep(key: string, html: string): void {
+  if (html.length <= CACHE_MAX_ENTRY_CHARS) cache.set(key, html);
+}
+
+/** Split jobs into batches of at most BATCH_MAX_CHARS of text (a larger document alone) and BATCH_MAX_DOCS documents. */
+function batchesOf(jobs: Job[]): Job[][] {
+  const batches: Job[][] = [];
+  let chars = 0;
+  for (const job of jobs) {
+    const last = batches[batches.length - 1];
+    const n = job.input.text.length;
+    if (!last || chars + n > BATCH_MAX_CHARS || last.length >= BATCH_MAX_DOCS) {
+      batches.push([job]);
+      chars = n;
+    } else {
+      last.push(job);
+      chars += n;
+    }
+  }
+  return batches;
+}
+
+/** Render `jobs` in the pool, at most BATCHES_IN_FLIGHT batches at a time; a page's jobs are shared with readers who ask meanwhile. */
+async function renderInPool(jobs: Job[], use: RenderUse, place: (job: Job, html: string) => void): Promise<void> {
+  const settle = new Map<string, { resolve: (html: string) => void; reject: (err: unknown) => void }>();
+  if (use === 'page') {
+    for (const { key } of jobs) {
+      const p = new Promise<string>((resolve, reject) => settle.set(key, { resolve, reject }));
+      // why: nobody may be waiting for it; a failed render must not become an unhandled rejection.
+      p.catch(() => undefined);
+      inFlight.set(key, p);
+    }
+  }
+  const done = (key: string, result: { html: string } | { err: unknown }) => {
+    const s = settle.get(key);
+    if (!s) return;
+    settle.delete(key);
+    inFlight.delete(key);
+    if ('html' in result) s.resolve(result.html);
+    else s.reject(result.err);
+  };
+  const timeoutMs = settings().markup.renderTimeout * 1000;
+  const batches = batchesOf(jobs);
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const batch = batches[next++];
+      try {
+        const results = await runTask('renderMarkupBatch', { inputs: batch.map((j) => j.input), timeoutMs });
+        batch.forEach((job, k) => {
+          const r = results[k];
+          if (!r.rendered && use === 'once') throw new Validation(`the document took longer than ${timeoutMs / 1000} s to render`);
+          place(job, r.html);
+          if (r.rendered && use === 'page') keep(job.key, r.html);
+          done(job.key, { html: r.html });
+        });
+      } catch (err) {
+        for (const job of batch) done(job.key, { err });
+        throw err;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, worker));
+  } finally {
+    // why: batches never sent (another failed first) leave no waiter hanging.
+    for (const key of [...settle.keys()]) done(key, { err: new Error('the render was abandoned') });
+  }
+}
