@@ -26,6 +26,7 @@ import type { RepoContext } from '../../services/repo/context';
 import { flash, requireCsrf, saveIfDirty, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
 import { renderPage } from './render';
+import { PageSlots } from './slots';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
 
 const PAGE_SIZE = 20;
@@ -33,7 +34,7 @@ const PAGE_SIZE = 20;
 
 /** A comment's (or body's) HTML as Gitea renders comments: references to this repository, line breaks. */
 function commentHtml(req: Request, rc: RepoContext, text: string): Promise<string> {
-  return renderDocument(ctxOf(req), req.principal, { mode: 'comment', text, links: { app: settings().server.rootUrl, repo: `${settings().server.rootUrl}${rc.owner.name}/${rc.repo.name}` } }, rc);
+  return renderDocument(ctxOf(req), req.principal, { mode: 'comment', text, links: { app: settings().server.rootUrl, repo: `${settings().server.rootUrl}${rc.owner.name}/${rc.repo.name}` } }, rc, 'once');
 }
 
 /** The issue page's data. */
@@ -45,14 +46,15 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
   const events = (await timeline(ctx, req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
   const commented = events.filter((e) => e.type === 'comment' && e.body);
   const rendered = await renderComments(ctx, req.principal, rc, [issue.body, ...commented.map((e) => e.body)]);
-  const html = new Map(commented.map((e, k) => [e.id, rendered[k + 1]]));
+  const slots = new PageSlots();
+  const html = new Map(commented.map((e, k) => [e.id, slots.put(rendered[k + 1])]));
   const user = req.principal.user;
   const running = user ? await stopwatchRunning(ctx, user, view.row.id) : false;
   await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-    base: repoHome(rc), issue, bodyHtml: issue.body ? rendered[0] : '', events, html: Object.fromEntries(html),
+    base: repoHome(rc), issue, bodyHtml: issue.body ? slots.put(rendered[0]) : '', events, html: Object.fromEntries(html),
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
     timetracking: settings().service.enableTimetracking, side: await sidebarData(req, rc, index, false),
-  }, status);
+  }, status, slots);
 }
 
 /** Issue routes. */

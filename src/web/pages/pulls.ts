@@ -25,6 +25,7 @@ import { WeightedLru } from '../../git/lru';
 import { flashOutcome, requireCsrf, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
 import { renderFragment, renderPage } from './render';
+import { PageSlots } from './slots';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
 
 const PAGE_SIZE = 20;
@@ -95,13 +96,14 @@ export function pullPages(): Router {
     const events = (await timeline(ctxOf(req), req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
     const commented = events.filter((e) => (e.type === 'comment' || e.type === 'review') && e.body);
     const rendered = await renderComments(ctxOf(req), req.principal, rc, [head.pull.body, ...commented.map((e) => e.body)]);
-    const html = Object.fromEntries(commented.map((e, k) => [e.id, rendered[k + 1]]));
+    const slots = new PageSlots();
+    const html = Object.fromEntries(commented.map((e, k) => [e.id, slots.put(rendered[k + 1])]));
     const { reviews } = await listPullReviews(ctxOf(req), req.principal.user, rc, index);
     const box = req.principal.user ? await mergeBox(ctxOf(req), req.principal.user, rc, index) : null;
     await renderPage(req, res, 'pulls/view', `${head.pull.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-      ...head, events, html, bodyHtml: head.pull.body ? rendered[0] : '', box,
+      ...head, events, html, bodyHtml: head.pull.body ? slots.put(rendered[0]) : '', box,
       reviews: reviews.map((v) => ({ id: v.id, type: v.type, reviewer: v.reviewerId })), side: await sidebarData(req, rc, index, true),
-    });
+    }, 200, slots);
   }));
 
   r.get(`${repo}/pulls/:index/commits`, page(async (req, res) => {

@@ -20,6 +20,7 @@ import { renderComments } from '../../services/markup/markup.service';
 import type { RepoContext } from '../../services/repo/context';
 import { flashOutcome, formUpload, requireCsrf } from './context';
 import { renderPage } from './render';
+import { PageSlots } from './slots';
 import { repoHeader } from './repo';
 import { page, pageNumber, pageRepo, repoHome, signedIn } from './route';
 
@@ -27,10 +28,10 @@ const PAGE_SIZE = 20;
 const rest = (req: Request) => String((req.params as unknown as Record<string, string>)[0] ?? '');
 
 /** Releases as the API shows them, with their notes rendered as comments are. */
-async function releaseViews(req: Request, rc: RepoContext, views: ReleaseView[]) {
+async function releaseViews(req: Request, rc: RepoContext, views: ReleaseView[], slots: PageSlots) {
   const root = settings().server.rootUrl;
   const notes = await renderComments(ctxOf(req), req.principal, rc, views.map((v) => v.row.note));
-  return views.map((v, k) => ({ ...toRelease(v.row, repoUrls(root, rc.owner.name, rc.repo.name), v.publisher, v.assets, root), html: notes[k] }));
+  return views.map((v, k) => ({ ...toRelease(v.row, repoUrls(root, rc.owner.name, rc.repo.name), v.publisher, v.assets, root), html: slots.put(notes[k]) }));
 }
 
 /** The release form's fields as the release services read them. */
@@ -81,10 +82,11 @@ export function refPages(): Router {
 
   const showReleases = async (req: Request, res: Response, rc: RepoContext, views: ReleaseView[], total: number, single: boolean) => {
     const pageNo = pageNumber(req);
+    const slots = new PageSlots();
     await renderPage(req, res, 'repo/releases', `Releases - ${rc.owner.name}/${rc.repo.name}`, {
-      ...(await repoHeader(req, rc, 'releases')), releases: await releaseViews(req, rc, views), single, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+      ...(await repoHeader(req, rc, 'releases')), releases: await releaseViews(req, rc, views, slots), single, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
       canWrite: canWrite(rc, UnitType.Releases) && !rc.repo.isArchived && !!req.principal.user, uploads: settings().attachment.enabled,
-    });
+    }, 200, slots);
   };
   r.get(`${repo}/releases`, page(async (req, res) => {
     const rc = await pageRepo(req);

@@ -12,6 +12,7 @@ import { HttpError } from '../../errors';
 import { mapError } from '../../errors/mapper';
 import { csrfToken } from '../../services/auth/session.service';
 import { saveIfDirty, updateSession } from './context';
+import type { PageSlots } from './slots';
 
 // why: compiled code runs from dist/src/web/pages; the templates stay in the source tree.
 const VIEWS = [path.resolve(__dirname, '../views'), path.resolve(__dirname, '../../../../src/web/views')].find((d) => fs.existsSync(path.join(d, 'layout.eta'))) ?? '';
@@ -39,8 +40,8 @@ export interface PageFrame {
 // (sanitized already) is held to the same rules, and no other site may frame a page.
 const CSP = "default-src 'self'; img-src 'self' data: https: http:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
-/** Render `view` inside the layout and send it. */
-export async function renderPage(req: Request, res: Response, view: string, title: string, data: Record<string, unknown> = {}, status = 200): Promise<void> {
+/** Render `view` inside the layout and send it; `slots` places the large HTML the data names by marker. */
+export async function renderPage(req: Request, res: Response, view: string, title: string, data: Record<string, unknown> = {}, status = 200, slots?: PageSlots): Promise<void> {
   const session = req.web.session;
   const flashes = session?.data.flash ?? [];
   if (flashes.length) updateSession(req, (d) => { delete d.flash; });
@@ -58,7 +59,12 @@ export async function renderPage(req: Request, res: Response, view: string, titl
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'same-origin');
   res.setHeader('Cache-Control', 'no-store');
-  res.type('html').send(html);
+  if (slots) {
+    res.type('html');
+    await slots.send(res, html);
+  } else {
+    res.type('html').send(html);
+  }
 }
 
 /** Render a partial template (no layout) to a string, for HTML a page keeps and reuses. */
