@@ -4,13 +4,15 @@
  */
 import { renderCsv } from './csv';
 import { renderMarkdown, type LinkBase } from './markdown';
+import { linkReferences } from './references';
 import { escapeHtml, sanitize } from './sanitize';
 
 export type { LinkBase } from './markdown';
+export { referenceCandidates } from './references';
 export { escapeHtml, sanitize } from './sanitize';
 export { highlightFile, languageOf } from './highlight';
 
-/** Gitea's render modes: `markdown` is plain CommonMark + GFM; the others add references. */
+/** Gitea's render modes: `markdown` is plain CommonMark + GFM; the others add references (`#12` only `comment` and `wiki`). */
 export const RENDER_MODES = ['markdown', 'gfm', 'comment', 'wiki', 'file'] as const;
 export type RenderMode = (typeof RENDER_MODES)[number];
 
@@ -29,6 +31,13 @@ export interface RenderInput {
   breaks?: boolean;
   /** Show the text escaped instead of rendering it (a page's document over [markup] MAX_INPUT_SIZE). */
   plain?: boolean;
+  /** The text is not Markdown (a commit message): escaped, with its references linked as the mode links them. */
+  textOnly?: boolean;
+}
+
+/** Gitea links `#12` and `!12` of the document's repository in comments and wiki pages; files and `gfm` get only `owner/repo#12`. */
+function shortRefs(mode: RenderMode): boolean {
+  return mode === 'comment' || mode === 'wiki';
 }
 
 const MARKDOWN_FILE = /\.(md|markdown|mdown|mkd|livemd)$/i;
@@ -44,15 +53,22 @@ export function fileRenderer(filePath: string): 'markdown' | 'csv' | 'text' {
 /** Render a document to sanitized HTML. */
 export function render(input: RenderInput): string {
   if (input.plain) return plainText(input.text);
+  const mentionable = new Set(input.mentionable ?? []);
+  const commits = new Map(Object.entries(input.commits ?? {}));
+  if (input.textOnly) {
+    if (input.mode === 'markdown') return escapeHtml(input.text);
+    return linkReferences(input.text, { app: input.links.app, repo: input.links.repo, short: shortRefs(input.mode), mentionable, commits });
+  }
   const kind = input.mode === 'file' ? fileRenderer(input.filePath ?? '') : 'markdown';
   if (kind === 'text') return escapeHtml(input.text);
   if (kind === 'csv') return sanitize(renderCsv(input.text, input.filePath ?? ''));
   return sanitize(renderMarkdown(input.text, {
     links: input.links,
     metas: input.mode !== 'markdown',
+    shortRefs: shortRefs(input.mode),
     wiki: input.mode === 'wiki',
-    mentionable: new Set(input.mentionable ?? []),
-    commits: new Map(Object.entries(input.commits ?? {})),
+    mentionable,
+    commits,
   }, input.breaks));
 }
 
@@ -61,11 +77,3 @@ export function plainText(text: string): string {
   return `<pre class="markup-plain">${escapeHtml(text)}</pre>`;
 }
 
-/** The `@name` candidates and commit-id candidates of a text, for the caller to check before rendering. */
-export function referenceCandidates(text: string): { users: string[]; shas: string[] } {
-  const users = new Set<string>();
-  const shas = new Set<string>();
-  for (const m of text.matchAll(/(?:^|[\s([])@([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)/g)) users.add(m[1].toLowerCase());
-  for (const m of text.matchAll(/(?:^|[\s([])([0-9a-f]{7,64})(?=$|[\s)\]]|[.,:;?!](?:\s|$))/g)) shas.add(m[1]);
-  return { users: [...users], shas: [...shas] };
-}

@@ -8,6 +8,7 @@
 import path from 'node:path/posix';
 import MarkdownIt from 'markdown-it';
 import { full as emoji } from 'markdown-it-emoji';
+import { findReferences, type ReferenceFacts } from './references';
 
 type StateCore = MarkdownIt.StateCore;
 type StateInline = MarkdownIt.StateInline;
@@ -28,8 +29,10 @@ export interface LinkBase {
 /** What a Markdown document is rendered with. */
 export interface MarkdownEnv {
   links: LinkBase;
-  /** Turn `#12`, `owner/repo#12`, `@user` and commit ids into links (every mode but `markdown`). */
+  /** Turn `owner/repo#12`, `@user` and commit ids into links (every mode but `markdown`). */
   metas: boolean;
+  /** Also `#12` and `!12` of the document's repository (comments and wiki pages, as Gitea's defaults). */
+  shortRefs: boolean;
   /** A wiki page: `[[Page]]` links, relative links into the wiki. */
   wiki: boolean;
   /** Lower-case names of users an `@mention` may link to (they exist and the reader may see them). */
@@ -124,14 +127,11 @@ function wikiLink(state: StateInline, silent: boolean): boolean {
   return true;
 }
 
-// why: Gitea's boundaries: a reference starts the text or follows a space or bracket, and ends the
-// text or precedes a space, a bracket or punctuation that ends a sentence.
-const REFERENCE = /(^|[\s([])(?:(?:([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+))?#(\d{1,18})|@([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)|([0-9a-f]{7,64}))(?=$|[\s)\]]|[.,:;?!](?:\s|$))/g;
-
 /** Issue and pull references, mentions and commit ids in text outside links and code become links. */
 function references(state: StateCore): void {
   const env = forgeEnv(state);
   if (!env.metas) return;
+  const facts: ReferenceFacts = { app: env.links.app, repo: env.links.repo, short: env.shortRefs, mentionable: env.mentionable, commits: env.commits };
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     const out: Token[] = [];
@@ -143,49 +143,42 @@ function references(state: StateCore): void {
         out.push(t);
         continue;
       }
-      splitReferences(state, t, env, out);
+      splitReferences(state, t, facts, out);
     }
     block.children = out;
   }
 }
 
-function splitReferences(state: StateCore, t: Token, env: MarkdownEnv, out: Token[]): void {
+function splitReferences(state: StateCore, t: Token, facts: ReferenceFacts, out: Token[]): void {
   const text = t.content;
-  let last = 0;
-  const pushText = (s: string) => {
-    if (s === '') return;
-    const tok = new state.Token('text', '', 0);
-    tok.content = s;
-    out.push(tok);
-  };
-  const pushLink = (href: string, cls: string, label: string, code: boolean) => {
-    const open = new state.Token('link_open', 'a', 1);
-    open.attrs = [['href', href], ['class', cls]];
-    out.push(open);
-    const inner = new state.Token(code ? 'code_inline' : 'text', code ? 'code' : '', 0);
-    inner.content = label;
-    out.push(inner);
-    out.push(new state.Token('link_close', 'a', -1));
-  };
-  for (const m of text.matchAll(REFERENCE)) {
-    const [whole, lead, crossRepo, issue, user, sha] = m;
-    const start = m.index! + lead.length;
-    const label = whole.slice(lead.length);
-    let link: [string, string, boolean] | null = null;
-    if (issue !== undefined && crossRepo) link = [`${env.links.app}${crossRepo}/issues/${issue}`, 'ref-issue', false];
-    else if (issue !== undefined && env.links.repo) link = [`${env.links.repo}/issues/${issue}`, 'ref-issue', false];
-    else if (user !== undefined && env.mentionable.has(user.toLowerCase())) link = [`${env.links.app}${user}`, 'mention', false];
-    else if (sha !== undefined && env.links.repo && env.commits.has(sha)) link = [`${env.links.repo}/commit/${env.commits.get(sha)}`, 'commit', true];
-    if (!link) continue;
-    pushText(text.slice(last, start));
-    pushLink(link[0], link[1], link[2] ? label.slice(0, 10) : label, link[2]);
-    last = start + label.length;
-  }
-  if (last === 0) {
+  const refs = findReferences(text, facts);
+  if (refs.length === 0) {
     out.push(t);
     return;
   }
-  pushText(text.slice(last));
+  const push = (type: string, tag: string, nesting: -1 | 0 | 1, content = '') => {
+    const tok = new state.Token(type, tag, nesting);
+    tok.content = content;
+    out.push(tok);
+    return tok;
+  };
+  let last = 0;
+  for (const r of refs) {
+    const from = r.keyword?.start ?? r.start;
+    if (from > last) push('text', '', 0, text.slice(last, from));
+    if (r.keyword) {
+      push('html_inline', '', 0, '<span class="issue-keyword">');
+      push('text', '', 0, text.slice(r.keyword.start, r.keyword.end));
+      push('html_inline', '', 0, '</span>');
+      push('text', '', 0, text.slice(r.keyword.end, r.start));
+    }
+    push('link_open', 'a', 1).attrs = [['href', r.href], ['class', r.cls]];
+    if (r.code) push('code_inline', 'code', 0, r.label);
+    else push('text', '', 0, r.label);
+    push('link_close', 'a', -1);
+    last = r.end;
+  }
+  if (last < text.length) push('text', '', 0, text.slice(last));
 }
 
 /** Relative links and images resolved, `rel="nofollow"` on every link (as Gitea). */

@@ -44,7 +44,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
     pre: ['code-block'],
     li: ['task-list-item'],
     ul: ['contains-task-list'],
-    span: ['emoji'],
+    span: ['emoji', 'issue-keyword'],
     table: ['data-table'],
     th: ['line-num'],
     td: ['line-num'],

@@ -36,13 +36,16 @@ describe('markup rendering and template listings', () => {
   after(async () => { await w?.stop(); });
 
   describe('references, links and modes', () => {
-    it('gfm with a repository context links issues, visible users and existing commits; markdown mode links none', async () => {
+    it('gfm with a repository context links full issue references, visible users and existing commits; markdown mode links none', async () => {
       const text = `# Hello World\n\nSee #3, alice/secret#4 and @bob, @nobody, @hidden; commit ${head.slice(0, 12)} and deadbeefcafe1.`;
       const res = await markdown({ Mode: 'gfm', Context: 'alice/proj', Text: text });
       expect(res.status, res.text).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/html/);
       expect(res.text).to.include('<h1 id="user-content-hello-world">Hello World</h1>');
-      expect(res.text).to.include(`<a href="${root()}alice/proj/issues/3" class="ref-issue" rel="nofollow">#3</a>`);
+      // why: Gitea 1.24 renders gfm as a repository file, where only owner/repo#12 references link.
+      expect(res.text).to.include('See #3,').and.not.include('alice/proj/issues/3');
+      const comment = await markdown({ Mode: 'comment', Context: 'alice/proj', Text: text });
+      expect(comment.text).to.include(`<a href="${root()}alice/proj/issues/3" class="ref-issue" rel="nofollow">#3</a>`);
       expect(res.text).to.include(`<a href="${root()}alice/secret/issues/4" class="ref-issue" rel="nofollow">alice/secret#4</a>`);
       expect(res.text).to.include(`<a href="${root()}bob" class="mention" rel="nofollow">@bob</a>`);
       expect(res.text).to.include('@nobody').and.not.include(`${root()}nobody`);

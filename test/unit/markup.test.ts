@@ -3,7 +3,7 @@
  * named (GFM autolinks, Gitea's link attributes and heading anchors), and the pool task's time limit.
  */
 import { expect } from 'chai';
-import { render, sanitize } from '../../src/markup';
+import { referenceCandidates, render, sanitize } from '../../src/markup';
 import { renderMarkup } from '../../workers/tasks/markup';
 import { parseTaskError } from '../../workers/errors';
 
@@ -65,6 +65,53 @@ describe('markup renderer', () => {
     const open = wiki(`${'[[x '.repeat(20000)}[[End]]`);
     expect(open.match(/\[\[x/g)).to.have.length(20000);
     expect(open).to.include('<a href="http://f/a/b/wiki/End" rel="nofollow">End</a>');
+  });
+
+  describe('references (Gitea 1.24 rules)', () => {
+    const links = { app: 'http://f/', repo: 'http://f/o/r' };
+    const facts = { links, mentionable: ['bob'], commits: { abcdef1: 'abcdef1234567890abcdef1234567890abcdef12' } };
+    const html = (mode: 'comment' | 'wiki' | 'gfm' | 'file' | 'markdown', text: string) => render({ mode, text, filePath: 'README.md', ...facts });
+    const issue = (href: string, label: string) => `<a href="http://f/${href}" class="ref-issue" rel="nofollow">${label}</a>`;
+
+    it('comments and wiki pages link #12 and !12 of the repository; files, READMEs and gfm only owner/repo#12; markdown none', () => {
+      const text = 'See #3, !4 and Org/Repo#5, o/r!6.';
+      for (const mode of ['comment', 'wiki'] as const) {
+        expect(html(mode, text), mode).to.equal(`<p>See ${issue('o/r/issues/3', '#3')}, ${issue('o/r/pulls/4', '!4')} and ${issue('org/repo/issues/5', 'Org/Repo#5')}, ${issue('o/r/pulls/6', 'o/r!6')}.</p>\n`);
+      }
+      for (const mode of ['gfm', 'file'] as const) {
+        expect(html(mode, text), mode).to.equal(`<p>See #3, !4 and ${issue('org/repo/issues/5', 'Org/Repo#5')}, ${issue('o/r/pulls/6', 'o/r!6')}.</p>\n`);
+      }
+      expect(html('markdown', text)).to.equal(`<p>${text}</p>\n`);
+      // why: without a repository a short reference has nowhere to point; a full one still does.
+      expect(render({ mode: 'comment', text, links: { app: 'http://f/' } })).to.equal(`<p>See #3, !4 and ${issue('org/repo/issues/5', 'Org/Repo#5')}, ${issue('o/r/pulls/6', 'o/r!6')}.</p>\n`);
+    });
+
+    it('keeps Gitea\'s boundaries: brackets and quotes around, sentence punctuation after, nothing glued on', () => {
+      expect(html('comment', '(#1) [#2] "#3" \'#4\' #5: #6? #7!')).to.equal(`<p>(${issue('o/r/issues/1', '#1')}) [${issue('o/r/issues/2', '#2')}] "${issue('o/r/issues/3', '#3')}" '${issue('o/r/issues/4', '#4')}' ${issue('o/r/issues/5', '#5')}: ${issue('o/r/issues/6', '#6')}? ${issue('o/r/issues/7', '#7')}!</p>\n`);
+      expect(html('comment', 'a#1 #2x #3.4 x/y#5z #99999999999999999999 #9223372036854775807')).to.equal(`<p>a#1 #2x #3.4 x/y#5z #99999999999999999999 ${issue('o/r/issues/9223372036854775807', '#9223372036854775807')}</p>\n`);
+      expect(html('comment', '`#1` [#2](http://x.example/) **#3**')).to.equal(`<p><code>#1</code> <a href="http://x.example/" rel="nofollow">#2</a> <strong>${issue('o/r/issues/3', '#3')}</strong></p>\n`);
+    });
+
+    it('marks a closing or reopening keyword before a reference, as Gitea does', () => {
+      expect(html('comment', 'Closes #1, fixes: o/r#2 and reopens!3; see #4')).to.equal(
+        `<p><span class="issue-keyword">Closes</span> ${issue('o/r/issues/1', '#1')}, <span class="issue-keyword">fixes</span>: ${issue('o/r/issues/2', 'o/r#2')} and reopens!3; see ${issue('o/r/issues/4', '#4')}</p>\n`);
+    });
+
+    it('links mentions of users the reader may see, commit ids the repository holds and owner/repo@id', () => {
+      expect(html('file', '@bob, @bob. (@bob) @bob\'s @nobody @Bob abcdef1 abcdef1; abcdef2 x/Y@abcdef1234567')).to.equal('<p>'
+        + '<a href="http://f/bob" class="mention" rel="nofollow">@bob</a>, <a href="http://f/bob" class="mention" rel="nofollow">@bob</a>. '
+        + '(<a href="http://f/bob" class="mention" rel="nofollow">@bob</a>) <a href="http://f/bob" class="mention" rel="nofollow">@bob</a>\'s @nobody '
+        + '<a href="http://f/Bob" class="mention" rel="nofollow">@Bob</a> '
+        + '<a href="http://f/o/r/commit/abcdef1234567890abcdef1234567890abcdef12" class="commit" rel="nofollow"><code>abcdef1</code></a> abcdef1; abcdef2 '
+        + '<a href="http://f/x/Y/commit/abcdef1234567" class="commit" rel="nofollow">x/Y@abcdef1234</a></p>\n');
+      expect(referenceCandidates('@bob, @Al.ice. abcdef1 abcdef1; x/y@abcdef2 (deadbee)')).to.deep.equal({ users: ['bob', 'al.ice'], shas: ['abcdef1', 'deadbee'] });
+    });
+
+    it('a commit message is escaped text with its references linked as in comments', () => {
+      expect(render({ mode: 'comment', textOnly: true, text: 'Fix #3 <b>&</b>\n\n@bob abcdef1 *not markdown*', ...facts })).to.equal(
+        `<span class="issue-keyword">Fix</span> ${issue('o/r/issues/3', '#3')} &lt;b&gt;&amp;&lt;/b&gt;\n\n<a href="http://f/bob" class="mention" rel="nofollow">@bob</a> `
+        + '<a href="http://f/o/r/commit/abcdef1234567890abcdef1234567890abcdef12" class="commit" rel="nofollow"><code>abcdef1</code></a> *not markdown*');
+    });
   });
 
   it('a render that runs past its time limit in the pool task is a 422, and the task renders again afterwards', async () => {

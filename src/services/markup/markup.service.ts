@@ -84,6 +84,18 @@ export async function renderComments(ctx: DbContext, p: Principal, rc: RepoConte
 }
 
 /**
+ * A commit message as the commit page shows it: its subject and body escaped, with references linked
+ * as in comments (Gitea renders commit messages with the comment rules, not as Markdown).
+ */
+export async function renderCommitMessage(ctx: DbContext, p: Principal, rc: RepoContext, message: string): Promise<{ subject: string; body: string }> {
+  const root = settings().server.rootUrl;
+  const links: LinkBase = { app: root, repo: `${root}${rc.owner.name}/${rc.repo.name}` };
+  const [first, ...rest] = message.split('\n');
+  const [subject, body] = await renderWithFacts(ctx, p, rc, [first, rest.join('\n').trim()].map((text) => ({ mode: 'comment', text, links, textOnly: true })), 'page');
+  return { subject, body };
+}
+
+/**
  * Give each document the mentions and commit ids of its own text that are real for this reader
  * (one query and one object look-up for all of them), then render them. A page's document over
  * [markup] MAX_INPUT_SIZE shows as its escaped text.
@@ -95,7 +107,7 @@ async function renderWithFacts(ctx: DbContext, p: Principal, rc: RepoContext | n
   const found: ({ users: string[]; shas: string[] } | null)[] = [];
   for (const input of inputs) {
     if (tooLarge(input.text)) input.plain = true;
-    const markdown = input.mode === 'file' ? fileRenderer(input.filePath ?? '') === 'markdown' : true;
+    const markdown = input.textOnly || (input.mode === 'file' ? fileRenderer(input.filePath ?? '') === 'markdown' : true);
     const c = markdown && input.mode !== 'markdown' && !input.plain ? referenceCandidates(input.text) : null;
     if (c) {
       c.users = c.users.slice(0, MAX_MENTION_CANDIDATES);

@@ -48,7 +48,7 @@ export type RenderUse = 'page' | 'once';
  */
 export function renderKey(input: RenderInput): string {
   const facts = JSON.stringify([
-    input.mode, input.filePath ?? '', input.breaks ?? false, input.links.app, input.links.repo ?? '', input.links.branchPath ?? '', input.links.treePath ?? '',
+    input.mode, input.filePath ?? '', input.breaks ?? false, input.plain ?? false, input.textOnly ?? false, input.links.app, input.links.repo ?? '', input.links.branchPath ?? '', input.links.treePath ?? '',
     [...(input.mentionable ?? [])].sort(), Object.entries(input.commits ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
   ]);
   return crypto.createHash('sha256').update(facts).update('\0').update(input.text).digest('base64');

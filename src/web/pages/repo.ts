@@ -14,6 +14,7 @@ import { browse, locateBrowse } from '../../services/content/browse.service';
 import { commitDiffText } from '../../services/content/git-data.service';
 import type { RefKind } from '../../services/content/raw.service';
 import { getCommit, listCommits } from '../../services/history/commit.service';
+import { renderCommitMessage } from '../../services/markup/markup.service';
 import type { RepoContext } from '../../services/repo/context';
 import { viewOf } from '../../services/repo/repo.service';
 import { repoTopicNames } from '../../services/repo/topic.service';
@@ -82,8 +83,9 @@ export function repoPages(): Router {
     const header = await repoHeader(req, c, 'commits');
     const { commits } = await getCommit(ctxOf(req), c, sha, { stat: false, files: false, verification: false });
     const diff = await commitDiffText(c, commits[0].id, MAX_PAGE_DIFF_BYTES);
+    const message = await renderCommitMessage(ctxOf(req), req.principal, c, commits[0].message);
     await renderPage(req, res, 'repo/commit', `${commits[0].message.split('\n')[0]} - ${c.owner.name}/${c.repo.name}`, {
-      ...header, commit: commits[0], files: diff === null ? null : parseDiff(diff),
+      ...header, commit: commits[0], message, files: diff === null ? null : parseDiff(diff),
     });
   }));
   return r;
