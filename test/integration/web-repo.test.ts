@@ -29,7 +29,7 @@ describe('repository pages', () => {
     await apiRepo(w, alice, 'proj', { auto_init: false, description: 'A <script>alert(1)</script> project' });
     await w.raw('PUT', '/repos/alice/proj/topics', { topics: ['forge', 'demo'] }, { token: alice.token });
     const dir = await g.clone(alice, 'alice', 'proj');
-    await g.commit(dir, 'README.md', '# Project Title\n\nSee #1 and [the guide](docs/guide.md).\n\n<img src=x onerror=alert(1)>\n');
+    await g.commit(dir, 'README.md', '# Project Title\n\nSee #1, alice/proj#1 and [the guide](docs/guide.md).\n\n<img src=x onerror=alert(1)>\n');
     fs.mkdirSync(path.join(dir, 'docs'), { recursive: true });
     fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'docs', 'guide.md'), '## Guide\n\n![logo](../logo.png)\n');
@@ -48,7 +48,8 @@ describe('repository pages', () => {
     const res = await anon().get('alice/proj');
     expect(res.status, res.text).to.equal(200);
     expect(res.text).to.include('<h1 id="user-content-project-title">Project Title</h1>');
-    expect(res.text).to.include(`href="${w.server.url}alice/proj/issues/1" class="ref-issue"`);
+    // why: as Gitea's repository files, a README links only full references.
+    expect(res.text).to.include(`See #1, <a href="${w.server.url}alice/proj/issues/1" class="ref-issue" rel="nofollow">alice/proj#1</a>`);
     expect(res.text).to.include(`href="${w.server.url}alice/proj/src/branch/main/docs/guide.md"`);
     expect(res.text).not.to.include('onerror');
     expect(res.text).to.include(`value="${w.server.url}alice/proj.git"`);
