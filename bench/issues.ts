@@ -16,10 +16,13 @@
  *   (1,000 repositories), the timeline page 1 and page 100 of the 10,000-comment issue;
  * - create-issue throughput, 64 connections POSTing for BENCH_DURATION seconds (autocannon), and the
  *   numbering after it: count = highest number = the counter's max_index.
- * - the push's answer (bench/push-answer.ts): `git push` p50 now and, with BENCH_BEFORE_CHECKOUT, before
- *   the push's rows were written on its answer path.
- * BENCH_KEEP=1 keeps the seeded data directory (and PostgreSQL database) for EXPLAIN. BENCH_PARTS
- * (default `tracker,push`) runs some parts alone.
+ * - the page of an issue with 250 comments of 16 KiB each (issue 35, bench/issue-page.ts): first and
+ *   warm page time, and /api/v1/version's p99 while the page is requested (target under 50 ms); on a
+ *   fresh server of its own;
+ * - the push's answer (bench/push-answer.ts): `git push` p50 now and, with BENCH_BEFORE_CHECKOUT, on a
+ *   checkout built before the push's rows were written on its answer path (target within 10%).
+ * `npm run bench -- issues [tracker] [page] [push]` runs the parts named (all without a name).
+ * BENCH_KEEP=1 keeps the seeded data directory (and PostgreSQL database) for EXPLAIN.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,6 +34,7 @@ import { Client } from 'pg';
 import { newServer, type TestServer } from '../test/helpers/server';
 import { agent, timedGet } from './http';
 import { median } from './util';
+import { benchIssuePage, printIssuePage } from './issue-page';
 import { pushAnswerRows } from './push-answer';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? '15');
@@ -698,17 +702,24 @@ function printTable(r: DbResult): void {
     + `whole setup (server, users, repos, seed, restart) ${r.setupSeconds.toFixed(1)} s\n`);
 }
 
-/** Run the scenario and print its tables. */
+/**
+ * Run the scenario and print its tables. `npm run bench -- issues page` runs only the issue page row
+ * (issue 35), without the seeded world.
+ */
 export async function run(): Promise<void> {
   // why: the client shares the 2 cores with the server; when the scheduler parks it, its own delay counts as server latency.
   try { os.setPriority(-10); } catch { /* not permitted: measure as is */ }
-  // why: BENCH_PARTS runs some parts alone (the tracker's seeding takes minutes): tracker, push.
-  const parts = (process.env.BENCH_PARTS ?? 'tracker,push').split(',');
-  if (parts.includes('tracker')) {
-    const dbs = process.env.BENCH_DB ? process.env.BENCH_DB.split(',') : ['sqlite3'];
-    const results: DbResult[] = [];
-    for (const dbType of dbs) results.push(await benchDb(dbType));
-    for (const r of results) printTable(r);
-  }
-  if (parts.includes('push')) process.stdout.write(`\n${(await pushAnswerRows()).join('\n')}\n`);
+  const parts = ['tracker', 'page', 'push'];
+  const named = process.argv.slice(3);
+  const unknown = named.filter((n) => !parts.includes(n));
+  if (unknown.length) throw new Error(`unknown part '${unknown[0]}': name some of ${parts.join(', ')}, or none for all`);
+  const wanted = (part: string) => named.length === 0 || named.includes(part);
+  const dbs = !wanted('tracker') ? [] : process.env.BENCH_DB ? process.env.BENCH_DB.split(',') : ['sqlite3'];
+  const results: DbResult[] = [];
+  for (const dbType of dbs) results.push(await benchDb(dbType));
+  const page = wanted('page') ? await benchIssuePage((m) => process.stdout.write(`[issues/page] ${m}\n`)) : null;
+  const push = wanted('push') ? await pushAnswerRows() : null;
+  for (const r of results) printTable(r);
+  if (page) printIssuePage(page);
+  if (push) process.stdout.write(`\n${push.join('\n')}\n`);
 }
