@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { referenceCandidates, render, sanitize } from '../../src/markup';
-import { renderMarkup } from '../../workers/tasks/markup';
+import { renderMarkup, renderMarkupBatch } from '../../workers/tasks/markup';
 import { parseTaskError } from '../../workers/errors';
 
 const spec = require('commonmark-spec') as { tests: { markdown: string; html: string; number: number; section: string }[] };
@@ -65,6 +65,15 @@ describe('markup renderer', () => {
     const open = wiki(`${'[[x '.repeat(20000)}[[End]]`);
     expect(open.match(/\[\[x/g)).to.have.length(20000);
     expect(open).to.include('<a href="http://f/a/b/wiki/End" rel="nofollow">End</a>');
+  });
+
+  it('a batch task renders each document alone: one that runs out of time shows as its escaped text, the others render', async () => {
+    const slow = `<b>x</b> ${'* item with **bold** and [a link](x)\n'.repeat(40000)}`;
+    const inputs = [{ mode: 'gfm' as const, text: '*a*', links: { app: 'http://f/' } }, { mode: 'gfm' as const, text: slow, links: { app: 'http://f/' } }];
+    const out = await renderMarkupBatch({ inputs, timeoutMs: 200 });
+    expect(out[0]).to.deep.equal({ html: '<p><em>a</em></p>\n', rendered: true });
+    expect(out[1].rendered).to.equal(false);
+    expect(out[1].html.startsWith('<pre class="markup-plain">&lt;b&gt;x&lt;/b&gt; * item with **bold**')).to.equal(true);
   });
 
   describe('references (Gitea 1.24 rules)', () => {
