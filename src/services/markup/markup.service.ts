@@ -9,13 +9,13 @@ import { settings } from '../../config';
 import { NotFound, Validation } from '../../errors';
 import { peekObjects } from '../../git/objects';
 import { repoPath } from '../../git/paths';
-import { fileRenderer, referenceCandidates, RENDER_MODES, type LinkBase, type RenderInput, type RenderMode } from '../../markup';
+import { fileRenderer, RENDER_MODES, type LinkBase, type RenderInput, type RenderMode } from '../../markup';
 import { AccessMode, UnitType } from '../../models/perm';
 import { visibleNamesAmong } from '../../models/user.model';
 import type { Principal } from '../auth/principal';
 import { repoAssignment, type RepoContext } from '../repo/context';
 import { visibilityScopeOf } from '../user/directory.service';
-import { renderAll, Slicer, type RenderUse } from './renderer';
+import { candidatesOf, renderAll, Slicer, type RenderUse } from './renderer';
 
 /** A render request as Gitea's MarkupOption carries it. */
 export interface MarkupRequest {
@@ -28,9 +28,9 @@ export interface MarkupRequest {
   wiki?: boolean;
 }
 
-// why: each candidate is one line to the repository's cat-file; a text of hex words costs no more than this.
-const MAX_COMMIT_CANDIDATES = 100;
-const MAX_MENTION_CANDIDATES = 100;
+// why: each commit candidate is one line to the repository's cat-file and each name one value of a
+// query; a text of hex words or @names costs no more than this many of either.
+const MAX_CANDIDATES = 100;
 // why: a page of many documents looks up at most this many times as many names and ids in all.
 const PAGE_CANDIDATES_FACTOR = 10;
 
@@ -108,10 +108,8 @@ async function renderWithFacts(ctx: DbContext, p: Principal, rc: RepoContext | n
   for (const input of inputs) {
     if (tooLarge(input.text)) input.plain = true;
     const markdown = input.textOnly || (input.mode === 'file' ? fileRenderer(input.filePath ?? '') === 'markdown' : true);
-    const c = markdown && input.mode !== 'markdown' && !input.plain ? referenceCandidates(input.text) : null;
+    const c = markdown && input.mode !== 'markdown' && !input.plain ? candidatesOf(input, MAX_CANDIDATES) : null;
     if (c) {
-      c.users = c.users.slice(0, MAX_MENTION_CANDIDATES);
-      c.shas = c.shas.slice(0, MAX_COMMIT_CANDIDATES);
       c.users.forEach((u) => users.add(u));
       c.shas.forEach((x) => shas.add(x));
     }
@@ -119,9 +117,9 @@ async function renderWithFacts(ctx: DbContext, p: Principal, rc: RepoContext | n
     await slicer.tick();
   }
   const factor = inputs.length > 1 ? PAGE_CANDIDATES_FACTOR : 1;
-  const named = users.size ? new Set(await visibleNamesAmong(ctx, [...users].slice(0, MAX_MENTION_CANDIDATES * factor), visibilityScopeOf(p))) : new Set<string>();
+  const named = users.size ? new Set(await visibleNamesAmong(ctx, [...users].slice(0, MAX_CANDIDATES * factor), visibilityScopeOf(p))) : new Set<string>();
   const readable = rc && !rc.repo.isEmpty && rc.perm.can(UnitType.Code, AccessMode.Read);
-  const commits = readable && shas.size ? await existingCommits(rc, [...shas].slice(0, MAX_COMMIT_CANDIDATES * factor)) : {};
+  const commits = readable && shas.size ? await existingCommits(rc, [...shas].slice(0, MAX_CANDIDATES * factor)) : {};
   inputs.forEach((input, k) => {
     const c = found[k];
     if (!c) return;

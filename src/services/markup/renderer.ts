@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { settings } from '../../config';
 import { Validation } from '../../errors';
 import { WeightedLru } from '../../git/lru';
-import { render, type RenderInput } from '../../markup';
+import { referenceCandidates, render, type RenderInput } from '../../markup';
 import { runTask } from '../../pool';
 
 // why: up to this much text (in one call) renders on the event loop: a few milliseconds even for
@@ -29,6 +29,9 @@ const CACHE_MAX_CHARS = 64 * 1024 * 1024;
 const CACHE_MAX_ENTRY_CHARS = CACHE_MAX_CHARS / 8;
 // why: the event loop's own work per document (hashing, cache look-ups) yields after this long.
 const SLICE_MS = 8;
+
+// why: the candidates of this many texts' worth of names and ids (a few MB at most).
+const CANDIDATES_MAX_WEIGHT = 256 * 1024;
 
 const cache = new WeightedLru<string>(CACHE_MAX_CHARS, (html) => html.length + 100);
 /** Page renders under way, by key. */
@@ -51,7 +54,31 @@ export function renderKey(input: RenderInput): string {
     input.mode, input.filePath ?? '', input.breaks ?? false, input.plain ?? false, input.textOnly ?? false, input.links.app, input.links.repo ?? '', input.links.branchPath ?? '', input.links.treePath ?? '',
     [...(input.mentionable ?? [])].sort(), Object.entries(input.commits ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
   ]);
-  return crypto.createHash('sha256').update(facts).update('\0').update(input.text).digest('base64');
+  return crypto.createHash('sha256').update(facts).update('\0').update(hashOf(input)).digest('base64');
+}
+
+/** The hash of each input's text, made once per input. */
+const textHashes = new WeakMap<RenderInput, string>();
+
+function hashOf(input: RenderInput): string {
+  let h = textHashes.get(input);
+  if (h === undefined) textHashes.set(input, (h = crypto.createHash('sha256').update(input.text).digest('base64')));
+  return h;
+}
+
+// why: finding a text's `@names` and hex words costs several times its hash, and every view of a
+// page needs them (they decide the reader's facts); they depend on the text alone.
+const candidates = new WeightedLru<{ users: string[]; shas: string[] }>(CANDIDATES_MAX_WEIGHT, (c) => 64 + c.users.length + c.shas.length);
+
+/** The `@name` and commit-id candidates of a document's text (at most `max` of each), kept by the text's hash. */
+export function candidatesOf(input: RenderInput, max: number): { users: string[]; shas: string[] } {
+  const key = `${max}\0${hashOf(input)}`;
+  const hit = candidates.get(key);
+  if (hit) return hit;
+  const c = referenceCandidates(input.text);
+  const out = { users: c.users.slice(0, max), shas: c.shas.slice(0, max) };
+  candidates.set(key, out);
+  return out;
 }
 
 /** Yields to the event loop once `SLICE_MS` of work has run since the last yield. */
