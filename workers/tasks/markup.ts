@@ -36,8 +36,8 @@ export async function renderMarkup({ input, timeoutMs }: RenderMarkupArgs): Prom
 /** Arguments of renderMarkupBatch: the documents of one page and the time each may take. */
 export interface RenderBatchArgs { inputs: RenderInput[]; timeoutMs: number }
 
-/** One document of a batch: its HTML, and whether it rendered (false: its text escaped, out of time). */
-export interface BatchResult { html: string; rendered: boolean }
+/** One document of a batch: its HTML as UTF-8, and whether it rendered (false: its text escaped, out of time). */
+export interface BatchResult { html: Uint8Array; rendered: boolean }
 
 /**
  * The sanitized HTML of several documents, each within `timeoutMs`. why: a page of many documents is
@@ -47,7 +47,7 @@ export interface BatchResult { html: string; rendered: boolean }
 export async function renderMarkupBatch({ inputs, timeoutMs }: RenderBatchArgs): Promise<BatchResult[]> {
   return inputs.map((input) => {
     const html = bounded(() => render(input), timeoutMs);
-    return html === null ? { html: plainText(input.text), rendered: false } : { html, rendered: true };
+    return html === null ? { html: Buffer.from(plainText(input.text)), rendered: false } : { html: Buffer.from(html), rendered: true };
   });
 }
 

@@ -69,14 +69,15 @@ export function assertRenderable(text: string): void {
 export async function renderDocument(ctx: DbContext, p: Principal, input: RenderInput, rc: RepoContext | null, use: RenderUse = 'page'): Promise<string> {
   if (use === 'once') assertRenderable(input.text);
   const [html] = await renderWithFacts(ctx, p, rc, [{ ...input, breaks: lineBreaks(input.mode) }], use);
-  return html;
+  return html.toString('utf8');
 }
 
 /**
  * Render many comments of one repository (an issue's timeline, a release list) with one look-up of
- * the users they mention and one of the commit ids they name, not one per comment.
+ * the users they mention and one of the commit ids they name, not one per comment. The HTML comes as
+ * UTF-8 for a page to write as it is (`PageSlots`).
  */
-export async function renderComments(ctx: DbContext, p: Principal, rc: RepoContext, texts: string[]): Promise<string[]> {
+export async function renderComments(ctx: DbContext, p: Principal, rc: RepoContext, texts: string[]): Promise<Buffer[]> {
   const root = settings().server.rootUrl;
   const links: LinkBase = { app: root, repo: `${root}${rc.owner.name}/${rc.repo.name}` };
   const breaks = lineBreaks('comment');
@@ -92,7 +93,7 @@ export async function renderCommitMessage(ctx: DbContext, p: Principal, rc: Repo
   const links: LinkBase = { app: root, repo: `${root}${rc.owner.name}/${rc.repo.name}` };
   const [first, ...rest] = message.split('\n');
   const [subject, body] = await renderWithFacts(ctx, p, rc, [first, rest.join('\n').trim()].map((text) => ({ mode: 'comment', text, links, textOnly: true })), 'page');
-  return { subject, body };
+  return { subject: subject.toString('utf8'), body: body.toString('utf8') };
 }
 
 /**
@@ -100,7 +101,7 @@ export async function renderCommitMessage(ctx: DbContext, p: Principal, rc: Repo
  * (one query and one object look-up for all of them), then render them. A page's document over
  * [markup] MAX_INPUT_SIZE shows as its escaped text.
  */
-async function renderWithFacts(ctx: DbContext, p: Principal, rc: RepoContext | null, inputs: RenderInput[], use: RenderUse): Promise<string[]> {
+async function renderWithFacts(ctx: DbContext, p: Principal, rc: RepoContext | null, inputs: RenderInput[], use: RenderUse): Promise<Buffer[]> {
   const slicer = new Slicer();
   const users = new Set<string>();
   const shas = new Set<string>();

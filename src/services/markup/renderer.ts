@@ -22,20 +22,21 @@ const BATCH_MAX_DOCS = 64;
 // why: one call keeps at most this many batches in the pool at once, so one large page does not fill
 // the pool's queue ahead of every other request's tasks.
 const BATCHES_IN_FLIGHT = 2;
-// why: the HTML of page documents is kept up to this many characters per process (a byte each for
-// the Latin-1 HTML most documents make, two otherwise); a document whose HTML alone is over an eighth
-// of that is not kept, so one huge document cannot empty the cache.
-const CACHE_MAX_CHARS = 64 * 1024 * 1024;
-const CACHE_MAX_ENTRY_CHARS = CACHE_MAX_CHARS / 8;
+// why: the HTML of page documents is kept up to this many bytes of UTF-8 per process; a document
+// whose HTML alone is over an eighth of that is not kept, so one huge document cannot empty the cache.
+const CACHE_MAX_BYTES = 64 * 1024 * 1024;
+const CACHE_MAX_ENTRY_BYTES = CACHE_MAX_BYTES / 8;
 // why: the event loop's own work per document (hashing, cache look-ups) yields after this long.
 const SLICE_MS = 8;
 
 // why: the candidates of this many texts' worth of names and ids (a few MB at most).
 const CANDIDATES_MAX_WEIGHT = 256 * 1024;
 
-const cache = new WeightedLru<string>(CACHE_MAX_CHARS, (html) => html.length + 100);
+// why: HTML is kept and handed out as UTF-8 bytes: a page writes the same bytes for every reader,
+// with no copy and no encoding per request, and they lie outside the JavaScript heap.
+const cache = new WeightedLru<Buffer>(CACHE_MAX_BYTES, (html) => html.length + 100);
 /** Page renders under way, by key. */
-const inFlight = new Map<string, Promise<string>>();
+const inFlight = new Map<string, Promise<Buffer>>();
 
 /**
  * How a call renders. `page`: the HTML is kept and shared, and a document that runs out of time
@@ -96,9 +97,9 @@ export class Slicer {
 /** A document this call renders itself: its key and every index of the call that has it. */
 interface Job { key: string; input: RenderInput; at: number[] }
 
-/** The sanitized HTML of each input, in order. */
-export async function renderAll(inputs: RenderInput[], use: RenderUse): Promise<string[]> {
-  const out = new Array<string>(inputs.length);
+/** The sanitized HTML of each input, in order, as UTF-8. */
+export async function renderAll(inputs: RenderInput[], use: RenderUse): Promise<Buffer[]> {
+  const out = new Array<Buffer>(inputs.length);
   const waits: Promise<void>[] = [];
   const jobs = new Map<string, Job>();
   const slicer = new Slicer();
@@ -114,10 +115,10 @@ export async function renderAll(inputs: RenderInput[], use: RenderUse): Promise<
     await slicer.tick();
   }
   const todo = [...jobs.values()];
-  const place = (job: Job, html: string) => { for (const i of job.at) out[i] = html; };
+  const place = (job: Job, html: Buffer) => { for (const i of job.at) out[i] = html; };
   if (todo.reduce((n, j) => n + j.input.text.length, 0) <= INLINE_MAX_CHARS) {
     for (const job of todo) {
-      const html = render(job.input);
+      const html = Buffer.from(render(job.input));
       place(job, html);
       if (use === 'page') keep(job.key, html);
     }
@@ -128,8 +129,8 @@ export async function renderAll(inputs: RenderInput[], use: RenderUse): Promise<
   return out;
 }
 
-function keep(key: string, html: string): void {
-  if (html.length <= CACHE_MAX_ENTRY_CHARS) cache.set(key, html);
+function keep(key: string, html: Buffer): void {
+  if (html.length <= CACHE_MAX_ENTRY_BYTES) cache.set(key, html);
 }
 
 /** Split jobs into batches of at most BATCH_MAX_CHARS of text (a larger document alone) and BATCH_MAX_DOCS documents. */
@@ -151,17 +152,17 @@ function batchesOf(jobs: Job[]): Job[][] {
 }
 
 /** Render `jobs` in the pool, at most BATCHES_IN_FLIGHT batches at a time; a page's jobs are shared with readers who ask meanwhile. */
-async function renderInPool(jobs: Job[], use: RenderUse, place: (job: Job, html: string) => void): Promise<void> {
-  const settle = new Map<string, { resolve: (html: string) => void; reject: (err: unknown) => void }>();
+async function renderInPool(jobs: Job[], use: RenderUse, place: (job: Job, html: Buffer) => void): Promise<void> {
+  const settle = new Map<string, { resolve: (html: Buffer) => void; reject: (err: unknown) => void }>();
   if (use === 'page') {
     for (const { key } of jobs) {
-      const p = new Promise<string>((resolve, reject) => settle.set(key, { resolve, reject }));
+      const p = new Promise<Buffer>((resolve, reject) => settle.set(key, { resolve, reject }));
       // why: nobody may be waiting for it; a failed render must not become an unhandled rejection.
       p.catch(() => undefined);
       inFlight.set(key, p);
     }
   }
-  const done = (key: string, result: { html: string } | { err: unknown }) => {
+  const done = (key: string, result: { html: Buffer } | { err: unknown }) => {
     const s = settle.get(key);
     if (!s) return;
     settle.delete(key);
@@ -180,9 +181,11 @@ async function renderInPool(jobs: Job[], use: RenderUse, place: (job: Job, html:
         batch.forEach((job, k) => {
           const r = results[k];
           if (!r.rendered && use === 'once') throw new Validation(`the document took longer than ${timeoutMs / 1000} s to render`);
-          place(job, r.html);
-          if (r.rendered && use === 'page') keep(job.key, r.html);
-          done(job.key, { html: r.html });
+          // why: a Buffer crosses from the thread as a plain Uint8Array; this views the same bytes.
+          const html = Buffer.from(r.html.buffer, r.html.byteOffset, r.html.byteLength);
+          place(job, html);
+          if (r.rendered && use === 'page') keep(job.key, html);
+          done(job.key, { html });
         });
       } catch (err) {
         for (const job of batch) done(job.key, { err });

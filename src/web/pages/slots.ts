@@ -28,10 +28,10 @@ function drained(res: Response): Promise<void> {
 export class PageSlots {
   // why: a marker cannot be written by a user: it holds a random word of this page, and control characters.
   private readonly nonce = crypto.randomBytes(12).toString('hex');
-  private readonly parts: string[] = [];
+  private readonly parts: (string | Buffer)[] = [];
 
-  /** A marker that stands for `html` in the page. */
-  put(html: string): string {
+  /** A marker that stands for `html` (text, or UTF-8 bytes) in the page. */
+  put(html: string | Buffer): string {
     this.parts.push(html);
     return `\u0001${this.nonce}:${this.parts.length - 1}\u0001`;
   }
@@ -42,8 +42,8 @@ export class PageSlots {
     let since = performance.now();
     let gone = false;
     res.once('close', () => { gone = true; });
-    const write = async (s: string) => {
-      if (s === '' || gone) return;
+    const write = async (s: string | Buffer) => {
+      if (s.length === 0 || gone) return;
       if (!res.write(s)) await drained(res);
       if (performance.now() - since >= SLICE_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
