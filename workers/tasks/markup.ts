@@ -11,6 +11,7 @@ import { taskError } from '../errors';
 export interface RenderMarkupArgs { input: RenderInput; timeoutMs: number }
 
 const context = vm.createContext({});
+const encoder = new TextEncoder();
 const script = new vm.Script('run()');
 
 /** Run `fn` within `timeoutMs`; null when time ran out. */
@@ -47,7 +48,9 @@ export interface BatchResult { html: Uint8Array; rendered: boolean }
 export async function renderMarkupBatch({ inputs, timeoutMs }: RenderBatchArgs): Promise<BatchResult[]> {
   return inputs.map((input) => {
     const html = bounded(() => render(input), timeoutMs);
-    return html === null ? { html: Buffer.from(plainText(input.text)), rendered: false } : { html: Buffer.from(html), rendered: true };
+    // why: TextEncoder gives each document bytes of its own; a small Buffer would be a view of a shared
+    // slab, which the message would carry whole and the cache would keep alive.
+    return html === null ? { html: encoder.encode(plainText(input.text)), rendered: false } : { html: encoder.encode(html), rendered: true };
   });
 }
 

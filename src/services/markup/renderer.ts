@@ -35,6 +35,7 @@ const CANDIDATES_MAX_WEIGHT = 256 * 1024;
 // why: HTML is kept and handed out as UTF-8 bytes: a page writes the same bytes for every reader,
 // with no copy and no encoding per request, and they lie outside the JavaScript heap.
 const cache = new WeightedLru<Buffer>(CACHE_MAX_BYTES, (html) => html.length + 100);
+const encoder = new TextEncoder();
 /** Page renders under way, by key. */
 const inFlight = new Map<string, Promise<Buffer>>();
 
@@ -118,7 +119,9 @@ export async function renderAll(inputs: RenderInput[], use: RenderUse): Promise<
   const place = (job: Job, html: Buffer) => { for (const i of job.at) out[i] = html; };
   if (todo.reduce((n, j) => n + j.input.text.length, 0) <= INLINE_MAX_CHARS) {
     for (const job of todo) {
-      const html = Buffer.from(render(job.input));
+      // why: bytes of its own (not a view of Buffer's shared slab), as the pool's are, for the cache to keep.
+      const bytes = encoder.encode(render(job.input));
+      const html = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       place(job, html);
       if (use === 'page') keep(job.key, html);
     }
@@ -181,7 +184,7 @@ async function renderInPool(jobs: Job[], use: RenderUse, place: (job: Job, html:
         batch.forEach((job, k) => {
           const r = results[k];
           if (!r.rendered && use === 'once') throw new Validation(`the document took longer than ${timeoutMs / 1000} s to render`);
-          // why: a Buffer crosses from the thread as a plain Uint8Array; this views the same bytes.
+          // why: a Buffer view of the bytes the thread sent, without a copy.
           const html = Buffer.from(r.html.buffer, r.html.byteOffset, r.html.byteLength);
           place(job, html);
           if (r.rendered && use === 'page') keep(job.key, html);
