@@ -31,6 +31,8 @@ export function setPaging(req: Request, opts: ListOptions, total: number): void 
   const res = req.res!;
   res.setHeader('X-Total-Count', String(total));
   const last = Math.max(1, Math.ceil(total / opts.limit));
+  // why: most lists fit one page, and parsing the URL cost more than the rest of this.
+  if (opts.page >= last && opts.page <= 1) return;
   const base = new URL(req.originalUrl.replace(/^\//, ''), settings().server.rootUrl);
   const link = (page: number, rel: string) => {
     const u = new URL(base);

@@ -9,6 +9,7 @@ import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { ZERO_ID } from '../../git/refs';
 import { objectInfo } from '../../git/objects';
 import { refId, refsUnder } from '../../git/ref-info';
+import { storedRef } from '../../git/ref-files';
 import { setHeadBranch } from '../../git/init';
 import { withRepoLock } from '../../lock';
 import { listLiveBranches } from '../../models/branch.model';
@@ -46,10 +47,17 @@ export async function listBranches(ctx: DbContext, rc: RepoContext, viewer: User
     page = await listLiveBranches(ctx, rc.repo.id, opts.limit, opts.offset);
   }
   const dir = gitDirOf(rc);
-  // why: the page's branches are asked of the repository's long-running cat-file in one round trip;
-  // listing every ref with for-each-ref started a git process per request.
-  const heads = await objectInfo(dir, page.rows.map((b) => `${HEADS}${b.name}^{commit}`));
-  const found = page.rows.flatMap((b, i): [string, string][] => (heads[i] ? [[b.name, heads[i]!.oid]] : []));
+  // why: git says where each branch is. A ref file that holds the commit the row recorded needs
+  // nothing more; the rest are asked of the repository's long-running cat-file in one round trip
+  // (listing every ref with for-each-ref started a git process per request).
+  const stored = page.rows.map((b) => (isValidRefName(b.name) ? storedRef(dir, HEADS + b.name) : undefined));
+  const unsure = page.rows.filter((b, i) => stored[i] !== b.commitId && stored[i] !== null);
+  const asked = await objectInfo(dir, unsure.map((b) => `${HEADS}${b.name}^{commit}`));
+  const peeled = new Map(unsure.map((b, i) => [b.name, asked[i]?.oid ?? null]));
+  const found = page.rows.flatMap((b, i): [string, string][] => {
+    const id = stored[i] === b.commitId ? b.commitId : peeled.get(b.name);
+    return id ? [[b.name, id]] : [];
+  });
   const { commits, usernames } = await commitsWithUsers(ctx, dir, found.map(([, id]) => id));
   const items = await views(ctx, rc, viewer, found, commits, usernames);
   return { items, total: page.count - (page.rows.length - items.length) };
