@@ -100,6 +100,23 @@ describe('what a push answer promises', () => {
     }
   });
 
+  it('pushes over SSH are seen at once too', async () => {
+    await newRepo(alice, 'ryw-ssh');
+    const d = path.join(tmp, `c${++n}`);
+    ok(await g(['clone', '-q', `ssh://git@127.0.0.1:${w.server.sshPort}/alice/ryw-ssh.git`, d]));
+    for (let i = 1; i <= 5; i++) {
+      ok(await g(['checkout', '-q', '-b', `ssh/${i}`, 'main'], d));
+      const sha = await commit(d, `s${i}.txt`, `ssh ${i}\n`);
+      ok(await g(['push', '-q', 'origin', `ssh/${i}`], d));
+      const [list, one] = await Promise.all([
+        freshGet(api('/repos/alice/ryw-ssh/branches?limit=50'), alice.token),
+        freshGet(api(`/repos/alice/ryw-ssh/branches/ssh%2F${i}`), alice.token),
+      ]);
+      expect(list.body.map((b: { name: string }) => b.name), `push ${i}`).to.include(`ssh/${i}`).and.have.length(i + 1);
+      expect(one.body.commit.id, `push ${i}`).to.equal(sha);
+    }
+  });
+
   it('a pull request shows its new head at once after a push to its branch', async () => {
     await newRepo(alice, 'prhead');
     const d = await clone('alice', 'prhead');
