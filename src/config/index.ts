@@ -150,6 +150,8 @@ const SPEC: Record<string, Record<string, KeySpec>> = {
   'repository.pull-request': {
     WORK_IN_PROGRESS_PREFIXES: { kind: 'list', def: 'WIP:,[WIP]', keepCase: true },
     RETARGET_CHILDREN_ON_MERGE: { kind: 'bool', def: 'true' },
+    CLOSE_KEYWORDS: { kind: 'list', def: 'close,closes,closed,fix,fixes,fixed,resolve,resolves,resolved' },
+    REOPEN_KEYWORDS: { kind: 'list', def: 'reopen,reopens,reopened' },
   },
   picture: { AVATAR_UPLOAD_PATH: { kind: 'string', def: '' } },
   'cron.cleanup_hook_task_table': {
@@ -335,8 +337,11 @@ export interface Settings {
   repositoryRelease: { allowedTypes: string };
   /** [repository.issue]: how many issues (and, apart, pull requests) a repository may pin. */
   repositoryIssue: { maxPinned: number };
-  /** [repository.pull-request]: title prefixes that mark a draft; whether merging retargets the pull requests based on the deleted head. */
-  repositoryPullRequest: { workInProgressPrefixes: string[]; retargetChildrenOnMerge: boolean };
+  /**
+   * [repository.pull-request]: title prefixes that mark a draft; whether merging retargets the pull
+   * requests based on the deleted head; the words before an issue reference that close or reopen it.
+   */
+  repositoryPullRequest: { workInProgressPrefixes: string[]; retargetChildrenOnMerge: boolean; closeKeywords: string[]; reopenKeywords: string[] };
   /** [picture]: where uploaded avatars are kept (default APP_DATA_PATH/avatars). */
   picture: { avatarUploadPath: string };
   /**

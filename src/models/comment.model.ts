@@ -186,3 +186,49 @@ export async function lastPlainComments(ctx: DbContext, issueIds: number[]): Pro
   );
   return new Map(rows.map((r) => [Number(r.issue_id), Number(r.id)]));
 }
+
+/** The cross references an issue's text (commentId 0) or one of its comments made that still count (not neutered), oldest first. */
+export function activeCrossRefs(ctx: DbContext, refIssueId: number, refCommentId: number): Promise<CommentModel[]> {
+  return CommentModel.findAll({
+    where: { refIssueId, refCommentId, refAction: { [Op.in]: [0, 1, 2] }, type: { [Op.in]: [CommentType.IssueRef, CommentType.CommentRef, CommentType.PullRef] } },
+    order: [['id', 'ASC']], transaction: ctx.tx,
+  });
+}
+
+/** Mark cross references as neutered (ref_action 3): the text that made them no longer says so. */
+export async function neuterCrossRefs(ctx: DbContext, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await CommentModel.update({ refAction: 3 }, { where: { id: { [Op.in]: ids } }, transaction: ctx.tx });
+}
+
+/** What a commit already left on an issue: its reference and close/reopen entries among `issueIds` and `shas`. */
+export async function commitMarks(ctx: DbContext, issueIds: number[], shas: string[]): Promise<{ issueId: number; type: CommentType; commitSha: string }[]> {
+  if (issueIds.length === 0 || shas.length === 0) return [];
+  const rows = await CommentModel.findAll({
+    attributes: ['issueId', 'type', 'commitSha'],
+    where: { issueId: { [Op.in]: [...new Set(issueIds)] }, commitSha: { [Op.in]: [...new Set(shas)] }, type: { [Op.in]: [CommentType.CommitRef, CommentType.Close, CommentType.Reopen] } },
+    raw: true, transaction: ctx.tx,
+  });
+  return rows.map((r) => ({ issueId: Number(r.issueId), type: Number(r.type) as CommentType, commitSha: r.commitSha }));
+}
+
+/** Insert many history entries at once (none of them counted in an issue's comments). */
+export async function insertComments(ctx: DbContext, rows: NewComment[]): Promise<void> {
+  if (rows.length === 0) return;
+  const now = nowUnix();
+  await CommentModel.bulkCreate(rows.map((c) => ({ ...c, createdUnix: now, updatedUnix: now })), { transaction: ctx.tx });
+}
+
+/**
+ * The close and reopen references a pull request made (Gitea's ResolveCrossReferences): the
+ * latest one per referenced issue, in the order they were made.
+ */
+export async function closingRefsOf(ctx: DbContext, refRepoId: number, refIssueId: number): Promise<CommentModel[]> {
+  const rows = await CommentModel.findAll({
+    where: { refRepoId, refIssueId, refAction: { [Op.in]: [1, 2] }, type: { [Op.in]: [CommentType.IssueRef, CommentType.CommentRef, CommentType.PullRef] } },
+    order: [['id', 'ASC']], transaction: ctx.tx,
+  });
+  const latest = new Map<number, CommentModel>();
+  for (const r of rows) latest.set(r.issueId, r);
+  return [...latest.values()];
+}

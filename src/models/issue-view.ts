@@ -35,4 +35,8 @@ export interface TimelineView {
   trackedTime: TrackedTimeView | null;
   /** The team a review request entry names, with its units. */
   assigneeTeam: { team: TeamModel; units: Map<UnitType, AccessMode> } | null;
+  /** The comment a comment_ref entry points at (on `refIssue`), with its poster. */
+  refComment: { row: CommentModel; poster: UserModel | null } | null;
+  /** The repository holding the commit a commit_ref, close or reopen entry names, when the reader may read it. */
+  commitRepo: RepoRef | null;
 }

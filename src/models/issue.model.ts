@@ -177,6 +177,29 @@ export async function issueIdsOfRepos(ctx: DbContext, repoIds: number[]): Promis
   return rows.map((r) => r.id);
 }
 
+/** Issues by (repository, number) pairs, in one query. */
+export function findIssuesByRepoIndexes(ctx: DbContext, pairs: { repoId: number; index: number }[]): Promise<IssueModel[]> {
+  const wanted = pairs.filter((p) => Number.isSafeInteger(p.index));
+  if (wanted.length === 0) return Promise.resolve([]);
+  const byRepo = new Map<number, Set<number>>();
+  for (const p of wanted) byRepo.set(p.repoId, (byRepo.get(p.repoId) ?? new Set()).add(p.index));
+  const or = [...byRepo].map(([repoId, idx]) => ({ repoId, index: { [Op.in]: [...idx] } }));
+  return IssueModel.findAll({ where: { [Op.or]: or } as WhereOptions, transaction: ctx.tx });
+}
+
+/** Bump the update time of many issues at once. */
+export async function touchIssues(ctx: DbContext, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await IssueModel.update({ updatedUnix: nowUnix() }, { where: { id: { [Op.in]: [...new Set(ids)] } }, transaction: ctx.tx });
+}
+
+/** Re-read issues inside a transaction, locking their rows in id order (PostgreSQL), as lockIssue does for one. */
+export function lockIssues(ctx: DbContext, ids: number[]): Promise<IssueModel[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  // why: in id order, so two transactions locking overlapping sets never wait on each other in a circle.
+  return IssueModel.findAll({ where: { id: { [Op.in]: [...new Set(ids)] } }, order: [['id', 'ASC']], transaction: ctx.tx, lock: ctx.tx ? true : undefined });
+}
+
 /** Re-read an issue inside a transaction, locking its row until the transaction ends (PostgreSQL). */
 export function lockIssue(ctx: DbContext, id: number): Promise<IssueModel | null> {
   // why: every change to an issue re-reads it under this lock first, so two writers of one issue

@@ -263,6 +263,19 @@ export async function collaborationRepoIdsOf(ctx: DbContext, userId: number): Pr
   return (await CollaborationModel.findAll({ where: { userId }, transaction: ctx.tx })).map((c) => c.repoId);
 }
 
+/** Repositories named `owner/name` (case-insensitive), with their owner's lower-case name, in one query. */
+export async function findReposByFullNames(ctx: DbContext, names: { owner: string; name: string }[]): Promise<{ repo: RepositoryModel; ownerName: string }[]> {
+  if (names.length === 0) return [];
+  const keys = [...new Set(names.map((n) => `${n.owner.toLowerCase()}/${n.name.toLowerCase()}`))];
+  const rows = await db().query<{ id: number; owner_name: string }>(
+    'SELECT r.id, u.lower_name AS owner_name FROM repository r JOIN users u ON u.id = r.owner_id WHERE '
+      + keys.map((_, k) => `(u.lower_name = :o${k} AND r.lower_name = :n${k})`).join(' OR '),
+    { type: QueryTypes.SELECT, replacements: Object.fromEntries(keys.flatMap((key, k) => { const [o, n] = key.split('/'); return [[`o${k}`, o], [`n${k}`, n]]; })), transaction: ctx.tx },
+  );
+  const repos = new Map((await findReposByIds(ctx, rows.map((r) => Number(r.id)))).map((r) => [r.id, r]));
+  return rows.flatMap((r) => { const repo = repos.get(Number(r.id)); return repo ? [{ repo, ownerName: r.owner_name }] : []; });
+}
+
 /** Repositories by id. */
 export function findReposByIds(ctx: DbContext, ids: number[]): Promise<RepositoryModel[]> {
   if (ids.length === 0) return Promise.resolve([]);

@@ -24,6 +24,7 @@ import { recordMentions } from './mention';
 import { commentActivity, recordActivity } from '../activity/record';
 import { queueIssueNotification } from '../notification/notify';
 import { usersById } from './view';
+import { neuterCommentRefs, resolveCrossRefs, writeCrossRefs } from './xref';
 
 /** A comment with its issue, poster and attachments, for the converter. */
 export interface CommentView { row: CommentModel; issue: IssueModel; poster: UserModel | null; assets: AttachmentModel[] }
@@ -76,8 +77,10 @@ export async function createComment(ctx: DbContext, doer: UserModel, rc: RepoCon
   const issue = await readableIssue(ctx, rc, index);
   if (issue.isLocked && !canWriteIssues(rc, issue.isPull) && !doer.isAdmin) throw new Forbidden('You cannot comment on a locked issue.');
   await assertNotBlocked(ctx, rc, doer, [issue.posterId]);
+  const refs = await resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: issue.isPull, comment: true }, '', body);
   const row = await withTx(ctx, async (tx) => {
     const c = await record(tx, { type: CommentType.Comment, issueId: issue.id, posterId: doer.id, content: body });
+    await writeCrossRefs(tx, doer, { issueId: issue.id, repoId: issue.repoId, isPull: issue.isPull, commentId: c.id }, refs, false);
     const mentioned = await recordMentions(tx, rc, issue, doer, body);
     await emitCommentEvent(tx, doer, issue, c, 'created');
     await recordActivity(tx, [commentActivity(doer.id, issue, c.id, body)]);
@@ -101,12 +104,16 @@ export async function editComment(ctx: DbContext, doer: UserModel, rc: RepoConte
   if (!WITH_CONTENT.includes(row.type)) return null;
   await assertNotBlocked(ctx, rc, doer, [issue.posterId]);
   if (body !== row.content) {
+    // why: as Gitea, comments and line comments reference issues; so do review bodies here (the issue asks for them).
+    const referencing = [CommentType.Comment, CommentType.Code, CommentType.Review].includes(row.type);
+    const refs = referencing ? await resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: issue.isPull, comment: true }, '', body) : [];
     await withTx(ctx, async (tx) => {
       const before = row.content;
       row.content = body;
       row.contentVersion += 1;
       await saveComment(tx, row);
       if (row.type === CommentType.Comment) await indexCommentText(tx, row, body);
+      if (referencing) await writeCrossRefs(tx, doer, { issueId: issue.id, repoId: issue.repoId, isPull: issue.isPull, commentId: row.id }, refs, true);
       await recordMentions(tx, rc, issue, doer, body);
       await emitCommentEvent(tx, doer, issue, row, 'edited', { body: { from: before } });
     });
@@ -124,6 +131,7 @@ export async function deleteComment(ctx: DbContext, doer: UserModel, rc: RepoCon
     const fresh = await findCommentById(tx, row.id);
     if (!fresh) return [];
     await emitCommentEvent(tx, doer, issue, fresh, 'deleted');
+    await neuterCommentRefs(tx, issue.id, fresh.id);
     const uuids = await deleteCommentsWithLinks(tx, [fresh]);
     await touchIssue(tx, issue.id);
     return uuids;

@@ -23,6 +23,7 @@ import { recordMentions } from './mention';
 import { changeMilestone, changeState } from './state';
 import { queueIssueNotification } from '../notification/notify';
 import type { IssueView } from './view';
+import { resolveCrossRefs, writeCrossRefs } from './xref';
 
 /** Set or clear the deadline of a locked issue, with its history entry (added, modified or removed). */
 async function changeDeadline(tx: DbContext, issue: IssueModel, doer: UserModel, deadline: number): Promise<void> {
@@ -75,6 +76,11 @@ export async function editIssue(ctx: DbContext, doer: UserModel, rc: RepoContext
     if (milestoneId === undefined) throw new Validation(`milestone does not exist [id: ${o.milestone}]`);
   }
   if (assignees?.length) await assertNotBlocked(ctx, rc, doer);
+  const newTitle = o.title ? issueTitle(o.title, false) : found.name;
+  const newBody = o.body ?? found.content;
+  const textChanged = newTitle !== found.name || newBody !== found.content;
+  // why: the referenced issues and the doer's permissions are read before the transaction, from the text as edited.
+  const refs = textChanged ? await resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: found.isPull, comment: false }, newTitle, newBody) : [];
   await withTx(ctx, async (tx) => {
     const issue = await lockIssue(tx, found.id);
     if (!issue) throw new NotFound();
@@ -96,6 +102,8 @@ export async function editIssue(ctx: DbContext, doer: UserModel, rc: RepoContext
       await emitIssueEvent(tx, doer, issue, '', 'edited', { changes: { body: { from: oldBody } } });
     }
     if (o.title || o.body !== undefined) await indexIssueText(tx, issue, issueText(issue));
+    // why: as Gitea, an edit of the title or body neuters the references the text no longer makes and adds the new ones.
+    if (textChanged) await writeCrossRefs(tx, doer, { issueId: issue.id, repoId: issue.repoId, isPull: issue.isPull, commentId: 0 }, refs, true);
     if (o.ref !== undefined && o.ref !== null) {
       const oldRef = issue.ref;
       issue.ref = o.ref;

@@ -28,6 +28,7 @@ import { parseApiTime } from './history';
 import { mentionedNames, recordMentions } from './mention';
 import { changeState } from './state';
 import { othersWatch, queueIssueNotification } from '../notification/notify';
+import { resolveCrossRefs, writeCrossRefs } from './xref';
 import { issueViews, issueViewsByIds, namesOf, type IssueView } from './view';
 
 /** Gitea's title rule on create: trimmed, at most 255 characters (longer ones end in an ellipsis). */
@@ -108,7 +109,8 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   // is atomic alone; BEGIN and COMMIT were round trips that held a connection (PostgreSQL) or the
   // single writer (SQLite) between them.
   const context = await hookContext(ctx, rc.repo.id, doer);
-  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context
+  const refs = await resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: false, comment: false }, title, fields.content);
+  const plain = refs.length === 0 && !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context
     && !(await othersWatch(ctx, rc.repo, doer.id)) && !(await actionsWanted(ctx, rc.repo.id, 'issues'));
   const row = plain
     ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate })
@@ -116,6 +118,7 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
       const created = await insertIssueWithLinks(tx, rc, doer, fields, links, false);
       const view = { row: created, repo: repoRefOf(rc), parts: newIssueParts(rc, doer, links) };
       await emitIssueEvent(tx, doer, created, '', 'opened', { view, context });
+      await writeCrossRefs(tx, doer, { issueId: created.id, repoId: rc.repo.id, isPull: false, commentId: 0 }, refs, false);
       if (!o.closed) return created;
       const locked = (await lockIssue(tx, created.id))!;
       await changeState(tx, locked, doer, true);

@@ -26,6 +26,7 @@ import type { RepoContext } from '../repo/context';
 import { assertNotArchived } from '../refs/access';
 import { assertNotBlocked, canReadIssues, canWriteIssues } from '../issue/access';
 import { parseApiTime, record } from '../issue/history';
+import { resolveCrossRefs, writeCrossRefs } from '../issue/xref';
 import { insertIssueWithLinks, issueTitle, newIssueLinks, newIssueParts, pageOfIssues, type NewIssueLinks, type RepoIssueQuery } from '../issue/issue.service';
 import { issueViews, type IssueView } from '../issue/view';
 import { listPinned } from '../issue/pin.service';
@@ -156,11 +157,13 @@ export interface PullRequestOpening {
  */
 export async function openPullRequest(ctx: DbContext, rc: RepoContext, doer: UserModel, o: PullRequestOpening): Promise<{ issue: IssueModel; pull: PullRequestModel }> {
   const dir = repoPath(rc.owner.name, rc.repo.name);
+  const refs = await resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: true, comment: false }, o.fields.name, o.fields.content);
   const made = await withRepoLock(rc.repo.id, async () => {
     const opened = await withTx(ctx, async (tx) => {
       const dup = await o.duplicate(tx);
       if (dup) throw dup;
       const issue = await insertIssueWithLinks(tx, rc, doer, o.fields, o.links);
+      await writeCrossRefs(tx, doer, { issueId: issue.id, repoId: rc.repo.id, isPull: true, commentId: 0 }, refs, false);
       const pull = await insertPull(tx, { ...o.pull, issueId: issue.id, index: issue.index, status: PullStatus.Checking, baseRepoId: rc.repo.id, mergeBase: '' });
       await queueCheck(tx, pull);
       await emitIssueEvent(tx, doer, issue, '', 'opened');

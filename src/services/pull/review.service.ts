@@ -6,6 +6,7 @@
  * reviewer's new approval or change request replaces their earlier ones and answers their review
  * request (and their teams').
  */
+import { resolveCrossRefs, writeCrossRefs, type CrossRef } from '../issue/xref';
 import { withTx, type DbContext } from '../../db';
 import { emitIssueEvent, type IssueEventKind } from '../webhook/payload';
 import { Forbidden, HttpError, Validation } from '../../errors';
@@ -131,7 +132,9 @@ async function staleVerdict(rc: RepoContext, pr: PullRequestModel, commit: strin
  * Turn a review into a submitted one of `type` (in the caller's transaction): the official flag,
  * the verdicts and review requests it replaces, the timeline entry.
  */
-async function submit(tx: DbContext, rc: RepoContext, doer: UserModel, pr: PullRequestModel, issue: IssueModel, review: ReviewModel, type: ReviewType, body: string, commit: string, stale: boolean): Promise<void> {
+async function submit(
+  tx: DbContext, rc: RepoContext, doer: UserModel, pr: PullRequestModel, issue: IssueModel, review: ReviewModel, type: ReviewType, body: string, commit: string, stale: boolean, refs: CrossRef[],
+): Promise<void> {
   const verdict = type === ReviewType.Approve || type === ReviewType.Reject;
   const official = verdict && (await isOfficialReviewer(tx, rc, pr, doer));
   if (official) await clearOfficial(tx, issue.id, doer.id);
@@ -144,6 +147,7 @@ async function submit(tx: DbContext, rc: RepoContext, doer: UserModel, pr: PullR
     await queueAutoMerges(tx, [pr.id]);
   }
   const entry = await record(tx, { type: CommentType.Review, issueId: issue.id, posterId: doer.id, content: body, reviewId: review.id });
+  await writeCrossRefs(tx, doer, { issueId: issue.id, repoId: issue.repoId, isPull: true, commentId: entry.id }, refs, false);
   // why: as Gitea, the feed gets each line comment of the review and its verdict (a comment review only with a body).
   const lines = await commentsOfReviews(tx, [review.id], [CommentType.Code]);
   const verdictName = type === ReviewType.Approve ? 'approve' : type === ReviewType.Reject ? 'reject' : 'comment';
@@ -155,6 +159,11 @@ async function submit(tx: DbContext, rc: RepoContext, doer: UserModel, pr: PullR
   await queueIssueNotification(tx, { issueId: issue.id, commentId: entry.id, doerId: doer.id, broadcast: true, targets: mentioned });
   const kind = REVIEW_EVENT[type];
   if (kind) await emitIssueEvent(tx, doer, issue, kind, 'reviewed', { requestedReviewer: doer, review: { type: `pull_request_${kind}`, content: body } });
+}
+
+/** The issues a review's body references (read before its transaction). */
+function reviewRefs(ctx: DbContext, doer: UserModel, rc: RepoContext, body: string): Promise<CrossRef[]> {
+  return resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: true, comment: true }, '', body);
 }
 
 /** The hook event of a submitted review of each type (pending reviews and requests send none). */
@@ -216,6 +225,7 @@ export async function createPullReview(ctx: DbContext, doer: UserModel, rc: Repo
   const commit = await reviewedCommit(rc, pr, o.commit_id);
   const placed = await placeComments(rc, pr, commit, comments);
   const stale = type === ReviewType.Approve || type === ReviewType.Reject ? await staleVerdict(rc, pr, commit, await headOf(rc, pr)) : false;
+  const refs = type === ReviewType.Pending ? [] : await reviewRefs(ctx, doer, rc, body);
   return withTx(ctx, async (tx) => {
     const review = (await findPendingReview(tx, issue.id, doer.id)) ?? (await insertReview(tx, { type: ReviewType.Pending, issueId: issue.id, reviewerId: doer.id, commitId: commit }));
     for (const c of placed) {
@@ -227,7 +237,7 @@ export async function createPullReview(ctx: DbContext, doer: UserModel, rc: Repo
       await record(tx, { type: CommentType.Review, issueId: issue.id, posterId: doer.id, content: body, reviewId: review.id });
       return review;
     }
-    await submit(tx, rc, doer, pr, issue, review, type, body, commit, stale);
+    await submit(tx, rc, doer, pr, issue, review, type, body, commit, stale, refs);
     return review;
   });
 }
@@ -243,7 +253,8 @@ export async function submitPullReview(ctx: DbContext, doer: UserModel, rc: Repo
   if (type === ReviewType.Pending) throw new Validation('review stay pending');
   if ((type === ReviewType.Approve || type === ReviewType.Reject) && (issue.isClosed || pr.hasMerged)) throw new Validation("can't submit review for a closed or merged PR");
   const head = (await headOf(rc, pr)) || review.commitId;
-  await withTx(ctx, (tx) => submit(tx, rc, doer, pr, issue, review, type, body, head, false));
+  const refs = await reviewRefs(ctx, doer, rc, body);
+  await withTx(ctx, (tx) => submit(tx, rc, doer, pr, issue, review, type, body, head, false, refs));
   return review;
 }
 
