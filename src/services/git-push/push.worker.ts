@@ -22,6 +22,7 @@ import { PULL_CHECK_TOPIC, runPullCheck } from '../pull/check';
 import { AUTO_MERGE_TOPIC, processAutoMerge } from '../pull/auto-merge.service';
 import { ACTIONS_PUSH_TOPIC, processActionsEvent, processActionsPush } from '../actions/trigger';
 import { ACTIONS_EVENT_TOPIC } from '../actions/events';
+import { COMMIT_REFS_TOPIC, processCommitRefs } from '../issue/commit-refs';
 
 /** Record a push whose recording failed on its answer path (idempotent: a replay finds nothing left to record). */
 export async function processPush(payload: unknown): Promise<void> {
@@ -90,6 +91,7 @@ export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine:
   const handlers = {
     [PUSH_TOPIC]: processPush, [PUSH_EFFECTS_TOPIC]: processPushEffects, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p: unknown) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
     [AUTO_MERGE_TOPIC]: processAutoMerge, [ACTIONS_PUSH_TOPIC]: processActionsPush, [ACTIONS_EVENT_TOPIC]: processActionsEvent,
+    [COMMIT_REFS_TOPIC]: processCommitRefs,
     // why: notifications are this node's outbox work too; their jobs are small and independent.
     [NOTIFY_TOPIC]: deliverIssueNotification,
   };

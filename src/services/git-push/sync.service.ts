@@ -7,6 +7,7 @@
  */
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { queueActionsPush } from '../actions/trigger';
+import { queueCommitRefs } from '../issue/commit-refs';
 import { repoPath } from '../../git/paths';
 import { dirExists, setHeadBranch } from '../../git/init';
 import { listBranchAndTagRefs, commitSummaries, headBranch, ZERO_ID } from '../../git/refs';
@@ -170,6 +171,7 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
       await queuePushEffects(tx, { repoId, pusherId: hint.pusherId, fromPush, found, commitGraph: hint.transport === 'http' || hint.transport === 'ssh' });
       await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
       await queueActionsPush(tx, repoId, hint.pusherId, changes);
+      await queueCommitRefs(tx, repoId, hint.pusherId, fromPush);
     }
     await updateRepoGitState(tx, repoId, state);
   });

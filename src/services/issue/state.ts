@@ -61,11 +61,17 @@ export async function changeMilestone(tx: DbContext, issue: IssueModel, doer: Us
   await emitIssueEvent(tx, doer, issue, 'milestone', milestoneId ? 'milestoned' : 'demilestoned');
 }
 
+/** What made a close or reopen, when a commit did: the commit and the repository that holds it. */
+export interface StateSource { commitSha: string; repoId: number }
+
 /**
  * Close or reopen a locked issue: repository, label and milestone counts, and a history entry
- * (`entry`: a merge closes a pull request with a merge entry instead of a close).
+ * (`entry`: a merge closes a pull request with a merge entry instead of a close; `source`: the
+ * commit that closed or reopened it, named on the entry as Gitea's commit_sha).
  */
-export async function changeState(tx: DbContext, issue: IssueModel, doer: UserModel, closed: boolean, entry = closed ? CommentType.Close : CommentType.Reopen): Promise<void> {
+export async function changeState(
+  tx: DbContext, issue: IssueModel, doer: UserModel, closed: boolean, entry = closed ? CommentType.Close : CommentType.Reopen, source?: StateSource,
+): Promise<void> {
   if (issue.isClosed === closed) return;
   // why: as Gitea, an issue cannot be closed while an issue it depends on is open (reopening is always allowed).
   if (closed && (await dependenciesEnabled(tx, issue.repoId)) && (await openBlockerCount(tx, issue.id)) > 0) {
@@ -80,7 +86,8 @@ export async function changeState(tx: DbContext, issue: IssueModel, doer: UserMo
   issue.closedUnix = closed ? nowUnix() : 0;
   await saveIssue(tx, issue);
   await indexIssueState(tx, issue);
-  const noted = await record(tx, { type: entry, issueId: issue.id, posterId: doer.id });
+  // why: ref_repo_id beside the commit says where it lives, so a reader of another repository is not shown a commit it cannot read.
+  const noted = await record(tx, { type: entry, issueId: issue.id, posterId: doer.id, ...(source ? { commitSha: source.commitSha, refRepoId: source.repoId } : {}) });
   const merged = entry === CommentType.MergePull;
   await recordActivity(tx, [merged ? mergeActivity(doer.id, issue, issue.name, false) : stateActivity(doer.id, issue, closed, noted.id)]);
   // why: as Gitea, a merge's notification points at no comment; a close or reopen at its history entry.

@@ -35,6 +35,7 @@ import { commitPeople } from '../content/identity';
 import { combinedState, worstState } from '../history/status.service';
 import { record } from '../issue/history';
 import { changeState } from '../issue/state';
+import { resolvePullReferences } from '../issue/closing';
 import { dependenciesEnabled } from '../issue/tracker-settings';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
@@ -228,9 +229,10 @@ export async function mergePull(ctx: DbContext, doer: UserModel, p: Principal, r
     // why: marked merged before the ref sync records the base's move, so the sync queues no check of a pull request that is done.
     await moveRefsAndSync(ctx, rc.repo.id, baseDir, doer.id, [{ ref: `refs/heads/${pr.baseBranch}`, old: base, new: tip }], 'merge push out of date',
       () => markMerged(ctx, doer, pr, tip, nowUnix()));
-    return head;
+    return { head, tip };
   });
-  if (o.delete_branch_after_merge && pr.flow === PullFlow.GitHub) await deleteHeadAfterMerge(ctx, doer, p, rc, pr, merged);
+  await resolvePullReferences(ctx, doer, pr, merged.tip);
+  if (o.delete_branch_after_merge && pr.flow === PullFlow.GitHub) await deleteHeadAfterMerge(ctx, doer, p, rc, pr, merged.head);
   return 'merged';
 }
 
@@ -241,6 +243,7 @@ async function markedByHand(ctx: DbContext, doer: UserModel, rc: RepoContext, pr
   const [found] = /^[0-9a-f]{40}$/.test(commit) ? await readCommits(dir, [commit]) : [];
   if (!found || !base || !(await isAncestor(dir, commit, base))) throw new HttpError(409, `MergeCommitID must be the full id of a commit on ${pr.baseBranch}`);
   await markMerged(ctx, doer, pr, commit, Math.floor(Date.parse(found.author.date) / 1000), PullStatus.ManuallyMerged);
+  await resolvePullReferences(ctx, doer, pr, commit);
 }
 
 /**
