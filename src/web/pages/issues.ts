@@ -9,6 +9,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { settings } from '../../config';
 import { Validation } from '../../errors';
 import { toIssueOf, toTimelineComment } from '../../convert/issue';
+import { CommentType } from '../../models/comment.model';
 import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
 import { canWriteIssues } from '../../services/issue/access';
@@ -37,13 +38,36 @@ function commentHtml(req: Request, rc: RepoContext, text: string): Promise<strin
   return renderDocument(ctxOf(req), req.principal, { mode: 'comment', text, links: { app: settings().server.rootUrl, repo: `${settings().server.rootUrl}${rc.owner.name}/${rc.repo.name}` } }, rc, 'once');
 }
 
+/** Unix-style relative time of an RFC 3339 value ("5 minutes ago"), as Gitea's timeline shows it. */
+export function timeAgo(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  const units: [number, string][] = [[31536000, 'year'], [2592000, 'month'], [604800, 'week'], [86400, 'day'], [3600, 'hour'], [60, 'minute'], [1, 'second']];
+  if (s < 1) return 'now';
+  const [size, name] = units.find(([n]) => s >= n)!;
+  const n = Math.floor(s / size);
+  return `${n} ${name}${n === 1 ? '' : 's'} ago`;
+}
+
+/** The commit title a commit_ref entry's body (Gitea's `<a href=...>title</a>`) holds, as text. */
+function commitTitleOf(body: string): string {
+  const m = />([^<]*)<\/a>\s*$/.exec(body);
+  const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&#34;': '"', '&#39;': "'", '&quot;': '"' };
+  return (m ? m[1] : '').replace(/&(amp|lt|gt|quot|#34|#39);/g, (e) => entities[e]);
+}
+
 /** The issue page's data. */
 async function issuePage(req: Request, res: Response, rc: RepoContext, index: number, extra: { draft?: string; preview?: string | null } = {}, status = 200): Promise<void> {
   const ctx = ctxOf(req);
   const view = await getIssue(ctx, rc, index);
   if (view.row.isPull) return res.redirect(303, `${repoHome(rc)}/pulls/${index}`);
   const issue = toIssueOf(view, viewerOf(req));
-  const events = (await timeline(ctx, req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
+  const views = await timeline(ctx, req.principal, rc, index, {});
+  const events = views.map((t) => toTimelineComment(t, viewerOf(req)));
+  // why: an entry a commit made links to the commit in its own repository (null when the reader may not read it).
+  const commits = Object.fromEntries(views.filter((v) => v.commitRepo && v.row.commitSha).map((v) => [v.row.id, {
+    url: `${v.commitRepo!.rootUrl}${encodeURIComponent(v.commitRepo!.owner)}/${encodeURIComponent(v.commitRepo!.repo)}/commit/${v.row.commitSha}`,
+    short: v.row.commitSha.slice(0, 10), title: v.row.type === CommentType.CommitRef ? commitTitleOf(v.row.content) : '',
+  }]));
   const commented = events.filter((e) => e.type === 'comment' && e.body);
   const rendered = await renderComments(ctx, req.principal, rc, [issue.body, ...commented.map((e) => e.body)]);
   const slots = new PageSlots();
@@ -51,7 +75,7 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
   const user = req.principal.user;
   const running = user ? await stopwatchRunning(ctx, user, view.row.id) : false;
   await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-    base: repoHome(rc), issue, bodyHtml: issue.body ? slots.put(rendered[0]) : '', events, html: Object.fromEntries(html),
+    base: repoHome(rc), issue, bodyHtml: issue.body ? slots.put(rendered[0]) : '', events, html: Object.fromEntries(html), commits, ago: timeAgo, repoFullName: `${rc.owner.name}/${rc.repo.name}`,
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
     timetracking: settings().service.enableTimetracking, side: await sidebarData(req, rc, index, false),
   }, status, slots);
