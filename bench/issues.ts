@@ -20,8 +20,11 @@
  *   warm page time, and /api/v1/version's p99 while the page is requested (target under 50 ms); on a
  *   fresh server of its own;
  * - the push's answer (bench/push-answer.ts): `git push` p50 now and, with BENCH_BEFORE_CHECKOUT, on a
- *   checkout built before the push's rows were written on its answer path (target within 10%).
- * `npm run bench -- issues [tracker] [page] [push]` runs the parts named (all without a name).
+ *   checkout built before the push's rows were written on its answer path (target within 10%);
+ * - references in a push (bench/push-refs.ts): 100 commits pushed to a repository with 10,000
+ *   issues, timed until the outbox is idle, without references, each referencing an issue, each
+ *   closing one (target: references at most 1.3 times the push without).
+ * `npm run bench -- issues [tracker] [page] [push] [refs]` runs the parts named (all without a name).
  * BENCH_KEEP=1 keeps the seeded data directory (and PostgreSQL database) for EXPLAIN.
  */
 import fs from 'node:fs';
@@ -36,6 +39,7 @@ import { agent, timedGet } from './http';
 import { median } from './util';
 import { benchIssuePage, printIssuePage } from './issue-page';
 import { pushAnswerRows } from './push-answer';
+import { benchPushRefs, pushRefsRows } from './push-refs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? '15');
 /** Rounds over every read scenario before any is measured (BENCH_WARMUP). */
@@ -169,7 +173,8 @@ type Col = [name: string, pgType: 'int' | 'bigint' | 'text' | 'boolean'];
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Row = Record<string, any>;
 
-interface Bulk {
+/** A bulk writer of one database (exported for bench/push-refs). */
+export interface Bulk {
   readonly pg: boolean;
   /** One statement; placeholders $1, $2... (a placeholder may repeat). */
   run(sql: string, params?: Val[]): Promise<void>;
@@ -261,7 +266,8 @@ class PgBulk implements Bulk {
   async close(): Promise<void> { await this.c.end(); }
 }
 
-function openBulk(s: TestServer): Promise<Bulk> {
+/** A bulk writer on a server's database (the server stopped, or only read while it runs). */
+export function openBulk(s: TestServer): Promise<Bulk> {
   return s.env.FORGE__DATABASE__DB_TYPE === 'postgres' ? PgBulk.open(s.env) : SqliteBulk.open(path.join(s.dataDir, 'forge.db'));
 }
 
@@ -294,14 +300,16 @@ async function dropIndexes(db: Bulk, tables: string[]): Promise<string[]> {
 interface World { aliceId: number; posterIds: number[]; bigId: number }
 interface Seeded { seconds: number; openIssues: number; closedIssues: number; comments: number; labelled: number; keywordIssues: number; keywordComments: number; smallRepos: number }
 
-const ISSUE_COLS: Col[] = [['id', 'int'], ['repo_id', 'int'], ['index', 'bigint'], ['poster_id', 'int'], ['name', 'text'], ['content', 'text'],
+/** The issue columns the seeders write. */
+export const ISSUE_COLS: Col[] = [['id', 'int'], ['repo_id', 'int'], ['index', 'bigint'], ['poster_id', 'int'], ['name', 'text'], ['content', 'text'],
   ['milestone_id', 'int'], ['priority', 'int'], ['is_closed', 'boolean'], ['is_pull', 'boolean'], ['num_comments', 'int'], ['ref', 'text'],
   ['deadline_unix', 'bigint'], ['is_locked', 'boolean'], ['content_version', 'int'], ['closed_unix', 'bigint'], ['created_unix', 'bigint'], ['updated_unix', 'bigint']];
 const COMMENT_COLS: Col[] = [['id', 'int'], ['type', 'int'], ['poster_id', 'int'], ['issue_id', 'int'], ['content', 'text'], ['created_unix', 'bigint'], ['updated_unix', 'bigint']];
 const LABEL_COLS: Col[] = [['id', 'int'], ['repo_id', 'int'], ['org_id', 'int'], ['name', 'text'], ['exclusive', 'boolean'], ['description', 'text'], ['color', 'text'],
   ['num_issues', 'int'], ['num_closed_issues', 'int'], ['archived_unix', 'bigint'], ['created_unix', 'bigint'], ['updated_unix', 'bigint']];
 const ISSUE_LABEL_COLS: Col[] = [['id', 'int'], ['issue_id', 'int'], ['label_id', 'int']];
-const COUNTER_COLS: Col[] = [['repo_id', 'int'], ['max_index', 'bigint'], ['num_issues', 'int'], ['num_closed_issues', 'int'], ['num_pulls', 'int'],
+/** The repo_issue_counter columns. */
+export const COUNTER_COLS: Col[] = [['repo_id', 'int'], ['max_index', 'bigint'], ['num_issues', 'int'], ['num_closed_issues', 'int'], ['num_pulls', 'int'],
   ['num_closed_pulls', 'int'], ['num_milestones', 'int'], ['num_closed_milestones', 'int']];
 
 const nextId = async (db: Bulk, table: string) => Number((await db.rows(`SELECT COALESCE(MAX(id), 0) AS m FROM ${table}`))[0].m) + 1;
@@ -709,17 +717,28 @@ function printTable(r: DbResult): void {
 export async function run(): Promise<void> {
   // why: the client shares the 2 cores with the server; when the scheduler parks it, its own delay counts as server latency.
   try { os.setPriority(-10); } catch { /* not permitted: measure as is */ }
-  const parts = ['tracker', 'page', 'push'];
+  const parts = ['tracker', 'page', 'push', 'refs'];
   const named = process.argv.slice(3);
   const unknown = named.filter((n) => !parts.includes(n));
   if (unknown.length) throw new Error(`unknown part '${unknown[0]}': name some of ${parts.join(', ')}, or none for all`);
   const wanted = (part: string) => named.length === 0 || named.includes(part);
-  const dbs = !wanted('tracker') ? [] : process.env.BENCH_DB ? process.env.BENCH_DB.split(',') : ['sqlite3'];
+  const dbNames = process.env.BENCH_DB ? process.env.BENCH_DB.split(',') : ['sqlite3'];
+  const dbs = !wanted('tracker') ? [] : dbNames;
   const results: DbResult[] = [];
   for (const dbType of dbs) results.push(await benchDb(dbType));
   const page = wanted('page') ? await benchIssuePage((m) => process.stdout.write(`[issues/page] ${m}\n`)) : null;
   const push = wanted('push') ? await pushAnswerRows() : null;
+  // why: on a server of its own, after the others are gone, so they never share the cores.
+  const refs = [];
+  for (const dbType of wanted('refs') ? dbNames : []) refs.push({ dbType, r: await benchPushRefs(dbType, WORKERS, (m) => process.stdout.write(`[issues/refs/${dbType}] ${m}\n`)) });
   for (const r of results) printTable(r);
   if (page) printIssuePage(page);
   if (push) process.stdout.write(`\n${push.join('\n')}\n`);
+  const pad = (v: string | number, n: number) => String(v).padEnd(n);
+  for (const { dbType, r } of refs) {
+    process.stdout.write(`\nbench/issues, references in a push (${dbType === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${WORKERS} worker${WORKERS > 1 ? 's' : ''}):\n\n`);
+    process.stdout.write(`| ${pad('scenario', 40)} | ${pad('ms', 7)} | ${pad('', 7)} | ${pad('', 12)} | ${pad('target', 26)} | note\n`);
+    process.stdout.write(`|${'-'.repeat(42)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(14)}|${'-'.repeat(28)}|------\n`);
+    process.stdout.write(pushRefsRows(r, pad));
+  }
 }
