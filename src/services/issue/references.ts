@@ -139,8 +139,8 @@ const md = new MarkdownIt({ html: true, linkify: true });
 
 /**
  * The text of a Markdown document as Gitea's mdstripper reads it for references: the words of its
- * paragraphs, headings, lists and tables, without code blocks or raw HTML; links are collected
- * apart (their text is not searched).
+ * paragraphs, headings, lists and tables, without code (blocks or inline) or raw HTML; links are
+ * collected apart (their text is not searched).
  */
 function stripMarkdown(text: string): { plain: string; links: string[] } {
   const parts: string[] = [];
@@ -157,8 +157,11 @@ function stripMarkdown(text: string): { plain: string; links: string[] } {
         inLink = Math.max(0, inLink - 1);
       } else if (inLink > 0) {
         continue;
-      } else if (t.type === 'text' || t.type === 'code_inline') {
+      } else if (t.type === 'text') {
         line += t.content;
+      } else if (t.type === 'code_inline') {
+        // why: as Gitea's mdstripper, inline code is no reference; a space keeps the words around it apart.
+        line += ' ';
       } else if (t.type === 'softbreak' || t.type === 'hardbreak') {
         line += '\n';
       }
