@@ -58,6 +58,23 @@ const openedOp = (isPull: boolean) => (isPull ? 7 : 6);
 const lastNewIssues = (n: number) => `SELECT id, "index" FROM (SELECT id, "index" FROM issue WHERE id <= last_insert_rowid() ORDER BY id DESC LIMIT ${Math.trunc(n)}) AS t ORDER BY id`;
 
 /**
+ * The statements that write a new issue's reference entries (type issue_ref, no action) on the
+ * issues `targets` and bump their update times; `newId` is SQL for the new issue's id. Ids are
+ * integers, written into the SQL as numbers.
+ */
+function refStatements(targets: number[], dialect: 'sqlite' | 'postgres', newId: string): string[] {
+  const ids = [...new Set(targets.filter((t) => Number.isSafeInteger(t)))];
+  if (ids.length === 0) return [];
+  const list = ids.join(', ');
+  const rows = dialect === 'postgres' ? `(VALUES ${ids.map((t) => `(${t})`).join(', ')}) AS t(id)` : `(${ids.map((t) => `SELECT ${t} AS id`).join(' UNION ALL ')}) AS t`;
+  const from = dialect === 'postgres' ? `i, ${rows}` : rows;
+  return [
+    `INSERT INTO comment (type, poster_id, issue_id, ref_repo_id, ref_issue_id, ref_is_pull, created_unix, updated_unix) SELECT 3, :posterId, t.id, :repoId, ${newId}, false, :now, :now FROM ${from}`,
+    `UPDATE issue SET updated_unix = :now WHERE id IN (${list})`,
+  ];
+}
+
+/**
  * Insert an issue with the repository's next number, count it (`delta`) and index its `text`:
  * within the caller's transaction when there is one, and atomic on its own otherwise.
  * why: a plain new issue needs no transaction around it. On PostgreSQL the three writes are one
@@ -65,9 +82,12 @@ const lastNewIssues = (n: number) => `SELECT id, "index" FROM (SELECT id, "index
  * for one round trip. On SQLite they are one script, run together with those of other issues created
  * at the same time, so the single writer is held for one call to the driver and the read of the
  * new ids, not for five calls per issue. The feed's event of the opening (`index|title`) is written
- * in the same statement or script.
+ * in the same statement or script, and so are the reference entries (`refTargets`: ids of the
+ * issues its text references, entries without action) with their issues' update times.
  */
-export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>, delta: CountDelta, text: string, opened: OpenedEvent): Promise<IssueModel> {
+export async function insertNextIssue(
+  ctx: DbContext, i: Omit<NewIssue, 'index'>, delta: CountDelta, text: string, opened: OpenedEvent, refTargets: number[] = [],
+): Promise<IssueModel> {
   const now = nowUnix();
   const columns = 'repo_id, "index", poster_id, name, content, milestone_id, is_pull, ref, deadline_unix, created_unix, updated_unix';
   const values = ':repoId, :index, :posterId, :name, :content, :milestoneId, :isPull, :ref, :deadlineUnix, :now, :now';
@@ -75,14 +95,18 @@ export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>
   const event = { opType: openedOp(i.isPull), actUserId: opened.actUserId, isPrivate: opened.isPrivate };
   if (db().getDialect() === 'sqlite' && !ctx.tx) {
     const maxIndex = '(SELECT max_index FROM repo_issue_counter WHERE repo_id = :repoId)';
-    // why: the event goes before the issue, so the keyword document takes the issue's row id (last_insert_rowid()).
-    const got = await sqliteScript<{ id: number; index: number }>('new-issue', [
+    const newId = `(SELECT id FROM issue WHERE repo_id = :repoId AND "index" = ${maxIndex})`;
+    const refs = refStatements(refTargets, 'sqlite', newId);
+    // why: the event goes before the issue, and the keyword document is the script's last insert, so
+    // last_insert_rowid() is the issue's id for lastNewIssues.
+    const got = await sqliteScript<{ id: number; index: number }>(refs.length ? 'new-issue-refs' : 'new-issue', [
       'INSERT INTO repo_issue_counter (repo_id) VALUES (:repoId) ON CONFLICT (repo_id) DO NOTHING',
       `UPDATE repo_issue_counter SET max_index = max_index + 1${countSet(delta)} WHERE repo_id = :repoId`,
       `INSERT INTO action (${ACTION_COLUMNS}) VALUES (:opType, :actUserId, :repoId, :isPrivate, ${maxIndex} || '|' || :name, :now)`,
       `INSERT INTO issue (${columns}) VALUES (${values.replace(':index', maxIndex)})`,
-      'INSERT INTO issue_fts (rowid, body) VALUES (last_insert_rowid(), :text)',
-    ], { ...i, now, text, ...event }, lastNewIssues, ['repo_issue_counter', 'action', 'issue', 'issue_fts']);
+      ...refs,
+      `INSERT INTO issue_fts (rowid, body) VALUES (${refs.length ? newId : 'last_insert_rowid()'}, :text)`,
+    ], { ...i, now, text, ...event }, lastNewIssues, ['repo_issue_counter', 'action', 'issue', 'issue_fts', ...(refs.length ? ['comment'] : [])]);
     // why: build fills the columns' defaults only for a new record; the row exists, so it is not one.
     const row = IssueModel.build({ ...i, id: got.id, index: got.index, createdUnix: now, updatedUnix: now });
     row.isNewRecord = false;
@@ -105,6 +129,7 @@ export async function insertNextIssue(ctx: DbContext, i: Omit<NewIssue, 'index'>
      f AS (INSERT INTO issue_fts (id, repo_id, is_pull, is_closed, created_unix, doc)
        SELECT id, repo_id, is_pull, is_closed, created_unix, to_tsvector('simple', :text) FROM i),
      a AS (INSERT INTO action (${ACTION_COLUMNS}) SELECT :opType, :actUserId, repo_id, :isPrivate, "index" || '|' || name, :now FROM i)
+     ${refStatements(refTargets, 'postgres', 'i.id').map((q, k) => `, r${k} AS (${q})`).join('')}
      SELECT * FROM i`,
     { ...mapped, replacements: { ...i, now, text, ...event } },
   );

@@ -288,5 +288,14 @@ describe('issue references and closing keywords', () => {
     expect(refs).to.have.length(1);
     expect(refs[0].user.login).to.equal('bob');
     expect(refs[0].ref_action).to.equal('none');
+    // in a repository nobody else watches and without hooks, a new issue is written in one statement: its references with it
+    const target = await newIssue('Quiet target', '', 'bob/public', bob);
+    const before = (await issue(target, 'bob/public', bob)).updated_at;
+    await new Promise((r) => setTimeout(r, 1100));
+    const quiet = await newIssue(`Duplicate of #${target}`, `and bob/public#${target} again, and alice/proj#${n}`, 'bob/public', bob);
+    const quietRefs = (await timeline(target, 'bob/public', bob)).filter((e) => e.type === 'issue_ref');
+    expect(quietRefs.map((e) => [e.ref_issue.number, e.ref_action, e.user.login])).to.deep.equal([[quiet, 'none', 'bob']]);
+    expect((await issue(target, 'bob/public', bob)).updated_at).to.not.equal(before);
+    expect((await timeline(n)).filter((e) => e.type === 'issue_ref').map((e) => e.ref_issue.repository.full_name)).to.deep.equal(['alice/proj', 'bob/public']);
   });
 });

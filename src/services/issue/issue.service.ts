@@ -29,6 +29,7 @@ import { mentionedNames, recordMentions } from './mention';
 import { changeState } from './state';
 import { othersWatch, queueIssueNotification } from '../notification/notify';
 import { resolveCrossRefs, writeCrossRefs } from './xref';
+import { RefAction } from './references';
 import { issueViews, issueViewsByIds, namesOf, type IssueView } from './view';
 
 /** Gitea's title rule on create: trimmed, at most 255 characters (longer ones end in an ellipsis). */
@@ -110,10 +111,11 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   // single writer (SQLite) between them.
   const context = await hookContext(ctx, rc.repo.id, doer);
   const refs = await resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: false, comment: false }, title, fields.content);
-  const plain = refs.length === 0 && !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context
+  // why: a new issue's references carry no action (only pull requests close), so they are written with it, in the same statement or script.
+  const plain = refs.every((r) => r.action === RefAction.None) && !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context
     && !(await othersWatch(ctx, rc.repo, doer.id)) && !(await actionsWanted(ctx, rc.repo.id, 'issues'));
   const row = plain
-    ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate })
+    ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate }, refs.map((r) => r.issue.id))
     : await withTx(ctx, async (tx) => {
       const created = await insertIssueWithLinks(tx, rc, doer, fields, links, false);
       const view = { row: created, repo: repoRefOf(rc), parts: newIssueParts(rc, doer, links) };
