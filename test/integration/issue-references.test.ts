@@ -12,6 +12,7 @@ import { apiRepo, GitTool, outboxSettled, waitFor } from '../helpers/refs';
 import { count, insert, sql } from '../helpers/db';
 import { startWorld, type TestUser, type World } from '../helpers/world';
 import { WebClient } from '../helpers/web';
+import { launchBrowser, screenshot, watchedPage } from '../helpers/browser';
 
 /** A webhook receiver on 127.0.0.1 that keeps what it is sent. */
 class Receiver {
@@ -232,6 +233,31 @@ describe('issue references and closing keywords', () => {
     expect(page.text).to.match(/carol<\/strong> referenced this issue from a commit\s*<span title="[^"]+">(now|[^<]* ago)</);
     expect(page.text).to.include(`<a href="${w.server.url}alice/proj/commit/${sha}">Page fix</a>`);
     expect(page.text).to.match(new RegExp(`closed this issue in <a href="${w.server.url}alice/proj/commit/${sha}" class="sha">${sha.slice(0, 10)}</a>`));
+  });
+
+  it('in a browser, a reader sees the references and the close by commit in the issue\'s timeline', async () => {
+    const n = await newIssue('Seen in a browser');
+    await newIssue('The referrer', `Duplicate of #${n}`);
+    const sha = await pushCommit(`Browser fix\n\nCloses #${n}`);
+    const browser = await launchBrowser();
+    try {
+      const wp = await watchedPage(browser);
+      await wp.page.setViewportSize({ width: 360, height: 800 });
+      await wp.page.goto(`${w.server.rootUrl}alice/proj/issues/${n}`);
+      const timelineText = await wp.page.locator('.timeline').innerText();
+      expect(timelineText).to.match(/alice\s+referenced this issue\s+from #\d+ The referrer/);
+      expect(timelineText).to.match(/carol referenced this issue from a commit/);
+      expect(timelineText).to.include('Browser fix');
+      expect(timelineText).to.include(`closed this issue in ${sha.slice(0, 10)}`);
+      await wp.page.click('.event-commit_ref a.sha');
+      expect(wp.page.url()).to.equal(`${w.server.rootUrl}alice/proj/commit/${sha}`);
+      await wp.page.goBack();
+      expect(await wp.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'no horizontal scroll at 360 px').to.equal(true);
+      await screenshot(wp.page, 'issue-references');
+      expect(wp.problems).to.deep.equal([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('a merged pull request with "Closes #n" in its body closes the issue, naming the merge commit, with the closed webhook', async () => {
