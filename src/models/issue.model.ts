@@ -202,14 +202,27 @@ export async function issueIdsOfRepos(ctx: DbContext, repoIds: number[]): Promis
   return rows.map((r) => r.id);
 }
 
-/** Issues by (repository, number) pairs, in one query. */
-export function findIssuesByRepoIndexes(ctx: DbContext, pairs: { repoId: number; index: number }[]): Promise<IssueModel[]> {
+/** What a reference needs of the issue it names. */
+export type IssueKey = Pick<IssueModel, 'id' | 'repoId' | 'index' | 'posterId' | 'isPull' | 'ref'>;
+
+/** Issues by (repository, number) pairs, in one query, as read-only plain values. */
+export async function findIssuesByRepoIndexes(ctx: DbContext, pairs: { repoId: number; index: number }[]): Promise<IssueKey[]> {
   const wanted = pairs.filter((p) => Number.isSafeInteger(p.index));
-  if (wanted.length === 0) return Promise.resolve([]);
+  if (wanted.length === 0) return [];
   const byRepo = new Map<number, Set<number>>();
   for (const p of wanted) byRepo.set(p.repoId, (byRepo.get(p.repoId) ?? new Set()).add(p.index));
   const or = [...byRepo].map(([repoId, idx]) => ({ repoId, index: { [Op.in]: [...idx] } }));
-  return IssueModel.findAll({ where: { [Op.or]: or } as WhereOptions, transaction: ctx.tx });
+  const rows = await IssueModel.findAll({
+    attributes: ['id', 'repoId', 'index', 'posterId', 'isPull', 'ref'], where: { [Op.or]: or } as WhereOptions, raw: true, transaction: ctx.tx,
+  });
+  // why: SQLite gives booleans of raw rows as 0/1.
+  return rows.map((r) => ({ ...r, index: Number(r.index), isPull: Boolean(r.isPull) }));
+}
+
+/** Lock issue rows in id order until the transaction ends (PostgreSQL), reading nothing else. */
+export async function lockIssueIds(ctx: DbContext, ids: number[]): Promise<void> {
+  if (ids.length === 0 || !ctx.tx) return;
+  await IssueModel.findAll({ attributes: ['id'], where: { id: { [Op.in]: [...new Set(ids)] } }, order: [['id', 'ASC']], raw: true, transaction: ctx.tx, lock: true });
 }
 
 /** Bump the update time of many issues at once. */

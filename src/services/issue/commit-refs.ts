@@ -17,7 +17,7 @@ import { listCommitIds, readCommits, type CommitRecord } from '../../git/history
 import { repoPath } from '../../git/paths';
 import { ZERO_ID } from '../../git/refs';
 import { commitMarks, CommentType, insertComments, type NewComment } from '../../models/comment.model';
-import { lockIssues, touchIssues } from '../../models/issue.model';
+import { lockIssueIds, lockIssues, touchIssues } from '../../models/issue.model';
 import { AccessMode } from '../../models/perm';
 import type { RefChange } from '../../models/push-event.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
@@ -119,13 +119,15 @@ export async function processCommitRefs(payload: unknown): Promise<void> {
     const issueIds = [...new Set([...refs.values()].map((r) => r.issueId))];
     // why: the issues are locked first, so two jobs naming the same commit and issue (a replay, the
     // commit pushed to another branch meanwhile) write its entries once: the second sees the first's.
-    const locked = new Map((await lockIssues(tx, issueIds)).map((i) => [i.id, i]));
+    await lockIssueIds(tx, issueIds);
     const marks = await commitMarks(tx, issueIds, [...new Set([...refs.values()].map((r) => r.commitSha!))]);
     const has = new Set(marks.map((m) => `${m.issueId} ${m.commitSha} ${m.type}`));
     const fresh = [...refs.values()].filter((r) => !has.has(`${r.issueId} ${r.commitSha} ${CommentType.CommitRef}`));
     await insertComments(tx, fresh);
     await touchIssues(tx, fresh.map((r) => r.issueId));
     const due = wishes.filter((w) => !has.has(`${w.issueId} ${w.source.commitSha} ${w.close ? CommentType.Close : CommentType.Reopen}`));
+    if (due.length === 0) return;
+    const locked = new Map((await lockIssues(tx, due.map((w) => w.issueId))).map((i) => [i.id, i]));
     await applyStateWishes(tx, pusher, locked, due);
   });
 }

@@ -8,7 +8,7 @@
  */
 import type { DbContext } from '../../db';
 import { activeCrossRefs, CommentType, insertComments, neuterCrossRefs, type NewComment } from '../../models/comment.model';
-import { findIssuesByRepoIndexes, touchIssues, type IssueModel } from '../../models/issue.model';
+import { findIssuesByRepoIndexes, touchIssues, type IssueKey } from '../../models/issue.model';
 import { AccessMode } from '../../models/perm';
 import { findReposByFullNames, findReposByIds, type RepositoryModel } from '../../models/repository.model';
 import { findUsersByIds, type UserModel } from '../../models/user.model';
@@ -18,13 +18,13 @@ import { unitOf } from './access';
 import { findIssueReferences, findIssueReferencesMarkdown, RefAction, type IssueReference } from './references';
 
 /** A verified reference: the issue it names and what it asks of it. */
-export interface CrossRef { issue: IssueModel; action: RefAction }
+export interface CrossRef { issue: IssueKey; action: RefAction }
 
 /** Where references are made: the referencing issue's repository and kind, and whether it is a comment. */
 export interface RefOrigin { repoId: number; isPull: boolean; comment: boolean }
 
 /** What `resolveReferences` found: the issues by "repoId#index", the doer's permission on the repositories asked for, each reference's repository. */
-export interface Resolved { issues: Map<string, IssueModel>; perms: Map<number, RepoPermission>; repoOf: (r: IssueReference) => number | undefined }
+export interface Resolved { issues: Map<string, IssueKey>; perms: Map<number, RepoPermission>; repoOf: (r: IssueReference) => number | undefined }
 
 /**
  * Resolve references to issues in a few queries (the repositories named, the issues, and for the
@@ -32,7 +32,7 @@ export interface Resolved { issues: Map<string, IssueModel>; perms: Map<number, 
  * getCrossReferences and verifyReferencedIssue read these one reference at a time.
  */
 export async function resolveReferences(
-  ctx: DbContext, doer: UserModel, origRepoId: number, refs: IssueReference[], needsPerm: (issue: IssueModel) => boolean,
+  ctx: DbContext, doer: UserModel, origRepoId: number, refs: IssueReference[], needsPerm: (issue: IssueKey) => boolean,
 ): Promise<Resolved> {
   const named = refs.filter((r) => r.owner);
   const found = await findReposByFullNames(ctx, named.map((r) => ({ owner: r.owner, name: r.name })));
