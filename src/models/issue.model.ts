@@ -57,20 +57,27 @@ const openedOp = (isPull: boolean) => (isPull ? 7 : 6);
  */
 const lastNewIssues = (n: number) => `SELECT id, "index" FROM (SELECT id, "index" FROM issue WHERE id <= last_insert_rowid() ORDER BY id DESC LIMIT ${Math.trunc(n)}) AS t ORDER BY id`;
 
+/** The issues a new issue references: by id, and by number in its own repository (found by the statement itself). */
+export interface NewIssueRefs { ids: number[]; indexes: number[] }
+
 /**
  * The statements that write a new issue's reference entries (type issue_ref, no action) on the
- * issues `targets` and bump their update times; `newId` is SQL for the new issue's id. Ids are
- * integers, written into the SQL as numbers.
+ * issues `refs` names and bump their update times; `newId`/`newIndex` are SQL for the new issue's
+ * id and number (it never references itself; PostgreSQL's statement does not see its own new row,
+ * so it needs no number). Ids and numbers are integers, written as numbers.
  */
-function refStatements(targets: number[], dialect: 'sqlite' | 'postgres', newId: string): string[] {
-  const ids = [...new Set(targets.filter((t) => Number.isSafeInteger(t)))];
-  if (ids.length === 0) return [];
-  const list = ids.join(', ');
-  const rows = dialect === 'postgres' ? `(VALUES ${ids.map((t) => `(${t})`).join(', ')}) AS t(id)` : `(${ids.map((t) => `SELECT ${t} AS id`).join(' UNION ALL ')}) AS t`;
-  const from = dialect === 'postgres' ? `i, ${rows}` : rows;
+function refStatements(refs: NewIssueRefs, dialect: 'sqlite' | 'postgres', newId: string, newIndex: string): string[] {
+  const ints = (xs: number[]) => [...new Set(xs.filter((t) => Number.isSafeInteger(t)))];
+  const ids = ints(refs.ids);
+  const indexes = ints(refs.indexes);
+  if (ids.length === 0 && indexes.length === 0) return [];
+  const parts: string[] = [];
+  if (ids.length) parts.push(dialect === 'postgres' ? `SELECT x AS id FROM (VALUES ${ids.map((t) => `(${t})`).join(', ')}) AS v(x)` : ids.map((t) => `SELECT ${t} AS id`).join(' UNION '));
+  if (indexes.length) parts.push(`SELECT id FROM issue WHERE repo_id = :repoId AND "index" IN (${indexes.join(', ')})${newIndex ? ` AND "index" <> ${newIndex}` : ''}`);
+  const targets = `(${parts.join(' UNION ')}) AS t`;
   return [
-    `INSERT INTO comment (type, poster_id, issue_id, ref_repo_id, ref_issue_id, ref_is_pull, created_unix, updated_unix) SELECT 3, :posterId, t.id, :repoId, ${newId}, false, :now, :now FROM ${from}`,
-    `UPDATE issue SET updated_unix = :now WHERE id IN (${list})`,
+    `INSERT INTO comment (type, poster_id, issue_id, ref_repo_id, ref_issue_id, ref_is_pull, created_unix, updated_unix) SELECT 3, :posterId, t.id, :repoId, ${newId}, false, :now, :now FROM ${dialect === 'postgres' ? 'i, ' : ''}${targets}`,
+    `UPDATE issue SET updated_unix = :now WHERE id IN (SELECT id FROM ${targets})`,
   ];
 }
 
@@ -82,11 +89,11 @@ function refStatements(targets: number[], dialect: 'sqlite' | 'postgres', newId:
  * for one round trip. On SQLite they are one script, run together with those of other issues created
  * at the same time, so the single writer is held for one call to the driver and the read of the
  * new ids, not for five calls per issue. The feed's event of the opening (`index|title`) is written
- * in the same statement or script, and so are the reference entries (`refTargets`: ids of the
- * issues its text references, entries without action) with their issues' update times.
+ * in the same statement or script, and so are the reference entries (`refTargets`: the issues its
+ * text references, entries without action) with their issues' update times.
  */
 export async function insertNextIssue(
-  ctx: DbContext, i: Omit<NewIssue, 'index'>, delta: CountDelta, text: string, opened: OpenedEvent, refTargets: number[] = [],
+  ctx: DbContext, i: Omit<NewIssue, 'index'>, delta: CountDelta, text: string, opened: OpenedEvent, refTargets: NewIssueRefs = { ids: [], indexes: [] },
 ): Promise<IssueModel> {
   const now = nowUnix();
   const columns = 'repo_id, "index", poster_id, name, content, milestone_id, is_pull, ref, deadline_unix, created_unix, updated_unix';
@@ -96,7 +103,7 @@ export async function insertNextIssue(
   if (db().getDialect() === 'sqlite' && !ctx.tx) {
     const maxIndex = '(SELECT max_index FROM repo_issue_counter WHERE repo_id = :repoId)';
     const newId = `(SELECT id FROM issue WHERE repo_id = :repoId AND "index" = ${maxIndex})`;
-    const refs = refStatements(refTargets, 'sqlite', newId);
+    const refs = refStatements(refTargets, 'sqlite', newId, maxIndex);
     // why: the event goes before the issue, and the keyword document is the script's last insert, so
     // last_insert_rowid() is the issue's id for lastNewIssues.
     const got = await sqliteScript<{ id: number; index: number }>(refs.length ? 'new-issue-refs' : 'new-issue', [
@@ -129,7 +136,7 @@ export async function insertNextIssue(
      f AS (INSERT INTO issue_fts (id, repo_id, is_pull, is_closed, created_unix, doc)
        SELECT id, repo_id, is_pull, is_closed, created_unix, to_tsvector('simple', :text) FROM i),
      a AS (INSERT INTO action (${ACTION_COLUMNS}) SELECT :opType, :actUserId, repo_id, :isPrivate, "index" || '|' || name, :now FROM i)
-     ${refStatements(refTargets, 'postgres', 'i.id').map((q, k) => `, r${k} AS (${q})`).join('')}
+     ${refStatements(refTargets, 'postgres', 'i.id', '').map((q, k) => `, r${k} AS (${q})`).join('')}
      SELECT * FROM i`,
     { ...mapped, replacements: { ...i, now, text, ...event } },
   );

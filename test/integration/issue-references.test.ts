@@ -323,5 +323,11 @@ describe('issue references and closing keywords', () => {
     expect(quietRefs.map((e) => [e.ref_issue.number, e.ref_action, e.user.login])).to.deep.equal([[quiet, 'none', 'bob']]);
     expect((await issue(target, 'bob/public', bob)).updated_at).to.not.equal(before);
     expect((await timeline(n)).filter((e) => e.type === 'issue_ref').map((e) => e.ref_issue.repository.full_name)).to.deep.equal(['alice/proj', 'bob/public']);
+    // only numbers of its own repository: the creating statement finds them; a missing one and itself leave nothing
+    const own = quiet + 1;
+    expect(await newIssue(`Also #${target}`, `and #${quiet}, #${own}, #99999`, 'bob/public', bob)).to.equal(own);
+    expect((await timeline(target, 'bob/public', bob)).filter((e) => e.type === 'issue_ref').map((e) => e.ref_issue.number)).to.deep.equal([quiet, own]);
+    expect((await timeline(quiet, 'bob/public', bob)).filter((e) => e.type === 'issue_ref').map((e) => e.ref_issue.number)).to.deep.equal([own]);
+    expect((await timeline(own, 'bob/public', bob)).filter((e) => e.type === 'issue_ref')).to.deep.equal([]);
   });
 });

@@ -28,8 +28,7 @@ import { parseApiTime } from './history';
 import { mentionedNames, recordMentions } from './mention';
 import { changeState } from './state';
 import { othersWatch, queueIssueNotification } from '../notification/notify';
-import { resolveCrossRefs, writeCrossRefs } from './xref';
-import { RefAction } from './references';
+import { referencesIn, resolveCrossRefs, writeCrossRefs } from './xref';
 import { issueViews, issueViewsByIds, namesOf, type IssueView } from './view';
 
 /** Gitea's title rule on create: trimmed, at most 255 characters (longer ones end in an ellipsis). */
@@ -110,12 +109,16 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   // is atomic alone; BEGIN and COMMIT were round trips that held a connection (PostgreSQL) or the
   // single writer (SQLite) between them.
   const context = await hookContext(ctx, rc.repo.id, doer);
-  const refs = await resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: false, comment: false }, title, fields.content);
-  // why: a new issue's references carry no action (only pull requests close), so they are written with it, in the same statement or script.
-  const plain = refs.every((r) => r.action === RefAction.None) && !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context
+  const parsed = referencesIn(title, fields.content);
+  // why: a reference to a number of this repository needs no permission check and carries no action (only
+  // pull requests close), so the creating statement finds those issues itself; others are resolved first.
+  const local = parsed.every((r) => !r.owner || (r.owner === rc.owner.lowerName && r.name === rc.repo.lowerName));
+  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context
     && !(await othersWatch(ctx, rc.repo, doer.id)) && !(await actionsWanted(ctx, rc.repo.id, 'issues'));
+  const refs = plain && local ? [] : await resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: false, comment: false }, title, fields.content, parsed);
+  const targets = local ? { ids: [], indexes: parsed.map((r) => r.index) } : { ids: refs.map((r) => r.issue.id), indexes: [] };
   const row = plain
-    ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate }, refs.map((r) => r.issue.id))
+    ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate }, targets)
     : await withTx(ctx, async (tx) => {
       const created = await insertIssueWithLinks(tx, rc, doer, fields, links, false);
       const view = { row: created, repo: repoRefOf(rc), parts: newIssueParts(rc, doer, links) };

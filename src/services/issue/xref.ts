@@ -59,8 +59,8 @@ export async function resolveReferences(
  * stays only when the doer could close the issue by hand (writer or its poster), except in a new
  * pull request's own text for an issue of its repository, where the merger answers for it.
  */
-export async function resolveCrossRefs(ctx: DbContext, doer: UserModel, origin: RefOrigin, title: string, body: string): Promise<CrossRef[]> {
-  const refs = [...findIssueReferences(title), ...findIssueReferencesMarkdown(body)];
+export async function resolveCrossRefs(ctx: DbContext, doer: UserModel, origin: RefOrigin, title: string, body: string, parsed?: IssueReference[]): Promise<CrossRef[]> {
+  const refs = parsed ?? referencesIn(title, body);
   if (refs.length === 0) return [];
   const acting = new Set(refs.filter((r) => r.action !== RefAction.None).map((r) => r.index));
   // why: as Gitea, a plain reference within the repository needs no permission check (its reader reads both).
@@ -85,6 +85,11 @@ export async function resolveCrossRefs(ctx: DbContext, doer: UserModel, origin: 
     }
   }
   return out;
+}
+
+/** The unverified references of a title (plain text) and a body (Markdown). */
+export function referencesIn(title: string, body: string): IssueReference[] {
+  return [...findIssueReferences(title), ...findIssueReferencesMarkdown(body)];
 }
 
 /** The issue (and comment, 0 for its own text) that makes references. */
