@@ -71,6 +71,7 @@ function repoLink(owner: UserModel, repo: RepositoryModel): string {
   return `${sub}/${encodeURIComponent(owner.name)}/${encodeURIComponent(repo.name)}`;
 }
 
+// why: Go's html.EscapeString, so the stored body is the one Gitea writes (&#34; and &#39;, not &quot;).
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
 
 /** The outbox handler: the references of a push's commits (idempotent, see the file's comment). */
