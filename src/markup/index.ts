@@ -33,6 +33,8 @@ export interface RenderInput {
   plain?: boolean;
   /** The text is not Markdown (a commit message): escaped, with its references linked as the mode links them. */
   textOnly?: boolean;
+  /** The words that close or reopen an issue when they stand before a reference (marked); Gitea's defaults when absent. */
+  keywords?: string[];
 }
 
 /** Gitea links `#12` and `!12` of the document's repository in comments and wiki pages; files and `gfm` get only `owner/repo#12`. */
@@ -57,7 +59,7 @@ export function render(input: RenderInput): string {
   const commits = new Map(Object.entries(input.commits ?? {}));
   if (input.textOnly) {
     if (input.mode === 'markdown') return escapeHtml(input.text);
-    return linkReferences(input.text, { app: input.links.app, repo: input.links.repo, short: shortRefs(input.mode), mentionable, commits });
+    return linkReferences(input.text, { app: input.links.app, repo: input.links.repo, short: shortRefs(input.mode), mentionable, commits, keywords: input.keywords });
   }
   const kind = input.mode === 'file' ? fileRenderer(input.filePath ?? '') : 'markdown';
   if (kind === 'text') return escapeHtml(input.text);
@@ -69,6 +71,7 @@ export function render(input: RenderInput): string {
     wiki: input.mode === 'wiki',
     mentionable,
     commits,
+    keywords: input.keywords,
   }, input.breaks));
 }
 

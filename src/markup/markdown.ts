@@ -39,6 +39,8 @@ export interface MarkdownEnv {
   mentionable: Set<string>;
   /** Commit ids as written in the text (lower-case) that exist in the repository, with their full id. */
   commits: Map<string, string>;
+  /** The words that close or reopen an issue before a reference (Gitea's defaults when absent). */
+  keywords?: string[];
 }
 
 // why: GFM's extended autolinks: `www.` hosts without a scheme; linkify-it's fuzzy mode would also link bare `example.com`.
@@ -131,7 +133,7 @@ function wikiLink(state: StateInline, silent: boolean): boolean {
 function references(state: StateCore): void {
   const env = forgeEnv(state);
   if (!env.metas) return;
-  const facts: ReferenceFacts = { app: env.links.app, repo: env.links.repo, short: env.shortRefs, mentionable: env.mentionable, commits: env.commits };
+  const facts: ReferenceFacts = { app: env.links.app, repo: env.links.repo, short: env.shortRefs, mentionable: env.mentionable, commits: env.commits, keywords: env.keywords };
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     const out: Token[] = [];

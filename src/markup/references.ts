@@ -15,11 +15,29 @@ const CROSS_ISSUE = /(?<=^|[\s([])([0-9a-zA-Z_.-]+)\/([0-9a-zA-Z_.-]+)([#!])(\d+
 const MENTION = /(?<=^|[\s([])@([-\w][-.\w]*?)(?=$|\s|[:,;.?!](?:\s|$)|'|\)|\])/g;
 const CROSS_COMMIT = /(?<=^|[\s([])([0-9a-zA-Z_.-]+)\/([0-9a-zA-Z_.-]+)@([0-9a-f]{7,64})(?=$|[\s)\]]|[:;,.?!](?:\s|$))/g;
 const COMMIT = /(?<=^|[\s([])([0-9a-f]{7,64})(?=$|[\s)\]]|[.,:](?:\s|$))/g;
-// why: Gitea's default [repository.pull-request] CLOSE_KEYWORDS and REOPEN_KEYWORDS; a keyword counts
-// when it stands right before the reference, with an optional colon and one space.
-const KEYWORD = /(?<=^|[\s([])(?:close|closes|closed|fix|fixes|fixed|resolve|resolves|resolved|reopen|reopens|reopened)(?=:? $)/i;
-// why: the longest keyword and four more characters: a window that cannot start inside a keyword.
-const KEYWORD_WINDOW = 12;
+// why: Gitea's default [repository.pull-request] CLOSE_KEYWORDS and REOPEN_KEYWORDS, for a caller that gives none.
+const DEFAULT_KEYWORDS = ['close', 'closes', 'closed', 'fix', 'fixes', 'fixed', 'resolve', 'resolves', 'resolved', 'reopen', 'reopens', 'reopened'];
+
+/** A keyword pattern and how far back of a reference to look for it. */
+interface KeywordPattern { re: RegExp | null; window: number }
+const keywordPatterns = new Map<string, KeywordPattern>();
+
+/**
+ * The pattern of `words`: a keyword counts when it stands right before the reference, with an
+ * optional colon and one space; the window is the longest keyword and four more characters, so it
+ * cannot start inside a keyword.
+ */
+function keywordPattern(words: string[]): KeywordPattern {
+  const key = words.join('\n');
+  let p = keywordPatterns.get(key);
+  if (!p) {
+    const accepted = words.map((w) => w.trim().toLowerCase()).filter((w) => /^\p{L}+$/u.test(w));
+    p = { re: accepted.length ? new RegExp(`(?<=^|[\\s([])(?:${accepted.join('|')})(?=:? $)`, 'iu') : null, window: Math.max(0, ...accepted.map((w) => w.length)) + 4 };
+    if (keywordPatterns.size > 16) keywordPatterns.clear();
+    keywordPatterns.set(key, p);
+  }
+  return p;
+}
 const MAX_INDEX = 2n ** 63n - 1n;
 const NAME = /^[a-z0-9_.-]+$/;
 
@@ -35,6 +53,8 @@ export interface ReferenceFacts {
   mentionable: Set<string>;
   /** Commit ids as written (lower-case) that the repository holds, with their full id. */
   commits: Map<string, string>;
+  /** The words that close or reopen an issue before a reference, marked as keywords (Gitea's defaults when absent). */
+  keywords?: string[];
 }
 
 /** A reference found in a text, with where it links. */
@@ -59,12 +79,12 @@ export function findReferences(text: string, facts: ReferenceFacts): Reference[]
   }
   if (facts.short && facts.repo) {
     for (const m of text.matchAll(SHORT_ISSUE)) {
-      if (validIndex(m[1])) found.push(issueRef(text, m, `${facts.repo}/${m[0][0] === '!' ? 'pulls' : 'issues'}/${m[1]}`));
+      if (validIndex(m[1])) found.push(issueRef(text, m, `${facts.repo}/${m[0][0] === '!' ? 'pulls' : 'issues'}/${m[1]}`, facts));
     }
   }
   for (const m of text.matchAll(CROSS_ISSUE)) {
     const [owner, name] = [m[1].toLowerCase(), m[2].toLowerCase()];
-    if (NAME.test(owner) && NAME.test(name) && validIndex(m[4])) found.push(issueRef(text, m, `${facts.app}${owner}/${name}/${m[3] === '!' ? 'pulls' : 'issues'}/${m[4]}`));
+    if (NAME.test(owner) && NAME.test(name) && validIndex(m[4])) found.push(issueRef(text, m, `${facts.app}${owner}/${name}/${m[3] === '!' ? 'pulls' : 'issues'}/${m[4]}`, facts));
   }
   for (const m of text.matchAll(CROSS_COMMIT)) {
     found.push(ref(m, `${facts.app}${m[1]}/${m[2]}/commit/${m[3]}`, 'commit', `${m[1]}/${m[2]}@${m[3].slice(0, 10)}`, false));
@@ -93,10 +113,11 @@ function ref(m: RegExpMatchArray, href: string, cls: Reference['cls'], label: st
   return { start: m.index!, end: m.index! + m[0].length, href, cls, label, code };
 }
 
-function issueRef(text: string, m: RegExpMatchArray, href: string): Reference {
+function issueRef(text: string, m: RegExpMatchArray, href: string, facts: ReferenceFacts): Reference {
   const r = ref(m, href, 'ref-issue', m[0], false);
-  const from = Math.max(0, r.start - KEYWORD_WINDOW);
-  const k = KEYWORD.exec(text.slice(from, r.start));
+  const kw = keywordPattern(facts.keywords ?? DEFAULT_KEYWORDS);
+  const from = Math.max(0, r.start - kw.window);
+  const k = kw.re?.exec(text.slice(from, r.start));
   if (k) r.keyword = { start: from + k.index, end: from + k.index + k[0].length };
   return r;
 }

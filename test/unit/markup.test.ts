@@ -106,6 +106,13 @@ describe('markup renderer', () => {
         `<p><span class="issue-keyword">Closes</span> ${issue('o/r/issues/1', '#1')}, <span class="issue-keyword">fixes</span>: ${issue('o/r/issues/2', 'o/r#2')} and reopens!3; see ${issue('o/r/issues/4', '#4')}</p>\n`);
     });
 
+    it('marks the configured keywords, not Gitea\'s defaults, when the deployment names its own', () => {
+      const text = 'Fertig #1, fixes #2';
+      expect(render({ mode: 'comment', text, ...facts, keywords: ['fertig', 'erneut'] })).to.equal(
+        `<p><span class="issue-keyword">Fertig</span> ${issue('o/r/issues/1', '#1')}, fixes ${issue('o/r/issues/2', '#2')}</p>\n`);
+      expect(render({ mode: 'comment', text, ...facts, keywords: [] })).to.equal(`<p>Fertig ${issue('o/r/issues/1', '#1')}, fixes ${issue('o/r/issues/2', '#2')}</p>\n`);
+    });
+
     it('links mentions of users the reader may see, commit ids the repository holds and owner/repo@id', () => {
       expect(html('file', '@bob, @bob. (@bob) @bob\'s @nobody @Bob abcdef1 abcdef1; abcdef2 x/Y@abcdef1234567')).to.equal('<p>'
         + '<a href="http://f/bob" class="mention" rel="nofollow">@bob</a>, <a href="http://f/bob" class="mention" rel="nofollow">@bob</a>. '

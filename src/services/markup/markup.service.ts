@@ -118,6 +118,9 @@ async function renderWithFacts(ctx: DbContext, p: Principal, rc: RepoContext | n
     await slicer.tick();
   }
   const factor = inputs.length > 1 ? PAGE_CANDIDATES_FACTOR : 1;
+  // why: the keywords marked in rendered text are the ones that act ([repository.pull-request] CLOSE_KEYWORDS, REOPEN_KEYWORDS).
+  const { closeKeywords, reopenKeywords } = settings().repositoryPullRequest;
+  const keywords = [...closeKeywords, ...reopenKeywords];
   const named = users.size ? new Set(await visibleNamesAmong(ctx, [...users].slice(0, MAX_CANDIDATES * factor), visibilityScopeOf(p))) : new Set<string>();
   const readable = rc && !rc.repo.isEmpty && rc.perm.can(UnitType.Code, AccessMode.Read);
   const commits = readable && shas.size ? await existingCommits(rc, [...shas].slice(0, MAX_CANDIDATES * factor)) : {};
@@ -126,6 +129,7 @@ async function renderWithFacts(ctx: DbContext, p: Principal, rc: RepoContext | n
     if (!c) return;
     // why: only what this text names, so the cache key holds no more of the reader than the HTML does.
     input.mentionable = c.users.filter((u) => named.has(u));
+    input.keywords = keywords;
     input.commits = Object.fromEntries(c.shas.filter((x) => commits[x] !== undefined).map((x) => [x, commits[x]]));
   });
   return renderAll(inputs, use);
