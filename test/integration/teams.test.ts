@@ -77,7 +77,7 @@ describe('teams', () => {
         [{ name: 'badmode', units_map: { 'repo.code': 'super' } }, /not an access mode/],
         [{ name: 'badunit', units_map: { 'repo.nope': 'read' } }, /unknown unit/],
         [{ name: 'ownerperm', permission: 'owner', units: ['repo.code'] }, /permission/],
-        [{ name: 'extra', permission: 'read', units: ['repo.code'], secret: true }, /secret/],
+        [{ name: 'extra', permission: 'read', units: ['repo.code'], includes_all_repositories: 'yes', secret: true }, /includes_all_repositories/],
       ];
       for (const [body, msg] of cases) expectError(await w.raw('POST', '/orgs/team-org/teams', body, { token: owner.token }), 422, msg);
       expect(await teamNames()).to.deep.equal(before);

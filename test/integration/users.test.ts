@@ -191,9 +191,16 @@ describe('users: /user/settings', () => {
     ['a language that is no locale', { language: 'en US!' }, '[Language]: invalid language'],
     ['a theme with odd characters', { theme: '../x y' }, '[Theme]: invalid theme'],
     ['an unknown diff view style', { diff_view_style: 'sideways' }, '[DiffViewStyle]: In'],
-    ['a field UserSettingsOptions does not have', { visibility: 'private' }, /visibility/],
     ['a wrong type', { hide_email: 'yes' }, /hide_email/],
   ];
+  it('PATCH ignores a field UserSettingsOptions does not have, as Gitea does', async () => {
+    const before = (await carol.api.user.getUserSettings()).data;
+    const res = await w.raw('PATCH', '/user/settings', { visibility: 'private' }, { token: carol.token });
+    expect(res.status, res.text).to.equal(200);
+    expect((await carol.api.user.getUserSettings()).data).to.deep.equal(before);
+    expect((await w.raw('GET', '/users/carol', undefined, { token: carol.token })).body.visibility).to.equal('public');
+  });
+
   for (const [what, body, message] of bad) {
     it(`PATCH refuses ${what} with 422 and changes nothing`, async () => {
       const before = (await carol.api.user.getUserSettings()).data;
