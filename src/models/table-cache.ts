@@ -32,7 +32,7 @@ export class TableCache<V> {
   private readonly loading = new Map<string, Promise<Map<string, V>>>();
   private generation = 0;
 
-  constructor(name: string, tables: string[], private readonly ttlMs = 2_000) {
+  constructor(name: string, tables: string[], private readonly ttlMs = 2_000, private readonly maxEntries = MAX_ENTRIES) {
     const topic = `table-cache:${name}`;
     subscribe(topic, () => {
       this.generation++;
@@ -70,7 +70,7 @@ export class TableCache<V> {
     const batch = load(missing).then((loaded) => {
       // why: a write that committed while this read was in flight bumped the generation; what was read may be stale.
       if (gen === this.generation) {
-        if (this.entries.size + loaded.size > MAX_ENTRIES) this.entries.clear();
+        if (this.entries.size + loaded.size > this.maxEntries) this.entries.clear();
         for (const [k, v] of loaded) this.entries.set(k, { value: v, at: now });
       }
       return loaded;

@@ -13,6 +13,8 @@ import { storedRef } from '../../git/ref-files';
 import { setHeadBranch } from '../../git/init';
 import { withRepoLock } from '../../lock';
 import { listLiveBranches } from '../../models/branch.model';
+import { TableCache } from '../../models/table-cache';
+import { AccessMode } from '../../models/perm';
 import { findRepoById, saveRepo } from '../../models/repository.model';
 import type { UserModel } from '../../models/user.model';
 import type { CreateBranchRepoOption, UpdateBranchRepoOption } from '../../api/refs';
@@ -36,10 +38,28 @@ async function views(ctx: DbContext, rc: RepoContext, viewer: UserModel | null, 
   return found.map(([name, id]) => ({ name, commit: commits.get(id)!, usernames, protection: states.get(name)! }));
 }
 
+/**
+ * What a branch page shows depends on: the branch rows (and, through them, the refs), the users
+ * and keys behind its commits' authors and signatures, the protection rules and whom they allow,
+ * and the pull requests open to maintainer edits. It is kept per repository, page and viewer until
+ * one of those tables is written, or 2 s (a ref moved behind the server's back shows by then).
+ * why: CI systems and bots list branches all day; rebuilding the answer (commit texts, users,
+ * signatures, rules) was most of the request.
+ */
+const pages = new TableCache<{ items: BranchView[]; total: number }>('branch-list', [
+  'branch', 'users', 'email_address', 'gpg_key', 'gpg_key_import', 'public_key', 'protected_branch', 'team', 'team_user', 'pull_request', 'issue',
+], 2_000, 1_000);
+
 /** One page of branches and the total (branches that vanished from git meanwhile are left out of both). */
 export async function listBranches(ctx: DbContext, rc: RepoContext, viewer: UserModel | null, opts: { limit: number; offset: number }): Promise<{ items: BranchView[]; total: number }> {
   assertUnitReadable(rc, UnitType.Code);
   if (rc.repo.isEmpty) return { items: [], total: 0 };
+  const writesCode = rc.perm.can(UnitType.Code, AccessMode.Write);
+  const key = `${rc.repo.id}:${opts.limit}:${opts.offset}:${viewer?.id ?? 0}:${writesCode ? 1 : 0}:${rc.perm.mode}`;
+  return pages.get(ctx, key, () => branchPage(ctx, rc, viewer, opts));
+}
+
+async function branchPage(ctx: DbContext, rc: RepoContext, viewer: UserModel | null, opts: { limit: number; offset: number }): Promise<{ items: BranchView[]; total: number }> {
   let page = await listLiveBranches(ctx, rc.repo.id, opts.limit, opts.offset);
   if (page.count === 0) {
     // why: a repository that is not empty has a branch; an empty table means the push is not processed yet.
