@@ -1,9 +1,10 @@
 /**
  * Bringing the database in line with a repository's refs. Git owns refs and the database is a
  * cache (docs/ARCHITECTURE.md, conventions): the branch table, tag rows, the empty flag, the default branch and the
- * size are derived by comparing `git for-each-ref` with what was last recorded. A push job and the
- * reconciler both call `syncRepoRefs`; each observed change is recorded once as a push event,
- * however often the sync runs, because a second run finds nothing left to record.
+ * size are derived by comparing `git for-each-ref` with what was last recorded. A push (on its
+ * answer path), the server's own writes and the reconciler all call it; each observed change is
+ * recorded once as a push event, however often the sync runs, because a second run finds nothing
+ * left to record.
  */
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { queueActionsPush } from '../actions/trigger';
@@ -70,7 +71,6 @@ function chooseDefaultBranch(repo: RepositoryModel, branches: string[], changes:
 
 const NO_HINT: SyncHint = { pusherId: 0, transport: '', updates: [] };
 
-
 /** The most reported refs the short path takes; a larger push is compared whole. */
 const MAX_REPORTED = 1000;
 
@@ -128,7 +128,7 @@ export async function syncRepoRefs(repoId: number, hint: SyncHint = NO_HINT, ctx
  * why: this is the read-your-writes step of every ref change: a push calls it before git's answer
  * goes out, so it records only what reads show (branch and tag rows, the repository's state) and
  * queues the rest in the same transaction: the push's webhooks and feed entries (which need git's
- * commit lists) go to the push-events job, pull requests, Actions and references to their own.
+ * commit lists) go to the push-effects job, pull requests, Actions and references to their own.
  */
 export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HINT, ctx: DbContext = systemCtx): Promise<RefChange[]> {
   const repo = await findRepoById(ctx, repoId);
