@@ -165,7 +165,9 @@ export interface CommitDiff { files: ChangedFile[]; additions: number; deletions
 
 // why: one long-running diff-tree per repository; a line that is not an object id is echoed back
 // (and flushed), so a random marker after the ids ends each answer. Stats are background work.
-const diffTree = new BatchCommand(['diff-tree', '--stdin', '-z', '-r', '--root', '--no-renames', '--diff-merges=first-parent', '--raw', '--numstat'], true);
+// --always names every commit it read, even one that changes nothing.
+const DIFF_ARGS = ['-z', '-r', '--root', '--always', '--no-renames', '--diff-merges=first-parent', '--raw', '--numstat'];
+const diffTree = new BatchCommand(['diff-tree', '--stdin', ...DIFF_ARGS], true);
 const MARKER = Buffer.from(`forge-${crypto.randomBytes(8).toString('hex')}\n`);
 
 /** Parse diff-tree's `-z --raw --numstat` output for a set of commits. */
@@ -203,13 +205,21 @@ export function prepareDiffs(gitDir: string): void {
 export async function diffCommits(gitDir: string, ids: string[]): Promise<Map<string, CommitDiff>> {
   if (ids.length === 0) return new Map();
   if (ids.some((id) => !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id))) throw new Error('diffCommits takes full commit ids');
-  return diffTree.run(gitDir, {
+  const diffs = await diffTree.run(gitDir, {
     input: `${ids.join('\n')}\n${MARKER.toString()}`,
     parse: (buf) => {
       const end = buf.indexOf(MARKER);
       return end < 0 ? null : { used: end + MARKER.length, result: parseDiffs(buf.subarray(0, end).toString()) };
     },
   });
+  // why: a commit the long-running process could not read is left out of its answer, and the
+  // report of the damage on its stderr may come after the answer; a process of its own per such
+  // commit fails with that damage (or "bad object") instead of an empty diff being given out.
+  for (const id of ids.filter((i) => !diffs.has(i))) {
+    const one = parseDiffs((await runGit(['diff-tree', ...DIFF_ARGS, '--end-of-options', id], { gitDir })).stdout.toString());
+    diffs.set(id, one.get(id) ?? { files: [], additions: 0, deletions: 0 });
+  }
+  return diffs;
 }
 
 /** The best common ancestor of two commits, or null when they share no history. */
