@@ -3,6 +3,7 @@
  * keeps it private (or of anyone, to anonymous callers) becomes the no-reply placeholder, and
  * admin-only fields stay empty unless the viewer is the user or a site administrator.
  */
+import crypto from 'node:crypto';
 import type { User } from '../api/user';
 import { VISIBILITY_NAMES, type UserModel } from '../models/user.model';
 import { isoTime } from './time';
@@ -49,5 +50,12 @@ export function toUser(u: UserModel, viewer: Viewer | null, rootUrl: string): Us
 
 /** The avatar URL of a user or organization. */
 export function avatarUrl(u: UserModel, rootUrl: string): string {
-  return u.avatar ? `${rootUrl}avatars/${encodeURIComponent(u.avatar)}` : `${rootUrl}assets/img/avatar_default.png`;
+  if (u.avatar) return `${rootUrl}avatars/${encodeURIComponent(u.avatar)}`;
+  // why: a user who uploaded no avatar gets an identicon of their own, as Gitea generates one,
+  // named by a digest of their id so it never changes and needs no storage.
+  if (u.id > 0) return `${rootUrl}avatars/identicon-${crypto.createHash('sha256').update(`identicon:${u.id}`).digest('hex').slice(0, 32)}`;
+  return `${rootUrl}assets/img/avatar_default.png`;
 }
+
+/** The name of a generated avatar under `/avatars/`, with its 32 hex digits. */
+export const IDENTICON = /^identicon-([0-9a-f]{32})$/;

@@ -32,3 +32,33 @@ export function highlightFile(text: string, fileName: string): { html: string; l
   const html = language ? hljs.highlight(body, { language, ignoreIllegals: true }).value : escapeHtml(body);
   return { html, lines, language };
 }
+
+/**
+ * A text highlighted as a whole (so a comment or string spanning lines keeps its colour) and cut
+ * into one HTML string per line: the spans open at a line's end are closed there and opened again
+ * on the next line, so each line stands alone.
+ */
+export function highlightLines(text: string, fileName: string): string[] {
+  const language = languageOf(fileName);
+  if (!language) return text.split('\n').map(escapeHtml);
+  const html = hljs.highlight(text, { language, ignoreIllegals: true }).value;
+  const out: string[] = [];
+  const open: string[] = [];
+  let line = '';
+  for (const part of html.split(/(<span [^>]*>|<\/span>|\n)/)) {
+    if (part === '\n') {
+      out.push(line + '</span>'.repeat(open.length));
+      line = open.join('');
+    } else if (part.startsWith('<span ')) {
+      open.push(part);
+      line += part;
+    } else if (part === '</span>') {
+      open.pop();
+      line += part;
+    } else {
+      line += part;
+    }
+  }
+  out.push(line + '</span>'.repeat(open.length));
+  return out;
+}

@@ -14,26 +14,20 @@ import { ctxOf } from '../middleware/context';
 import { avatarUrl } from '../convert/user';
 import { lookupOwner } from '../services/user/lookup';
 import { NotFound } from '../errors';
+import { WeightedLru } from '../git/lru';
+import { IDENTICON } from '../convert/user';
 
 const SIZE = 290;
 let defaultPng: Buffer | null = null;
 
-/**
- * The default avatar: a grey head and shoulders on a light ground, drawn once as a PNG.
- * why: drawn here rather than shipped, so the repository carries no image of another project.
- */
-function defaultAvatar(): Buffer {
-  if (defaultPng) return defaultPng;
-  const row = SIZE * 3 + 1;
-  const pixels = Buffer.alloc(row * SIZE);
-  const c = SIZE / 2;
-  for (let y = 0; y < SIZE; y++) {
-    pixels[y * row] = 0;
-    for (let x = 0; x < SIZE; x++) {
-      const head = (x - c) ** 2 + (y - SIZE * 0.38) ** 2 < (SIZE * 0.19) ** 2;
-      const body = (x - c) ** 2 / (SIZE * 0.36) ** 2 + (y - SIZE * 1.02) ** 2 / (SIZE * 0.42) ** 2 < 1;
-      const v = head || body ? 0xa8 : 0xe8;
-      pixels.fill(v, y * row + 1 + x * 3, y * row + 4 + x * 3);
+/** An RGB image as a PNG; `colour(x, y)` gives each pixel as 0xrrggbb. */
+function png(size: number, colour: (x: number, y: number) => number): Buffer {
+  const row = size * 3 + 1;
+  const pixels = Buffer.alloc(row * size);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const c = colour(x, y);
+      pixels.set([c >> 16, (c >> 8) & 255, c & 255], y * row + 1 + x * 3);
     }
   }
   const chunk = (type: string, data: Buffer) => {
@@ -45,14 +39,63 @@ function defaultAvatar(): Buffer {
     return Buffer.concat([len, body, crc]);
   };
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(SIZE, 0);
-  ihdr.writeUInt32BE(SIZE, 4);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
   ihdr.set([8, 2, 0, 0, 0], 8);
-  defaultPng = Buffer.concat([
+  return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(pixels, { level: 9 })), chunk('IEND', Buffer.alloc(0)),
   ]);
+}
+
+/**
+ * The default avatar: a grey head and shoulders on a light ground, drawn once as a PNG.
+ * why: drawn here rather than shipped, so the repository carries no image of another project.
+ */
+function defaultAvatar(): Buffer {
+  const c = SIZE / 2;
+  defaultPng ??= png(SIZE, (x, y) => {
+    const head = (x - c) ** 2 + (y - SIZE * 0.38) ** 2 < (SIZE * 0.19) ** 2;
+    const body = (x - c) ** 2 / (SIZE * 0.36) ** 2 + (y - SIZE * 1.02) ** 2 / (SIZE * 0.42) ** 2 < 1;
+    return head || body ? 0xa8a8a8 : 0xe8e8e8;
+  });
   return defaultPng;
+}
+
+const CELLS = 5;
+const CELL = 42;
+const MARGIN = 21;
+const identicons = new WeightedLru<Buffer>(8 * 1024 * 1024, (b) => b.length);
+
+/**
+ * An identicon for a name made of 32 hex digits: a 5x5 grid mirrored left to right, cells and
+ * colour taken from the digits, on a light ground (the avatar of a user who uploaded none, as
+ * Gitea gives one).
+ */
+function identicon(hex: string): Buffer {
+  const known = identicons.get(hex);
+  if (known) return known;
+  const bits = BigInt(`0x${hex}`);
+  const hue = Number(bits & 0x3ffn) % 360;
+  const [r, g, b] = hsl(hue, 0.55, 0.5);
+  const fg = (r << 16) | (g << 8) | b;
+  const on = (cx: number, cy: number) => ((bits >> BigInt(10 + cy * 3 + Math.min(cx, CELLS - 1 - cx))) & 1n) === 1n;
+  const size = CELLS * CELL + 2 * MARGIN;
+  const img = png(size, (x, y) => {
+    const cx = Math.floor((x - MARGIN) / CELL);
+    const cy = Math.floor((y - MARGIN) / CELL);
+    return cx >= 0 && cy >= 0 && cx < CELLS && cy < CELLS && on(cx, cy) ? fg : 0xf0f0f0;
+  });
+  identicons.set(hex, img);
+  return img;
+}
+
+/** An HSL colour as 8-bit RGB. */
+function hsl(h: number, s: number, l: number): [number, number, number] {
+  const k = (n: number) => (n + h / 30) % 12;
+  const a = s * Math.min(l, 1 - l);
+  const f = (n: number) => Math.round(255 * (l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)))));
+  return [f(0), f(8), f(4)];
 }
 
 /** The avatar routes. */
@@ -66,6 +109,12 @@ export function avatarsRouter(): Router {
   });
   r.get('/avatars/:name', (req: Request, res: Response, next: NextFunction) => {
     const name = String(req.params.name);
+    const generated = IDENTICON.exec(name);
+    if (generated) {
+      res.setHeader('Content-Type', 'image/png');
+      res.setHeader('Cache-Control', 'public, max-age=604800, immutable');
+      return res.send(identicon(generated[1]));
+    }
     if (!/^[0-9A-Za-z_-]{1,128}$/.test(name)) return next(new NotFound());
     const file = fs.createReadStream(path.join(settings().picture.avatarUploadPath, name));
     file.once('error', () => next(new NotFound()));

@@ -145,21 +145,30 @@ describe('web download paths', function () {
     expect((await curl(web('alice/secret/raw/branch/main/docs/guide.md'), '-H', `Authorization: token ${scoped.body.sha1}`)).status).to.equal(404);
   });
 
-  it('serves the default avatar that avatar_url names, and redirects /user/avatar/{name}/{size} to it', async () => {
+  it('serves the identicon that avatar_url names for a user without an avatar, and redirects /user/avatar/{name}/{size} to it', async () => {
     const user = await w.raw('GET', '/users/alice');
-    expect(user.body.avatar_url).to.equal(`${w.server.url}assets/img/avatar_default.png`);
+    expect(user.body.avatar_url).to.match(new RegExp(`^${w.server.url}avatars/identicon-[0-9a-f]{32}$`));
     const png = await curl(user.body.avatar_url);
     expect(png.status).to.equal(200);
     expect(png.headers['content-type']).to.equal('image/png');
     expect(png.body.subarray(0, 8).toString('hex')).to.equal('89504e470d0a1a0a');
-    // its header chunk: 290x290
-    expect(png.body.readUInt32BE(16)).to.equal(290);
-    expect(png.body.readUInt32BE(20)).to.equal(290);
+    // its header chunk: a 5x5 grid of 42 px cells with a 21 px margin
+    expect(png.body.readUInt32BE(16)).to.equal(252);
+    expect(png.body.readUInt32BE(20)).to.equal(252);
+    // another user gets another picture, and the same user the same one each time
+    const other = await w.raw('GET', `/users/${bob.name}`);
+    expect(other.body.avatar_url).to.not.equal(user.body.avatar_url);
+    expect((await curl(other.body.avatar_url)).body.equals(png.body)).to.equal(false);
+    expect((await w.raw('GET', '/users/alice')).body.avatar_url).to.equal(user.body.avatar_url);
+    // the picture of a user without an account (the ghost) stays the default one
+    const fallback = await curl(web('assets/img/avatar_default.png'));
+    expect(fallback.body.readUInt32BE(16)).to.equal(290);
     const redirect = await curl(web('user/avatar/alice/64'));
     expect(redirect.status).to.equal(303);
     expect(redirect.headers.location).to.equal(user.body.avatar_url);
     expect((await curl(web('user/avatar/nobody-here/64'))).status).to.equal(404);
     expect((await curl(web('avatars/0123abcd'))).status).to.equal(404);
+    expect((await curl(web('avatars/identicon-0123'))).status).to.equal(404);
     expect((await curl(web('avatars/..%2fsecrets.json'))).status).to.equal(404);
   });
 });

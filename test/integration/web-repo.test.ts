@@ -82,10 +82,12 @@ describe('repository pages', () => {
   });
 
   it('answers a missing path, branch or repository with the 404 page', async () => {
-    for (const p of ['alice/proj/src/branch/main/nope.txt', 'alice/proj/src/branch/nope/README.md', 'alice/nope', 'nobody']) {
+    for (const p of ['alice/proj/src/branch/main/nope.txt', 'alice/proj/src/branch/nope/README.md', 'alice/nope', 'nobody', 'alice/proj/no-such-page', 'alice/proj/pulls/1/nothing/here']) {
       const res = await anon().get(p);
       expect(res.status, p).to.equal(404);
-      expect(res.text, p).to.include('<h1>404</h1>');
+      expect(res.text, p).to.include('<h1>Page not found</h1>').and.include('Error 404').and.include('class="site-footer');
+      // never the framework's text, nor the API's internal words
+      expect(res.text, p).to.not.include('Cannot GET').and.not.include('does not exist [');
     }
   });
 

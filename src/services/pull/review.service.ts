@@ -242,14 +242,36 @@ export async function createPullReview(ctx: DbContext, doer: UserModel, rc: Repo
   });
 }
 
-/** Submit one's pending review with an event, on the current head. */
-export async function submitPullReview(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, id: number, o: ReviewRequest): Promise<ReviewModel> {
+/**
+ * Add a line comment to the caller's pending review (started when there is none), as the web's
+ * "Start a review" does: nobody else sees it until the review is submitted.
+ */
+export async function addPendingLineComment(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, comment: LineCommentRequest): Promise<ReviewModel> {
+  assertPullsReadable(rc);
+  assertNotArchived(rc);
+  const { pr, issue } = await pullByIndex(ctx, rc, index);
+  await assertNotBlocked(ctx, rc, doer, [issue.posterId]);
+  const commit = await headOf(rc, pr);
+  const [c] = await placeComments(rc, pr, commit, [comment]);
+  return withTx(ctx, async (tx) => {
+    const review = (await findPendingReview(tx, issue.id, doer.id)) ?? (await insertReview(tx, { type: ReviewType.Pending, issueId: issue.id, reviewerId: doer.id, commitId: commit }));
+    await insertComment(tx, { type: CommentType.Code, issueId: issue.id, posterId: doer.id, content: c.body, treePath: c.path, line: c.line, commitSha: c.commit, patch: c.patch, reviewId: review.id });
+    return review;
+  });
+}
+
+/**
+ * Submit one's pending review with an event, on the current head. `countLineComments`: its line
+ * comments make a comment review without words valid (the web's submit; the API's is stricter).
+ */
+export async function submitPullReview(ctx: DbContext, doer: UserModel, rc: RepoContext, index: number, id: number, o: ReviewRequest, countLineComments = false): Promise<ReviewModel> {
   assertNotArchived(rc);
   const { pr, issue, review } = await getPullReview(ctx, doer, rc, index, id);
   if (review.type !== ReviewType.Pending) throw new Validation('only a pending review can be submitted');
   const body = o.body ?? '';
-  // why: Gitea does not count the pending review's line comments here, so COMMENT needs a body.
-  const type = reviewType(o.event, body, issue.posterId === doer.id, false);
+  // why: Gitea's API does not count the pending review's line comments here, so COMMENT needs a body.
+  const hasLines = countLineComments && (await commentsOfReviews(ctx, [review.id], [CommentType.Code])).length > 0;
+  const type = reviewType(o.event, body, issue.posterId === doer.id, hasLines);
   if (type === ReviewType.Pending) throw new Validation('review stay pending');
   if ((type === ReviewType.Approve || type === ReviewType.Reject) && (issue.isClosed || pr.hasMerged)) throw new Validation("can't submit review for a closed or merged PR");
   const head = (await headOf(rc, pr)) || review.commitId;

@@ -1,5 +1,5 @@
-// The forge's one script: progressive enhancement only. Security keys (WebAuthn) need it; every
-// other page works without it.
+// The forge's one script: progressive enhancement only. Security keys (WebAuthn) need it; line
+// comments on a diff open their form with it; every other page works without it.
 (() => {
   'use strict';
   const enc = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -65,4 +65,42 @@
       window.location.assign(done.redirect);
     });
   }
+
+  // Files changed: the "+" on a line opens the comment form under that line (one at a time per line).
+  const lineForm = document.getElementById('line-comment-form');
+  if (lineForm) {
+    document.addEventListener('click', (ev) => {
+      const plus = ev.target.closest('.can-comment .add-line-comment');
+      if (plus) {
+        const row = plus.closest('tr');
+        const next = row.nextElementSibling;
+        if (next && next.classList.contains('comment-form-row')) { next.querySelector('textarea').focus(); return; }
+        const table = row.closest('table');
+        const form = lineForm.content.firstElementChild.cloneNode(true);
+        form.elements.path.value = table.dataset.path;
+        form.elements.side.value = plus.dataset.side;
+        form.elements.line.value = plus.dataset.line;
+        const tr = document.createElement('tr');
+        tr.className = 'comment-form-row';
+        const td = document.createElement('td');
+        td.colSpan = row.children.length;
+        td.appendChild(form);
+        tr.appendChild(td);
+        row.after(tr);
+        form.querySelector('textarea').focus();
+        return;
+      }
+      const cancel = ev.target.closest('.cancel-line-comment');
+      if (cancel) cancel.closest('tr.comment-form-row').remove();
+    });
+  }
+
+  // Copy buttons: the text of the input they name.
+  document.addEventListener('click', (ev) => {
+    const b = ev.target.closest('[data-copy]');
+    if (!b) return;
+    const input = document.getElementById(b.dataset.copy);
+    if (!input) return;
+    navigator.clipboard.writeText(input.value).then(() => { b.dataset.copied = 'true'; setTimeout(() => { delete b.dataset.copied; }, 1500); }, () => input.select());
+  });
 })();

@@ -21,6 +21,8 @@ export interface WebContext {
   principal: Principal;
   /** Session data changed during this request, to save before answering. */
   dirty: boolean;
+  /** When the request reached the pages (performance.now()), for the footer's render time. */
+  started: number;
 }
 
 declare module 'express-serve-static-core' {
@@ -46,19 +48,20 @@ export function clearSessionCookie(res: Response): void {
  */
 export function webSession(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
+    const started = performance.now();
     const run = async () => {
       const token = cookieValue(req, SESSION_COOKIE);
       let session = token ? await openSession(systemCtx, token) : null;
       const vouched = proxyAuthenticatedName(req);
       if (vouched && session?.user?.lowerName !== vouched.toLowerCase()) {
-        const started = await signInVouchedUser(systemCtx, session, vouched);
-        if (started) {
-          setSessionCookie(res, started.token);
-          session = started.session;
+        const signedIn = await signInVouchedUser(systemCtx, session, vouched);
+        if (signedIn) {
+          setSessionCookie(res, signedIn.token);
+          session = signedIn.session;
         }
       }
       const user = session?.user ?? null;
-      req.web = { session, principal: user ? { user, scopes: null, tokenId: null, method: 'session' } : ANONYMOUS, dirty: false };
+      req.web = { session, principal: user ? { user, scopes: null, tokenId: null, method: 'session' } : ANONYMOUS, dirty: false, started };
       // why: the helpers the API's handlers use (ctxOf, viewerOf, doerOf) then serve the pages too.
       req.principal = req.web.principal;
     };

@@ -24,15 +24,29 @@ import { issuePages } from './issues';
 import { sidebarPages } from './issue-sidebar';
 import { pullPages } from './pulls';
 import { pageErrors } from './render';
+import { NotFound } from '../../errors';
 import { dashboardPages } from './dashboard';
 import { wikiPages } from './wiki';
 
 // why: compiled code runs from dist/src/web/pages; the assets stay in the source tree.
 const ASSETS = [path.resolve(__dirname, '../assets'), path.resolve(__dirname, '../../../../src/web/assets')].find((d) => fs.existsSync(path.join(d, 'forge.css'))) ?? '';
 
+// The design foundation's files, served from their packages: Bulma's stylesheet (light scheme;
+// forge.css builds on its variables) and GitHub's <relative-time> element. See docs/web-ui.md.
+const VENDOR: Record<string, string> = {
+  'bulma.css': require.resolve('bulma/css/versions/bulma-no-dark-mode.min.css'),
+  // why: the package exports its modules only; its one-file bundle sits beside the main one.
+  'relative-time.js': path.join(path.dirname(require.resolve('@github/relative-time-element')), 'bundle.js'),
+};
+
 /** Every page route, with its session and error page. */
 export function pagesRouter(): Router {
   const r = express.Router();
+  r.get('/assets/vendor/:file', (req, res, next) => {
+    const file = VENDOR[String(req.params.file)];
+    if (!file) return next();
+    res.sendFile(file, { maxAge: '1d', headers: { 'X-Content-Type-Options': 'nosniff' } }, (err) => err && next(err));
+  });
   r.use('/assets', express.static(ASSETS, { index: false, fallthrough: false, maxAge: '1h', setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff') }));
   r.use(webSession());
   r.use(dashboardPages());
@@ -53,6 +67,8 @@ export function pagesRouter(): Router {
   r.use(refPages());
   r.use(repoSettingsPages());
   r.use(repoPages());
+  // why: a page no route knows is a 404 in the site frame, never the framework's "Cannot GET".
+  r.use((_req, _res, next) => next(new NotFound()));
   r.use(pageErrors());
   return r;
 }

@@ -3,6 +3,7 @@
  * HTML the forge made itself, such as sanitized Markdown), with the layout's data, the security
  * headers every page carries, and the HTML error page.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Eta } from 'eta';
@@ -12,7 +13,12 @@ import { HttpError } from '../../errors';
 import { mapError } from '../../errors/mapper';
 import { csrfToken } from '../../services/auth/session.service';
 import { saveIfDirty, updateSession } from './context';
+import { avatarUrl } from '../../convert/user';
 import type { PageSlots } from './slots';
+import { ViewHelpers } from './helpers';
+import { countUnread } from '../../services/notification/notification.service';
+import { ctxOf } from '../../middleware/context';
+import pkg from '../../../package.json';
 
 // why: compiled code runs from dist/src/web/pages; the templates stay in the source tree.
 const VIEWS = [path.resolve(__dirname, '../views'), path.resolve(__dirname, '../../../../src/web/views')].find((d) => fs.existsSync(path.join(d, 'layout.eta'))) ?? '';
@@ -30,15 +36,24 @@ export interface PageFrame {
   root: string;
   /** The absolute ROOT_URL. */
   rootUrl: string;
-  user: { name: string; isAdmin: boolean } | null;
+  user: { name: string; isAdmin: boolean; avatar: string } | null;
   csrf: string;
   flashes: { kind: string; text: string }[];
   title: string;
+  /** The signed-in user's unread notifications. */
+  unread: number;
+  /** The forge's version, for the footer. */
+  version: string;
+  /** Milliseconds since the request arrived, for the footer. */
+  elapsed(): string;
+  /** The nonce of the page's style block. */
+  nonce: string;
 }
 
 // why: pages load nothing from elsewhere and run only the forge's own script; a document's HTML
 // (sanitized already) is held to the same rules, and no other site may frame a page.
-const CSP = "default-src 'self'; img-src 'self' data: https: http:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+// The page's own style block (label colours) carries a nonce; no other inline style applies.
+const csp = (nonce: string) => `default-src 'self'; img-src 'self' data: https: http:; style-src 'self' 'nonce-${nonce}'; script-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'`;
 
 /** Render `view` inside the layout and send it; `slots` places the large HTML the data names by marker. */
 export async function renderPage(req: Request, res: Response, view: string, title: string, data: Record<string, unknown> = {}, status = 200, slots?: PageSlots): Promise<void> {
@@ -48,13 +63,17 @@ export async function renderPage(req: Request, res: Response, view: string, titl
   await saveIfDirty(req);
   const s = settings();
   const user = req.web.principal.user;
+  const nonce = crypto.randomBytes(12).toString('base64');
   const page: PageFrame = {
     app: s.appName, root: new URL(s.server.rootUrl).pathname, rootUrl: s.server.rootUrl,
-    user: user ? { name: user.name, isAdmin: user.isAdmin } : null, csrf: session ? csrfToken(session) : '', flashes, title,
+    user: user ? { name: user.name, isAdmin: user.isAdmin, avatar: avatarUrl(user, s.server.rootUrl) } : null, csrf: session ? csrfToken(session) : '', flashes, title,
+    unread: user ? await countUnread(ctxOf(req), req.principal, user).catch(() => 0) : 0,
+    version: pkg.version, nonce,
+    elapsed: () => `${Math.max(1, Math.round(performance.now() - req.web.started))} ms`,
   };
-  const html = engine().render(view, { ...data, page });
+  const html = engine().render(view, { ...data, page, h: new ViewHelpers() });
   res.status(status);
-  res.setHeader('Content-Security-Policy', CSP);
+  res.setHeader('Content-Security-Policy', csp(nonce));
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'same-origin');
@@ -69,7 +88,7 @@ export async function renderPage(req: Request, res: Response, view: string, titl
 
 /** Render a partial template (no layout) to a string, for HTML a page keeps and reuses. */
 export function renderFragment(view: string, data: Record<string, unknown>): string {
-  return engine().render(view, data);
+  return engine().render(view, { h: new ViewHelpers(), ...data });
 }
 
 /** The pages' error handler: an HTML page with the status and message (a 500 says no more than that). */
@@ -78,11 +97,16 @@ export function pageErrors() {
     if (res.headersSent || !req.web) return next(err);
     const out = mapError(err, `${settings().server.rootUrl}api/swagger`, !!req.web.principal.user?.isAdmin);
     if (out.log) console.error(`[${req.requestId ?? '-'}] ${req.method} ${req.originalUrl}:`, err);
-    const message = err instanceof HttpError || out.status < 500 ? out.body.message : 'An internal error occurred.';
+    // why: a 404's text may name what the caller asked for in the API's internal words; the page
+    // says it in a sentence, as Gitea's does, and shows a refusal's own words otherwise.
+    const message = out.status === 404 ? 'The page you are looking for does not exist, or you are not allowed to see it.'
+      : out.status >= 500 && !(err instanceof HttpError) ? 'Something went wrong on the server. The error has been logged; please try again later.'
+      : out.body.message;
+    const heading = out.status === 404 ? 'Page not found' : out.status === 401 ? 'Sign-in required' : out.status === 403 ? 'Access denied' : out.status >= 500 ? 'Server error' : 'Request refused';
     // why: a refusal that names a page of the forge (where to enrol a second factor) offers it as a link.
     const root = settings().server.rootUrl;
     const at = message.indexOf(root);
     const link = at >= 0 ? /^\S*/.exec(message.slice(at))![0] : null;
-    renderPage(req, res, 'error', `${out.status}`, { status: out.status, message, link }, out.status).catch(next);
+    renderPage(req, res, 'error', heading, { status: out.status, heading, message, link }, out.status).catch(next);
   };
 }
