@@ -222,9 +222,11 @@ export async function diffCommits(gitDir: string, ids: string[]): Promise<Map<st
   return diffs;
 }
 
-/** The best common ancestor of two commits, or null when they share no history. */
-export async function mergeBase(gitDir: string, a: string, b: string): Promise<string | null> {
-  const r = await runGit(['merge-base', '--end-of-options', a, b], { gitDir }).catch(gitRefused);
+/** The best common ancestor of two commits, or null when they share no history; `otherObjects` adds another repository's objects. */
+export async function mergeBase(gitDir: string, a: string, b: string, otherObjects?: string): Promise<string | null> {
+  // why: `otherObjects` (another repository's objects directory) lets a fork's commit meet its parent's.
+  const env = otherObjects ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: otherObjects } : undefined;
+  const r = await runGit(['merge-base', '--end-of-options', a, b], { gitDir, env }).catch(gitRefused);
   return r ? r.stdout.toString().trim() || null : null;
 }
 

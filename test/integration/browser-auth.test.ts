@@ -178,9 +178,11 @@ describe('sign-in pages in a browser', () => {
     const change = await w.raw('POST', '/repos/dora/demo/contents/docs/new.md', { content: Buffer.from('# New page\n').toString('base64'), new_branch: 'feature', message: 'Add a page' }, { token: w.admin.token });
     expect(change.status, change.text).to.equal(201);
     await page.goto(url('dora/demo/pulls/new?head=feature'));
-    await page.fill('input[name=title]', `Add a page ${PAYLOAD}`);
-    await page.fill('textarea[name=content]', PAYLOAD);
-    await page.click('main button[type=submit]');
+    expect(page.url()).to.equal(url('dora/demo/compare/main...feature'));
+    await page.click('details.new-pull summary');
+    await page.fill('.new-pull-form input[name=title]', `Add a page ${PAYLOAD}`);
+    await page.fill('.new-pull-form textarea[name=content]', PAYLOAD);
+    await page.click('.new-pull-form button[type=submit]');
     await page.waitForURL(url('dora/demo/pulls/2'));
     const api = () => w.raw('GET', '/repos/dora/demo/pulls/2', undefined, { token: w.admin.token });
     for (let i = 0; i < 100 && !(await api()).body.mergeable; i++) await page.waitForTimeout(100);
@@ -192,7 +194,7 @@ describe('sign-in pages in a browser', () => {
     await screenshot(page, 'pull-request');
     await page.click('.merge-box button[type=submit]');
     await page.waitForURL(url('dora/demo/pulls/2'));
-    expect(await page.locator('.merge-blocked').textContent()).to.equal('This pull request has been merged.');
+    expect(await page.locator('.merge-done').textContent()).to.include('Pull request successfully merged.');
     expect((await api()).body.merged).to.equal(true);
   });
 });

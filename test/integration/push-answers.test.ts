@@ -162,7 +162,7 @@ describe('what a push answer promises', () => {
       expect(pullLines(pushed.stderr)).to.deep.equal(["Create a new pull request for 'feat/one':", `  ${w.server.url}alice/msg/pulls/new/feat/one`]);
       const page = await (await WebClient.signedIn(w, alice)).get('alice/msg/pulls/new/feat/one');
       expect(page.status).to.equal(303);
-      expect(page.headers.get('location')).to.equal('/alice/msg/pulls/new?base=main&head=feat%2Fone');
+      expect(page.headers.get('location')).to.equal('/alice/msg/compare/main...feat/one');
     });
 
     it('an open pull request over SSH: the link to it', async () => {
@@ -184,8 +184,13 @@ describe('what a push answer promises', () => {
       await commit(d, 'fix.txt', 'fix\n');
       const pushed = ok(await g(['push', 'origin', 'fix'], d));
       expect(pullLines(pushed.stderr)).to.deep.equal(["Create a new pull request for 'fix':", `  ${w.server.url}bob/msg/pulls/new/fix`]);
-      const page = await (await WebClient.signedIn(w, bob)).get('bob/msg/pulls/new/fix');
-      expect(page.headers.get('location')).to.equal('/alice/msg/pulls/new?base=main&head=bob%3Afix');
+      const web = await WebClient.signedIn(w, bob);
+      const page = await web.get('bob/msg/pulls/new/fix');
+      expect(page.headers.get('location')).to.equal('/alice/msg/compare/main...bob:fix');
+      // the compare page across the fork shows its commit and file, and offers the pull request
+      const cmp = await web.get('alice/msg/compare/main...bob:fix');
+      expect(cmp.status, cmp.text).to.equal(200);
+      expect(cmp.text).to.include('1 commit<').and.include('fix.txt').and.include('name="head" value="bob:fix"');
     });
 
     it('nothing when the repository takes no pull requests', async () => {

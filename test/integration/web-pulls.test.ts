@@ -33,7 +33,11 @@ describe('pull request pages', () => {
   after(async () => { await w?.stop(); });
 
   it('opens a pull request from the form; a bad head is refused and nothing is made', async () => {
-    await a.get('alice/proj/pulls/new');
+    const newPage = await a.get('alice/proj/pulls/new?head=topic');
+    expect(newPage.location).to.equal('/alice/proj/compare/main...topic');
+    const cmp = await a.get('alice/proj/compare/main...topic');
+    expect(cmp.status).to.equal(200);
+    expect(cmp.text).to.include('class="new-pull-form"').and.include('name="head" value="topic"');
     const bad = await a.form('alice/proj/pulls/new', { base: 'main', head: 'nope', title: 'x', content: '' });
     expect(bad.status).to.equal(404);
     expect((await api('GET', '/pulls?state=all')).body).to.have.length(0);
@@ -49,7 +53,7 @@ describe('pull request pages', () => {
     const page = await a.get('alice/proj/pulls/1');
     expect(page.status).to.equal(200);
     expect(page.text).to.include('<strong>review</strong>');
-    expect(page.text).to.include('class="merge-blocked flash error">Does not have enough approvals');
+    expect(page.text).to.match(/class="merge-blocked">.*Does not have enough approvals/);
     const forced = await a.form('alice/proj/pulls/1/merge', { style: 'merge' });
     expect(forced.status).to.equal(303);
     expect((await a.get('alice/proj/pulls/1')).text).to.include('Does not have enough approvals');
@@ -63,21 +67,51 @@ describe('pull request pages', () => {
     expect((await a.get('alice/proj/pulls/1')).text).to.include('requested a review from bob');
 
     const files = await b.get('alice/proj/pulls/1/files');
-    expect(files.text).to.include('src/feature.txt <span class="badge">added</span>').and.include('<code>+line two</code>');
-    expect((await b.form('alice/proj/pulls/1/reviews', { path: 'src/feature.txt', line: '2', line_comment: 'Why two lines?' })).status).to.equal(303);
-    expect((await b.get('alice/proj/pulls/1/files')).text).to.include('The comment is added.');
+    expect(files.text).to.include('src/feature.txt <span class="badge">Added</span>').and.include('<code>+line two</code>');
+    expect(files.text).to.include('data-side="R" data-line="2"');
+    // a comment on line 2 alone; it shows under that line with its reply and resolve controls
+    expect((await b.form('alice/proj/pulls/1/files/reviews/comments', { path: 'src/feature.txt', side: 'R', line: '2', content: 'Why two lines?' })).status).to.equal(303);
+    const withThread = await b.get('alice/proj/pulls/1/files');
+    expect(withThread.text).to.include('The comment is added.');
+    expect(withThread.text).to.match(/<code>\+line two<\/code><\/td><\/tr><tr class="thread-row"><td colspan="3"><div class="thread" id="thread-\d+"/);
+    expect(withThread.text).to.include('<p>Why two lines?</p>');
     // why: the review request is listed as a review too (state REQUEST_REVIEW), as in Gitea.
     const reviews = (await api('GET', '/pulls/1/reviews')).body as { id: number; state: string }[];
     const comment = reviews.find((r) => r.state === 'COMMENT')!;
     const lineComments = (await api('GET', `/pulls/1/reviews/${comment.id}/comments`)).body;
-    expect(lineComments[0]).to.deep.include({ path: 'src/feature.txt', body: 'Why two lines?' });
+    expect(lineComments[0]).to.deep.include({ path: 'src/feature.txt', body: 'Why two lines?', position: 2 });
+    const first = lineComments[0].id as number;
+    // a bad line is refused and adds nothing
+    const bad = await b.form('alice/proj/pulls/1/files/reviews/comments', { path: 'src/feature.txt', side: 'R', line: 'x', content: 'no' });
+    expect(bad.status).to.equal(303);
+    expect((await b.get('alice/proj/pulls/1/files')).text).to.include('a line comment needs the number of a line of the diff');
+    // alice answers in the thread and resolves it; carol, a reader, may reply but not resolve
+    await a.get('alice/proj/pulls/1/files');
+    expect((await a.form('alice/proj/pulls/1/files/reviews/comments', { reply: String(first), content: 'So it reads <b>well</b>' })).status).to.equal(303);
+    expect((await api('GET', `/pulls/1/reviews/${comment.id}/comments`)).body.map((c: { body: string }) => c.body)).to.deep.equal(['Why two lines?', 'So it reads <b>well</b>']);
+    const c = await WebClient.signedIn(w, carol);
+    const asReader = await c.get('alice/proj/pulls/1/files');
+    expect(asReader.text).to.include('class="reply-form"').and.not.include('class="resolve-form"');
+    expect((await c.form(`alice/proj/pulls/1/conversations/${first}`, { action: 'resolve' })).status).to.equal(303);
+    expect((await api('GET', `/pulls/1/reviews/${comment.id}/comments`)).body[0].resolver).to.equal(null);
+    expect((await a.form(`alice/proj/pulls/1/conversations/${first}`, { action: 'resolve' })).status).to.equal(303);
+    expect((await api('GET', `/pulls/1/reviews/${comment.id}/comments`)).body[0].resolver.login).to.equal('alice');
+    const resolved = await a.get('alice/proj/pulls/1');
+    expect(resolved.text).to.include('<strong>alice</strong> marked this conversation as resolved.').and.include('So it reads <b>well</b>');
+    expect(resolved.text).to.include('name="action" value="unresolve"');
+    // a pending review collects a comment nobody else sees until it is submitted as an approval
+    await b.get('alice/proj/pulls/1/files');
+    expect((await b.form('alice/proj/pulls/1/files/reviews/comments', { path: 'src/feature.txt', side: 'R', line: '1', content: 'Pending note', pending: '1' })).status).to.equal(303);
+    expect((await a.get('alice/proj/pulls/1/files')).text).to.not.include('Pending note');
+    expect((await b.get('alice/proj/pulls/1/files')).text).to.include('Pending note').and.include('Add review comment');
     expect((await b.form('alice/proj/pulls/1/reviews', { content: 'Looks good', event: 'APPROVED' })).status).to.equal(303);
-
+    expect((await a.get('alice/proj/pulls/1/files')).text).to.include('Pending note');
+    const conversation = await a.get('alice/proj/pulls/1');
+    expect(conversation.text).to.include('approved these changes').and.include('class="reviewer review-approved"');
     const ready = await a.get('alice/proj/pulls/1');
     expect(ready.text).to.include('This pull request can be merged.');
     for (const s of ['merge', 'rebase', 'squash']) expect(ready.text).to.include(`name="style" value="${s}"`);
     // why: carol can read the repository but not write it.
-    const c = await WebClient.signedIn(w, carol);
     await c.get('alice/proj/pulls/1');
     await c.form('alice/proj/pulls/1/merge', { style: 'squash' });
     expect((await api('GET', '/pulls/1', undefined, carol)).body.merged).to.equal(false);
@@ -88,6 +122,7 @@ describe('pull request pages', () => {
     const log = await api('GET', '/commits?limit=1');
     expect(log.body[0].parents).to.have.length(1);
     const done = await a.get('alice/proj/pulls/1');
-    expect(done.text).to.include('This pull request has been merged.').and.include('merged this pull request');
+    expect(done.text).to.include('Pull request successfully merged.').and.include('merged this pull request').and.include('class="state-label merged"');
+    expect(done.text).to.not.include('wants to merge');
   });
 });

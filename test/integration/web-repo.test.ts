@@ -99,8 +99,20 @@ describe('repository pages', () => {
     const c = await anon().get(`alice/proj/commit/${head}`);
     expect(c.status).to.equal(200);
     expect(c.text).to.include('Add the guide, the app and a logo').and.include('With a body line.');
-    expect(c.text).to.include('src/app.ts <span class="badge">added</span>');
-    expect(c.text).to.include('<code>+  return a + b; // &lt;b&gt;sum&lt;/b&gt;</code>');
+    expect(c.text).to.include('src/app.ts <span class="badge">Added</span>');
+    // highlighted, and still escaped
+    expect(c.text).to.include('<span class="hljs-keyword">return</span> a + b; <span class="hljs-comment">// &lt;b&gt;sum&lt;/b&gt;</span></code>');
+    const split = await anon().get(`alice/proj/commit/${head}?style=split`);
+    expect(split.text).to.include('<table class="diff split"');
+    // .diff and .patch are byte for byte the API's
+    for (const kind of ['diff', 'patch']) {
+      const page = await fetch(`${w.server.rootUrl}alice/proj/commit/${head}.${kind}`);
+      const api = await fetch(`${w.server.rootUrl}api/v1/repos/alice/proj/git/commits/${head}.${kind}`);
+      expect(page.status, kind).to.equal(200);
+      expect(page.headers.get('content-type')).to.equal('text/plain; charset=utf-8');
+      expect(Buffer.from(await page.arrayBuffer()).equals(Buffer.from(await api.arrayBuffer())), kind).to.equal(true);
+    }
+    expect((await fetch(`${w.server.rootUrl}alice/proj/commit/0000000000.diff`)).status).to.equal(404);
     const fileHistory = await anon().get('alice/proj/commits/branch/main/src/app.ts');
     expect(fileHistory.text).to.include('1 commits on main touching src/app.ts');
   });

@@ -102,8 +102,18 @@ async function diffArgs(cr: CodeRepo, sha: string, kind: 'diff' | 'patch'): Prom
 
 /** A commit's diff against its first parent as text, or null when it is larger than `maxBytes`. */
 export async function commitDiffText(cr: CodeRepo, sha: string, maxBytes: number): Promise<string | null> {
+  return diffText(cr.gitDir, await diffArgs(cr, sha, 'diff'), maxBytes);
+}
+
+/** The diff from one commit to another of a repository (ids, as compare pages have them), or null past `maxBytes`. */
+export function rangeDiffText(gitDir: string, from: string, to: string, maxBytes: number): Promise<string | null> {
+  if (![from, to].every((id) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id))) throw new Error('rangeDiffText takes commit ids');
+  return diffText(gitDir, ['diff', '-M', from, to], maxBytes);
+}
+
+async function diffText(gitDir: string, args: string[], maxBytes: number): Promise<string | null> {
   try {
-    return (await runGit(await diffArgs(cr, sha, 'diff'), { gitDir: cr.gitDir, maxOutputBytes: maxBytes })).stdout.toString('utf8');
+    return (await runGit(args, { gitDir, maxOutputBytes: maxBytes })).stdout.toString('utf8');
   } catch (err) {
     if (err instanceof TooLarge) return null;
     throw err;

@@ -8,6 +8,7 @@ import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
 import { emitIssueEvent } from '../webhook/payload';
 import { BadRequest, Conflict, Forbidden, HttpError, NotFound, Validation } from '../../errors';
+import { mergeBase } from '../../git/history';
 import { objectInfo } from '../../git/objects';
 import { repoPath } from '../../git/paths';
 import { refId } from '../../git/ref-info';
@@ -230,6 +231,42 @@ export async function getPullByBaseHead(ctx: DbContext, p: Principal, rc: RepoCo
   const issue = pr ? await findIssueById(ctx, pr.issueId) : null;
   if (!pr || !issue) throw new NotFound();
   return onePull(ctx, p, rc, issue);
+}
+
+/** Two branches compared, as `/compare/{base}...{head}` shows them. */
+export interface BranchComparison {
+  base: string; head: string;
+  /** The repository holding the head branch (this one or a fork in its network). */
+  headOwner: string; headRepo: string;
+  baseTip: string; headTip: string;
+  /** Where head left base; null when they share no history. */
+  mergeBase: string | null;
+  /** The open pull request from head into base, if there is one. */
+  open: number | null;
+  /** May the caller open a pull request here? */
+  canPropose: boolean;
+}
+
+/**
+ * Compare a base branch of this repository with a head branch (`branch`, `owner:branch` for the
+ * owner's fork or this fork's parent), as Gitea's compare page: 404 for what the caller cannot read.
+ */
+export async function compareBranches(ctx: DbContext, p: Principal, rc: RepoContext, base: string, head: string): Promise<BranchComparison> {
+  if (rc.repo.isEmpty || !rc.perm.can(UnitType.Code, AccessMode.Read)) throw new NotFound();
+  const { side, branch } = await headSide(ctx, rc, head);
+  const headPerm = side.repo.id === rc.repo.id ? rc.perm : await repoPermission(ctx, p, side.repo, side.owner);
+  if (!headPerm.can(UnitType.Code, AccessMode.Read)) throw new NotFound();
+  const baseDir = repoPath(rc.owner.name, rc.repo.name);
+  const [baseTip, headTip] = await Promise.all([branchTip(baseDir, base), branchTip(side.dir, branch)]);
+  const from = await mergeBase(side.dir, baseTip, headTip, side.dir === baseDir ? undefined : `${baseDir}/objects`);
+  const open = await findOpenPullFor(ctx, { repoId: side.repo.id, branch }, { repoId: rc.repo.id, branch: base });
+  const doer = p.user;
+  let canPropose = !!doer && !rc.repo.isArchived && !rc.repo.isMirror && canReadIssues(rc, true);
+  if (canPropose) canPropose = await assertMayPropose(ctx, doer!, rc, side).then(() => true, () => false);
+  return {
+    base, head: branch, headOwner: side.owner.name, headRepo: side.repo.name, baseTip, headTip, mergeBase: from,
+    open: open ? (await findIssueById(ctx, open.issueId))?.index ?? null : null, canPropose,
+  };
 }
 
 /** The filters of `GET /pulls` (`poster` by name). */

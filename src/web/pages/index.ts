@@ -23,6 +23,7 @@ import { editorPages } from './editor';
 import { issuePages } from './issues';
 import { sidebarPages } from './issue-sidebar';
 import { pullPages } from './pulls';
+import { comparePages } from './compare';
 import { pageErrors } from './render';
 import { NotFound } from '../../errors';
 import { dashboardPages } from './dashboard';
@@ -63,6 +64,7 @@ export function pagesRouter(): Router {
   r.use(sidebarPages());
   r.use(issuePages());
   r.use(pullPages());
+  r.use(comparePages());
   r.use(wikiPages());
   r.use(refPages());
   r.use(repoSettingsPages());

@@ -4,6 +4,7 @@
  * merge is blocked), commits and files changed (the diff, a review with a verdict, and comments on
  * lines). Each action calls the service the API's handler calls.
  */
+import { pipeline } from 'node:stream';
 import express, { type Request, type Router } from 'express';
 import { Validation } from '../../errors';
 import { toPullRequest } from '../../convert/pull';
@@ -120,20 +121,19 @@ export function pullPages(): Router {
     });
   }));
 
+  // why: a pull request is opened from the compare page, which shows what it would bring; these
+  // addresses (Gitea's, and the link `git push` prints for a new branch) lead there. A fork's
+  // branch proposes to its parent.
   r.get(`${repo}/pulls/new`, page(async (req, res) => {
-    if (!signedIn(req, res)) return;
     const rc = await pageRepo(req);
-    await renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoHome(rc), baseBranch: String(req.query.base ?? rc.repo.defaultBranch), headBranch: String(req.query.head ?? ''), title: '', body: '',
-    });
+    const base = String(req.query.base ?? '') || rc.repo.defaultBranch;
+    res.redirect(303, `${repoHome(rc)}/compare/${encodeURI(base)}...${encodeURI(String(req.query.head ?? '') || base)}`);
   }));
 
-  // why: the link `git push` prints for a new branch (Gitea's /pulls/new/{branch}); a fork's branch proposes to its parent.
   r.get(`${repo}/pulls/new/*`, page(async (req, res) => {
     const rc = await pageRepo(req);
     const t = await newPullTarget(ctxOf(req), req.principal, rc, String(req.params[0] ?? ''));
-    const q = new URLSearchParams({ base: t.base, head: t.head });
-    res.redirect(303, `${repoHome({ owner: { name: t.owner }, repo: { name: t.repo } })}/pulls/new?${q}`);
+    res.redirect(303, `${repoHome({ owner: { name: t.owner }, repo: { name: t.repo } })}/compare/${encodeURI(t.base)}...${encodeURI(t.head)}`);
   }));
 
   r.post(`${repo}/pulls/new`, ...formBody('1mb'), csrf, page(async (req, res) => {
@@ -145,6 +145,14 @@ export function pullPages(): Router {
         base: repoHome(rc), baseBranch: b.base ?? '', headBranch: b.head ?? '', title: b.title ?? '', body: b.content ?? '',
       }, status));
     if (v) res.redirect(303, `${repoHome(rc)}/pulls/${v.issue.row.index}`);
+  }));
+
+  // The pull request as a diff or patch, byte for byte the API's.
+  r.get(`${repo}/pulls/:index.:kind(diff|patch)`, page(async (req, res) => {
+    const rc = await pageRepo(req);
+    const body = await pullDiff(ctxOf(req), rc, pageIndex(req), req.params.kind as 'diff' | 'patch', false);
+    res.type('text/plain; charset=utf-8').setHeader('X-Content-Type-Options', 'nosniff');
+    pipeline(body, res, () => undefined);
   }));
 
   r.get(`${repo}/pulls/:index`, page(async (req, res) => {

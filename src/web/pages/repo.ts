@@ -4,6 +4,7 @@
  * through the content and history services with the caller's principal, so a repository the caller
  * may not read is the same 404 as the API's.
  */
+import { pipeline } from 'node:stream';
 import express, { type Request, type Response, type Router } from 'express';
 import { ctxOf } from '../../middleware/context';
 import { settings } from '../../config';
@@ -11,7 +12,7 @@ import { NotFound } from '../../errors';
 import { toRepositoryView } from '../../convert/repo';
 import { codeRepo, type CodeRepo } from '../../services/content/access';
 import { browse, locateBrowse } from '../../services/content/browse.service';
-import { commitDiffText } from '../../services/content/git-data.service';
+import { commitDiffText, rawDiff } from '../../services/content/git-data.service';
 import type { RefKind } from '../../services/content/raw.service';
 import { getCommit, listCommits } from '../../services/history/commit.service';
 import { renderCommitMessage } from '../../services/markup/markup.service';
@@ -21,6 +22,7 @@ import { repoTopicNames } from '../../services/repo/topic.service';
 import { renderPage } from './render';
 import { page, pageNumber, repoHome } from './route';
 import { parseDiff } from './diff';
+import { diffTable } from './diff-view';
 
 const PAGE_SIZE = 30;
 // why: a page holds at most this much diff; the whole one is a click away as .diff.
@@ -76,6 +78,13 @@ export function repoPages(): Router {
       });
     }));
   }
+  // A commit as a diff or patch, byte for byte the API's.
+  r.get(`${repo}/commit/:sha.:kind(diff|patch)`, page(async (req, res) => {
+    const child = await rawDiff(await cr(req), param(req, 'sha'), req.params.kind as 'diff' | 'patch');
+    child.stderr.resume();
+    res.type('text/plain; charset=utf-8').setHeader('X-Content-Type-Options', 'nosniff');
+    pipeline(child.stdout, res, () => undefined);
+  }));
   r.get(`${repo}/commit/:sha`, page(async (req, res) => {
     const c = await cr(req);
     const sha = param(req, 'sha');
@@ -85,7 +94,8 @@ export function repoPages(): Router {
     const diff = await commitDiffText(c, commits[0].id, MAX_PAGE_DIFF_BYTES);
     const message = await renderCommitMessage(ctxOf(req), req.principal, c, commits[0].message);
     await renderPage(req, res, 'repo/commit', `${commits[0].message.split('\n')[0]} - ${c.owner.name}/${c.repo.name}`, {
-      ...header, commit: commits[0], message, files: diff === null ? null : parseDiff(diff),
+      ...header, commit: commits[0], message, split: req.query.style === 'split',
+      files: diff === null ? null : parseDiff(diff).map((f) => diffTable(f, req.query.style === 'split')),
     });
   }));
   return r;
