@@ -132,11 +132,13 @@ export async function findFeed(ctx: DbContext, q: FeedQuery): Promise<{ rows: Ac
   if (q.to !== undefined) where.push('a.created_unix <= :to');
   const replacements = { no: false, from: q.from ?? 0, to: q.to ?? 0 };
   const sql = `FROM action a WHERE ${where.join(' AND ')}`;
-  const [rows, counted] = await Promise.all([
-    db().query<ActionModel>(`SELECT a.* ${sql} ORDER BY a.created_unix DESC, a.id DESC LIMIT ${Math.trunc(q.limit)} OFFSET ${Math.trunc(q.offset)}`, {
-      type: QueryTypes.SELECT, model: ActionModel, mapToModel: true, replacements, transaction: ctx.tx,
-    }),
-    db().query<{ n: number | string }>(`SELECT COUNT(*) AS n ${sql}`, { type: QueryTypes.SELECT, replacements, transaction: ctx.tx }),
-  ]);
+  // why: the page and the total come from one statement, so they agree even while entries are
+  // being written (two statements on two connections could each see another moment).
+  const rows = await db().query<ActionModel>(`SELECT a.*, COUNT(*) OVER () AS feed_total ${sql} ORDER BY a.created_unix DESC, a.id DESC LIMIT ${Math.trunc(q.limit)} OFFSET ${Math.trunc(q.offset)}`, {
+    type: QueryTypes.SELECT, model: ActionModel, mapToModel: true, replacements, transaction: ctx.tx,
+  });
+  if (rows.length > 0) return { rows, count: Number(rows[0].get('feed_total')) };
+  // a page past the end has no row to carry the total
+  const counted = q.offset > 0 ? await db().query<{ n: number | string }>(`SELECT COUNT(*) AS n ${sql}`, { type: QueryTypes.SELECT, replacements, transaction: ctx.tx }) : [{ n: 0 }];
   return { rows, count: Number(counted[0].n) };
 }

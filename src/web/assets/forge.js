@@ -101,6 +101,6 @@
     if (!b) return;
     const input = document.getElementById(b.dataset.copy);
     if (!input) return;
-    navigator.clipboard.writeText(input.value).then(() => { b.dataset.copied = 'true'; setTimeout(() => { delete b.dataset.copied; }, 1500); }, () => input.select());
+    navigator.clipboard.writeText(input.value).then(() => { b.dataset.copied = 'true'; window.setTimeout(() => { delete b.dataset.copied; }, 1500); }, () => input.select());
   });
 })();
