@@ -1,6 +1,7 @@
 /** The branch table: each branch's last processed commit, and deleted branches with who deleted them. */
 import type { DbContext } from '../db';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import { Op } from 'sequelize';
 import { readOnlyRow, TableCache } from './table-cache';
 
 @Table({ tableName: 'branch', underscored: true, timestamps: true })
@@ -59,4 +60,9 @@ export function listLiveBranches(ctx: DbContext, repoId: number, limit: number, 
     const count = await BranchModel.count({ where, transaction: ctx.tx });
     return { rows: rows.map(readOnlyRow), count };
   });
+}
+
+/** Live branches of a repository `pusherId` pushed since `since`, newest first. */
+export function pushedBranchesSince(ctx: DbContext, repoId: number, pusherId: number, since: Date): Promise<BranchModel[]> {
+  return BranchModel.findAll({ where: { repoId, pusherId, isDeleted: false, updatedAt: { [Op.gte]: since } }, order: [['updatedAt', 'DESC']], limit: 10, transaction: ctx.tx });
 }

@@ -9,6 +9,7 @@ import { settings } from '../../config';
 import { Validation } from '../../errors';
 import type { DbContext } from '../../db';
 import { entriesAt, listDir, readBlob, type TreeEntry } from '../../git/objects';
+import { readCommits } from '../../git/history';
 import { WeightedLru } from '../../git/lru';
 import { escapeHtml, fileRenderer, highlightFile, languageOf } from '../../markup';
 import { runTask } from '../../pool';
@@ -19,6 +20,21 @@ import { LFS_POINTER_MAX, parseLfsPointer } from './lfs-pointer';
 import { locate, type RefKind, type TreeLocation } from './raw.service';
 import { notFoundWith } from './access';
 import { lfsLinked } from './read.service';
+
+/** The commit that last changed an entry, as a folder's listing shows it. */
+export interface EntryCommit { sha: string; subject: string; when: Date }
+
+/**
+ * The last commit of each entry of a folder (Gitea's "latest commit" column), by entry name: one
+ * walk in the worker pool for the folder, then the subjects of the commits it names.
+ */
+export async function entryCommits(cr: CodeRepo, loc: TreeLocation, names: string[]): Promise<Map<string, EntryCommit>> {
+  if (names.length === 0) return new Map();
+  const lasts = await runTask('lastCommits', { gitDir: cr.gitDir, commitId: loc.commitId, dir: loc.treePath, names });
+  const shas = [...new Set(Object.values(lasts).map((l) => l.sha))];
+  const subjects = new Map((await readCommits(cr.gitDir, shas)).map((c) => [c.id, c.message.split('\n')[0]]));
+  return new Map(Object.entries(lasts).map(([name, l]) => [name, { sha: l.sha, subject: subjects.get(l.sha) ?? '', when: new Date(l.committed * 1000) }]));
+}
 
 /** An entry of a folder as a page lists it. */
 export interface DirEntryView { name: string; path: string; kind: 'dir' | 'file' | 'symlink' | 'submodule'; size: number }

@@ -12,7 +12,8 @@ import { refId, refsUnder } from '../../git/ref-info';
 import { storedRef } from '../../git/ref-files';
 import { setHeadBranch } from '../../git/init';
 import { withRepoLock } from '../../lock';
-import { listLiveBranches } from '../../models/branch.model';
+import { listLiveBranches, pushedBranchesSince } from '../../models/branch.model';
+import { findOpenPullFor } from '../../models/pull-request.model';
 import { TableCache } from '../../models/table-cache';
 import { AccessMode } from '../../models/perm';
 import { findRepoById, saveRepo } from '../../models/repository.model';
@@ -209,4 +210,19 @@ async function protectionRename(ctx: DbContext, rc: RepoContext, from: string, t
   if (fromRule) return fromRule;
   if (await ruleForBranch(ctx, rc.repo.id, from)) throw new Forbidden('Branch is protected by glob-based protection rules.');
   return null;
+}
+
+/**
+ * Branches the doer pushed in the last six hours that are not the default branch and have no open
+ * pull request, newest first (Gitea's "recently pushed" banner on the repository home).
+ */
+export async function recentlyPushedBranches(ctx: DbContext, rc: RepoContext, doer: UserModel): Promise<{ name: string; at: Date }[]> {
+  if (rc.repo.isEmpty || !rc.perm.can(UnitType.Code, AccessMode.Read)) return [];
+  const since = new Date(Date.now() - 6 * 3600_000);
+  const rows = (await pushedBranchesSince(ctx, rc.repo.id, doer.id, since)).filter((b) => b.name !== rc.repo.defaultBranch);
+  const out: { name: string; at: Date }[] = [];
+  for (const b of rows.slice(0, 3)) {
+    if (!(await findOpenPullFor(ctx, { repoId: rc.repo.id, branch: b.name }, { repoId: rc.repo.id, branch: rc.repo.defaultBranch }))) out.push({ name: b.name, at: b.updatedAt });
+  }
+  return out;
 }

@@ -103,4 +103,17 @@
     if (!input) return;
     navigator.clipboard.writeText(input.value).then(() => { b.dataset.copied = 'true'; window.setTimeout(() => { delete b.dataset.copied; }, 1500); }, () => input.select());
   });
+
+  // A search box that narrows a list: data-filter names the items it hides when they do not match.
+  document.addEventListener('input', (ev) => {
+    const box = ev.target.closest('input[data-filter]');
+    if (!box) return;
+    const q = box.value.trim().toLowerCase();
+    for (const item of document.querySelectorAll(box.dataset.filter)) item.hidden = q !== '' && !item.textContent.toLowerCase().includes(q);
+  });
+
+  // Menus made of <details> close when one clicks elsewhere.
+  document.addEventListener('click', (ev) => {
+    for (const open of document.querySelectorAll('details.menu-drop[open]')) if (!open.contains(ev.target)) open.open = false;
+  });
 })();

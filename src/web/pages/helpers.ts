@@ -75,6 +75,12 @@ export class ViewHelpers {
   readonly time = time;
   readonly avatar = avatar;
   private readonly colours = new Set<string>();
+  private readonly rules: string[] = [];
+
+  /** Add rules the forge made (never user text) to the page's style block. */
+  css(rules: string): void {
+    this.rules.push(rules);
+  }
 
   /** A label in its colour with readable text; an exclusive label's scope (`scope/name`) is set apart. */
   label(l: LabelView): string {
@@ -88,6 +94,6 @@ export class ViewHelpers {
 
   /** The CSS for the label colours drawn so far. */
   styles(): string {
-    return [...this.colours].map((h) => `.lc-${h}{background:#${h};color:${contrastColor(`#${h}`)}}`).join('\n');
+    return [...[...this.colours].map((h) => `.lc-${h}{background:#${h};color:${contrastColor(`#${h}`)}}`), ...this.rules].join('\n');
   }
 }

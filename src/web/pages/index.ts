@@ -24,6 +24,7 @@ import { issuePages } from './issues';
 import { sidebarPages } from './issue-sidebar';
 import { pullPages } from './pulls';
 import { comparePages } from './compare';
+import { socialPages } from './social';
 import { pageErrors } from './render';
 import { NotFound } from '../../errors';
 import { dashboardPages } from './dashboard';
@@ -65,6 +66,7 @@ export function pagesRouter(): Router {
   r.use(issuePages());
   r.use(pullPages());
   r.use(comparePages());
+  r.use(socialPages());
   r.use(wikiPages());
   r.use(refPages());
   r.use(repoSettingsPages());

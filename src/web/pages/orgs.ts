@@ -68,7 +68,7 @@ function createOption(f: RepoForm): CreateRepoOption {
 }
 
 /** The owners the user may create repositories for: the user, then organizations where the user may. */
-async function ownerChoices(req: Request): Promise<string[]> {
+export async function ownerChoices(req: Request): Promise<string[]> {
   const ctx = ctxOf(req);
   const doer = doerOf(req);
   const { rows } = await listOrgsOf(ctx, req.principal, doer, 1000, 0);

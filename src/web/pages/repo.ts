@@ -11,8 +11,12 @@ import { settings } from '../../config';
 import { NotFound } from '../../errors';
 import { toRepositoryView } from '../../convert/repo';
 import { codeRepo, type CodeRepo } from '../../services/content/access';
-import { browse, locateBrowse } from '../../services/content/browse.service';
-import { commitDiffText, rawDiff } from '../../services/content/git-data.service';
+import { browse, entryCommits, locateBrowse } from '../../services/content/browse.service';
+import { commitDiffText, languages, rawDiff } from '../../services/content/git-data.service';
+import { listBranches, recentlyPushedBranches } from '../../services/refs/branch.service';
+import { listTags } from '../../services/refs/tag.service';
+import { isStarred } from '../../services/repo/star.service';
+import { isWatching } from '../../services/repo/watch.service';
 import type { RefKind } from '../../services/content/raw.service';
 import { getCommit, listCommits } from '../../services/history/commit.service';
 import { renderCommitMessage } from '../../services/markup/markup.service';
@@ -35,7 +39,31 @@ const rest = (req: Request) => String((req.params as unknown as Record<string, s
 export async function repoHeader(req: Request, rc: RepoContext, tab: string) {
   const view = await viewOf(ctxOf(req), req.principal, rc.repo, rc.owner, rc.perm);
   const api = toRepositoryView(view, null, settings().server.rootUrl);
-  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc) };
+  const user = req.principal.user;
+  const [starred, watching] = user ? await Promise.all([isStarred(ctxOf(req), user, rc), isWatching(ctxOf(req), user, rc)]) : [false, false];
+  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc), starred, watching, showClone: false };
+}
+
+/** Colours of the languages bar (Linguist's for the common ones; others from their name). */
+const LANGUAGE_COLOURS: Record<string, string> = {
+  TypeScript: '#3178c6', JavaScript: '#f1e05a', Go: '#00add8', Python: '#3572a5', Rust: '#dea584', Java: '#b07219', C: '#555555', 'C++': '#f34b7d',
+  'C#': '#178600', Ruby: '#701516', PHP: '#4f5d95', Shell: '#89e051', HTML: '#e34c26', CSS: '#663399', Markdown: '#083fa1', Vue: '#41b883', Kotlin: '#a97bff', Swift: '#f05138',
+};
+function languageColour(name: string): string {
+  if (LANGUAGE_COLOURS[name]) return LANGUAGE_COLOURS[name];
+  let h = 0;
+  for (const c of name) h = (h * 31 + c.charCodeAt(0)) % 360;
+  return `hsl(${h}deg 55% 50%)`;
+}
+
+/** The languages bar: each language's share of the bytes, largest first, the smallest folded into "Other". */
+function languageShares(bytes: Record<string, number>): { name: string; percent: number; colour: string }[] {
+  const total = Object.values(bytes).reduce((a, b) => a + b, 0);
+  if (!total) return [];
+  const all = Object.entries(bytes).sort((a, b) => b[1] - a[1]).map(([name, n]) => ({ name, percent: (n * 100) / total, colour: languageColour(name) }));
+  const main = all.filter((l, k) => k < 6 && l.percent >= 0.5);
+  const rest = 100 - main.reduce((a, l) => a + l.percent, 0);
+  return rest >= 0.05 ? [...main, { name: 'Other', percent: rest, colour: '#c6cbd1' }] : main;
 }
 
 /** Breadcrumb links of a tree path. */
@@ -55,7 +83,20 @@ async function showTree(req: Request, res: Response, cr: CodeRepo, kind: RefKind
   const canWrite = loc.refKind === 'branch' && header.repo.permissions!.push && !cr.repo.isArchived;
   const data = { ...header, loc, refPath, canWrite, crumbs: crumbs(header.base, refPath, loc.treePath), display: req.query.display === 'source' ? 'source' : 'rendered' };
   if ('file' in view) return renderPage(req, res, 'repo/file', title, { ...data, file: view.file });
-  await renderPage(req, res, 'repo/tree', title, { ...data, entries: view.dir, readme: view.readme });
+  const ctx = ctxOf(req);
+  const atHome = !loc.treePath && loc.refKind === 'branch' && loc.refName === cr.repo.defaultBranch;
+  const [history, lasts, langs, branches, tags, recent] = await Promise.all([
+    listCommits(ctx, cr, { sha: loc.commitId, path: loc.treePath || undefined, skip: 0, limit: 1, stat: false, files: false, verification: false }),
+    entryCommits(cr, loc, view.dir.map((e) => e.name)),
+    atHome ? languages(cr) : Promise.resolve({}),
+    listBranches(ctx, cr, req.principal.user, { limit: 100, offset: 0 }),
+    listTags(ctx, cr, { limit: 50, offset: 0 }),
+    atHome && req.principal.user ? recentlyPushedBranches(ctx, cr, req.principal.user) : Promise.resolve([]),
+  ]);
+  await renderPage(req, res, 'repo/tree', title, {
+    ...data, showClone: !loc.treePath, entries: view.dir, readme: view.readme, latest: history.commits[0] ?? null, commitCount: history.total,
+    lasts, languages: languageShares(langs), branches: branches.items.map((b) => b.name), tags: tags.items.map((t) => t.name), recent,
+  });
 }
 
 /** Repository page routes (mounted after every other router: `/{owner}/{repo}` is a catch-all). */
