@@ -31,6 +31,7 @@ describe('sign-in pages in a browser', () => {
     await page.click('form[action$="/user/login"] button[type=submit]');
   };
   const signOut = async () => {
+    await page.click('header summary[aria-label="Your account"]');
     await page.click('header form[action$="/user/logout"] button');
     await page.waitForURL(url());
   };
@@ -133,8 +134,8 @@ describe('sign-in pages in a browser', () => {
     expect(await page.locator('.description').textContent()).to.equal(PAYLOAD);
     expect(await page.locator('.readme .markup h1').textContent()).to.equal('demo');
     await screenshot(page, 'repo-home');
-    await page.click('a:text("src")');
-    await page.click('a:text("main.go")');
+    await page.click('td.name a:text-is("src")');
+    await page.click('td.name a:text-is("main.go")');
     expect(await page.locator('.source .hljs-keyword').first().textContent()).to.equal('package');
     await screenshot(page, 'file-view');
     await page.click('.tabs a:text("Commits")');

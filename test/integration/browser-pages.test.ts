@@ -144,6 +144,7 @@ describe('repository pages in a browser, with two-factor authentication enforced
     }
     expect((await w.raw('GET', '/repos/erin/tool', undefined, { token })).status).to.equal(200);
 
+    await page.click('header summary[aria-label="Your account"]');
     await page.click('header form[action$="/user/logout"] button');
     const finn = await w.user('finn');
     for (const bad of ['//evil.example/', '/\\\\evil.example', 'https://evil.example/', '/%2F%2Fevil.example', 'javascript:alert(1)']) {
@@ -152,6 +153,7 @@ describe('repository pages in a browser, with two-factor authentication enforced
       await page.fill('input[name=password]', finn.password);
       await Promise.all([page.waitForEvent('load'), page.click('form[action*="/user/login"] button[type=submit]')]);
       expect(page.url(), bad).to.equal(url());
+      await page.click('header summary[aria-label="Your account"]');
       await Promise.all([page.waitForEvent('load'), page.click('header form[action$="/user/logout"] button')]);
     }
     await page.goto(url(`user/login?redirect_to=${encodeURIComponent('/explore/repos?q=x')}`));

@@ -30,7 +30,7 @@ describe('branch, tag and release pages', () => {
   it('creates and deletes branches; refuses the default branch, a bad name and a reader', async () => {
     const page = await a.get('alice/proj/branches');
     expect(page.status).to.equal(200);
-    expect(page.text).to.include('>Branches</a>').and.include('<strong>main</strong>').and.include('action="/alice/proj/branches/new"');
+    expect(page.text).to.include(' Branches</a>').and.include('<strong>main</strong>').and.include('action="/alice/proj/branches/new"');
     expect((await a.form('alice/proj/branches/new', { name: 'feature/x', from: 'main' })).location).to.equal('/alice/proj/branches');
     expect(await names('/branches')).to.deep.equal(['feature/x', 'main']);
     for (const [fields, words] of [[{ name: 'bad..name', from: 'main' }, 'BranchName'], [{ name: 'feature/x', from: 'main' }, 'already exists']] as const) {

@@ -39,7 +39,7 @@ describe('wiki pages', () => {
   it('offers the first page to a writer only, as Home', async () => {
     const mine = await a.get('alice/proj/wiki');
     expect(mine.status).to.equal(200);
-    expect(mine.text).to.include('Welcome to the wiki').and.include('href="/alice/proj/wiki/_new"').and.match(/class="active" href="\/alice\/proj\/wiki">Wiki/);
+    expect(mine.text).to.include('Welcome to the wiki').and.include('href="/alice/proj/wiki/_new"').and.match(/class="active" href="\/alice\/proj\/wiki"><svg[^>]*>.*?<\/svg> Wiki/);
     const theirs = await b.get('alice/proj/wiki');
     expect(theirs.status).to.equal(200);
     expect(theirs.text).to.include('Welcome to the wiki').and.not.include('/wiki/_new');
