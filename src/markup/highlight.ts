@@ -35,13 +35,19 @@ export function highlightFile(text: string, fileName: string): { html: string; l
 
 /**
  * A text highlighted as a whole (so a comment or string spanning lines keeps its colour) and cut
- * into one HTML string per line: the spans open at a line's end are closed there and opened again
- * on the next line, so each line stands alone.
+ * into one HTML string per line.
  */
 export function highlightLines(text: string, fileName: string): string[] {
   const language = languageOf(fileName);
   if (!language) return text.split('\n').map(escapeHtml);
-  const html = hljs.highlight(text, { language, ignoreIllegals: true }).value;
+  return splitHighlighted(hljs.highlight(text, { language, ignoreIllegals: true }).value);
+}
+
+/**
+ * Highlighted HTML (spans and escaped text) cut into one string per line: the spans open at a
+ * line's end are closed there and opened again on the next line, so each line stands alone.
+ */
+export function splitHighlighted(html: string): string[] {
   const out: string[] = [];
   const open: string[] = [];
   let line = '';

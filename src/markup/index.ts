@@ -10,7 +10,7 @@ import { escapeHtml, sanitize } from './sanitize';
 export type { LinkBase } from './markdown';
 export { referenceCandidates } from './references';
 export { escapeHtml, sanitize } from './sanitize';
-export { highlightFile, highlightLines, languageOf } from './highlight';
+export { highlightFile, highlightLines, languageOf, splitHighlighted } from './highlight';
 
 /** Gitea's render modes: `markdown` is plain CommonMark + GFM; the others add references (`#12` only `comment` and `wiki`). */
 export const RENDER_MODES = ['markdown', 'gfm', 'comment', 'wiki', 'file'] as const;

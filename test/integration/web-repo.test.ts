@@ -117,6 +117,23 @@ describe('repository pages', () => {
     expect(fileHistory.text).to.include('1 commits on main touching src/app.ts');
   });
 
+  it('blames a file: each run of lines with the commit that last changed it, as git blame says', async () => {
+    const dir = await g.clone(alice, 'alice', 'proj');
+    await g.commit(dir, 'src/app.ts', 'export function add(a: number, b: number): number {\n  return a + b; // <b>sum</b>\n}\nexport const two = add(1, 1);\n', 'Add two');
+    await g.ok(['push', '-q', 'origin', 'HEAD:main'], dir);
+    const tip = (await g.ok(['rev-parse', 'HEAD'], dir)).trim();
+    const res = await anon().get('alice/proj/blame/branch/main/src/app.ts');
+    expect(res.status).to.equal(200);
+    // the first three lines are the first commit's, the fourth the new one's
+    const runs = [...res.text.matchAll(/class="blame-info" rowspan="(\d+)">.*?href="\/alice\/proj\/commit\/([0-9a-f]{40})">([^<]*)<\/a>/g)].map((m) => [Number(m[1]), m[2], m[3]]);
+    expect(runs).to.deep.equal([[3, head, 'Add the guide, the app and a logo'], [1, tip, 'Add two']]);
+    expect(res.text).to.include('id="L4" href="#L4"').and.include('&lt;b&gt;sum&lt;/b&gt;');
+    expect((await anon().get('alice/proj/src/branch/main/src/app.ts')).text).to.include('href="/alice/proj/blame/branch/main/src/app.ts"');
+    for (const [p, status] of [['alice/proj/blame/branch/main/src', 404], ['alice/proj/blame/branch/main/nope.ts', 404], ['alice/proj/blame/branch/main/logo.png', 422], ['alice/hidden/blame/branch/main/README.md', 404]] as const) {
+      expect((await anon().get(p)).status, p).to.equal(status);
+    }
+  });
+
   it('keeps a private repository to those who may read it; the owner browses and downloads with the session', async () => {
     expect((await anon().get('alice/hidden')).status).to.equal(404);
     const b = await WebClient.signedIn(w, bob);

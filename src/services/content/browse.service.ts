@@ -11,7 +11,8 @@ import type { DbContext } from '../../db';
 import { entriesAt, listDir, readBlob, type TreeEntry } from '../../git/objects';
 import { readCommits } from '../../git/history';
 import { WeightedLru } from '../../git/lru';
-import { escapeHtml, fileRenderer, highlightFile, languageOf } from '../../markup';
+import { escapeHtml, fileRenderer, highlightFile, languageOf, splitHighlighted } from '../../markup';
+import { blameFile, type Blame } from '../../git/blame';
 import { runTask } from '../../pool';
 import type { Principal } from '../auth/principal';
 import { renderDocument } from '../markup/markup.service';
@@ -128,6 +129,23 @@ async function highlighted(cr: CodeRepo, e: TreeEntry, text: string): Promise<No
       ?? { html: escapeHtml(text.replace(/\n$/, '')), lines: text.replace(/\n$/, '').split('\n').length, language: null };
   shown.set(key, code);
   return code;
+}
+
+/** A file's blame as a page shows it: the hunks and their commits, and each line highlighted. */
+export interface BlameView { path: string; blame: Blame; lines: string[] }
+
+/**
+ * The blame of the file at a location: 404 for a folder or a missing path, 422 for a binary or
+ * too large a file (Gitea shows no blame for those either).
+ */
+export async function blameAt(cr: CodeRepo, loc: TreeLocation): Promise<BlameView> {
+  const e = loc.treePath ? (await entriesAt(cr.gitDir, loc.commitId, [loc.treePath])).get(loc.treePath) : undefined;
+  if (!e || e.type !== 'blob') throw notFoundWith(`path "${loc.treePath}" is not a file in ${loc.refName}`, null);
+  if (e.size > MAX_DISPLAY_BYTES) throw new Validation('the file is too large to blame');
+  const buf = await readBlob(cr.gitDir, e.oid);
+  if (buf.subarray(0, 8000).includes(0)) throw new Validation('a binary file has no blame');
+  const [blame, code] = await Promise.all([blameFile(cr.gitDir, loc.commitId, e.path), highlighted(cr, e, buf.toString('utf8'))]);
+  return { path: e.path, blame, lines: splitHighlighted(code.html) };
 }
 
 /** The text of the file at a location and its blob id, for the editor; 422 for a folder, a binary or too large a file. */

@@ -25,6 +25,7 @@ import { sidebarPages } from './issue-sidebar';
 import { pullPages } from './pulls';
 import { comparePages } from './compare';
 import { socialPages } from './social';
+import { blamePages } from './blame';
 import { pageErrors } from './render';
 import { NotFound } from '../../errors';
 import { dashboardPages } from './dashboard';
@@ -67,6 +68,7 @@ export function pagesRouter(): Router {
   r.use(pullPages());
   r.use(comparePages());
   r.use(socialPages());
+  r.use(blamePages());
   r.use(wikiPages());
   r.use(refPages());
   r.use(repoSettingsPages());
