@@ -7,9 +7,14 @@
  * - alice/web, a README of about 6 KB (headings, lists, a table, code, links, references) and a
  *   5,000-line TypeScript file: the repository's home and the file highlighted;
  * - alice/pr, a pull request changing 1,000 files in 50 commits (bench/pulls' topic branch): its
- *   files page.
+ *   files page, the same page once 500 line comments sit on it, and the compare page of its two
+ *   branches;
+ * - alice/blame, a 5,000-line file changed by 2,000 commits: its blame page.
  * Each page is requested once (printed), BENCH_WARMUP times, then BENCH_RUNS times; the median and
- * p99 of the whole request (loopback, body read) against p50 < 50 ms and p99 < 150 ms.
+ * p99 of the whole request (loopback, body read) against p50 < 50 ms and p99 < 150 ms. The review
+ * pages (compare, blame, comments) have their own targets: warm p50 < 50 ms and a first request
+ * under 300 ms, or within 1.2x of the git command underneath where that is slower (timed on a
+ * copy of the repository, median of three).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +23,7 @@ import http from 'node:http';
 import { agent } from './http';
 import { benchHome, gitEnv, median, percentile, timedGit } from './util';
 import { fastImport, topicStream } from './pulls';
+import { newServer, type TestServer } from '../test/helpers/server';
 
 const RUNS = Number(process.env.BENCH_WEB_RUNS ?? '200');
 const WARMUP = Number(process.env.BENCH_WEB_WARMUP ?? '20');
@@ -119,44 +125,143 @@ async function pullWithThousandFiles(api: string, root: string, token: string): 
   throw new Error('the pull request was never checked');
 }
 
-/** Run the scenarios and print the table. */
+/** A 5,000-line file changed by 2,000 commits, three lines each, on main. */
+function blameStream(): string {
+  const lines = Array.from({ length: 5000 }, (_, i) => `line ${i} of the blamed file`);
+  let s = '';
+  for (let c = 0; c < 2000; c++) {
+    if (c > 0) for (let k = 0; k < 3; k++) lines[(c * 37 + k * 1667) % 5000] = `line changed by commit ${c} (${k})`;
+    const msg = `change ${c}\n`;
+    const body = `${lines.join('\n')}\n`;
+    s += `commit refs/heads/main\ncommitter Bench <bench@example.com> ${1_800_000_000 + c * 60} +0000\ndata ${msg.length}\n${msg}`;
+    s += `M 100644 inline blamed.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+  }
+  return s;
+}
+
+/** alice/blame pushed from a local copy; the copy's directory (for timing git itself). */
+async function blameRepo(api: string, root: string, token: string): Promise<string> {
+  const made = await apiCall(api, token, 'POST', '/user/repos', { name: 'blame' });
+  if (made.status !== 201) throw new Error(`create alice/blame: ${made.status}`);
+  const home = benchHome();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-web-blame-'));
+  await timedGit(['init', '-q', '--bare', dir], gitEnv(home));
+  await fastImport(dir, home, blameStream());
+  await timedGit(['--git-dir', dir, 'push', '-q', `http://alice:${token}@${new URL(root).host}/alice/blame.git`, 'main'], gitEnv(home));
+  return dir;
+}
+
+/** 500 line comments on the pull request: ten reviews of 50, on the changed lines of 250 files. */
+async function fiveHundredComments(api: string, token: string, pull: number): Promise<void> {
+  const files = [...Array.from({ length: 400 }, (_, i) => `dir${i % 50}/file${i}.txt`), ...Array.from({ length: 600 }, (_, i) => `pr/dir${i % 30}/new${i}.txt`)];
+  for (let r = 0; r < 10; r++) {
+    const comments = Array.from({ length: 50 }, (_, k) => {
+      const n = r * 50 + k;
+      return { path: files[(n * 4) % files.length], new_position: 1 + (n % 2) * 20, body: `Comment ${n}: is **this** line right? See #1.` };
+    });
+    const made = await apiCall(api, token, 'POST', `/repos/alice/pr/pulls/${pull}/reviews`, { event: 'COMMENT', body: `review ${r}`, comments });
+    if (made.status !== 200) throw new Error(`review ${r}: ${made.status} ${JSON.stringify(made.json)}`);
+  }
+}
+
+/** The median of three runs of a git command on a local copy, in ms. */
+async function gitMs(args: string[]): Promise<number> {
+  const home = benchHome();
+  const times: number[] = [];
+  // why: timedGit answers seconds
+  for (let i = 0; i < 3; i++) times.push(await timedGit(args, gitEnv(home)));
+  return median(times) * 1000;
+}
+
+/** A forge with alice (password alice-password) and her all-scoped token, for the review pages alone. */
+async function aliceServer(): Promise<{ s: TestServer; token: string }> {
+  const s = await newServer({ env: { FORGE__LOG__LEVEL: 'error' } });
+  const made = await s.cli(['admin', 'user', 'create', '--username', 'alice', '--password', 'alice-password', '--email', 'alice@example.com',
+    '--must-change-password=false', '--access-token', '--access-token-scopes', 'all']);
+  if (made.code !== 0) throw new Error(made.stderr);
+  await s.start();
+  return { s, token: made.stdout.trim().split('\n').pop()! };
+}
+
+/**
+ * Run the scenarios and print the tables. `npm run bench -- web [pages] [review]` runs the parts
+ * named (both by default); the review part alone needs no issue world.
+ */
 export async function run(): Promise<void> {
+  const parts = new Set(process.argv.slice(3));
+  const pages = parts.size === 0 || parts.has('pages');
+  const reviewPart = parts.size === 0 || parts.has('review');
   // why: the issue benchmark's world, with the one busy issue at 200 comments and fewer others (set before it loads).
   process.env.BENCH_HOT_COMMENTS ??= '200';
   process.env.BENCH_COMMENTS ??= '20000';
   process.env.BENCH_REPOS ??= '1';
   const issues = await import('./issues');
   const say = (m: string) => process.stdout.write(`[web] ${m}\n`);
-  const { s: server, token } = await issues.seededIssueServer('sqlite3', say);
+  const { s: server, token } = pages ? await issues.seededIssueServer('sqlite3', say) : await aliceServer();
   try {
-    const made = await apiCall(server.api, token, 'POST', '/user/repos', { name: 'web' });
-    if (made.status !== 201) throw new Error(`create: ${made.status}`);
-    await put(server.api, token, 'README.md', readme());
-    await put(server.api, token, 'src/big.ts', bigSource());
     say('making a pull request of 1,000 files ...');
     const pull = await pullWithThousandFiles(server.api, server.url, token);
     cookie = await signIn(server.url, 'alice', 'alice-password');
-    const scenarios: [string, string][] = [
-      ['repository home with a README', `${server.url}alice/web`],
-      ['file view, 5,000 lines highlighted', `${server.url}alice/web/src/branch/main/src/big.ts`],
-      ['issue list, 100,000-issue repository', `${server.url}alice/big/issues`],
-      [`issue page with ${process.env.BENCH_HOT_COMMENTS} comments`, `${server.url}alice/big/issues/${issues.HOT_INDEX}`],
-      ['pull request files page, 1,000 files', `${server.url}alice/pr/pulls/${pull}/files`],
-    ];
-    const rows: string[] = [];
-    for (const [name, url] of scenarios) {
+    const measure = async (url: string) => {
       const first = await get(url);
       for (let i = 0; i < WARMUP; i++) await get(url);
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) times.push(await get(url));
-      const p50 = median(times);
-      const p99 = percentile(times, 99);
-      rows.push(`| ${name} | ${first.toFixed(1)} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${p50 < P50_MS && p99 < P99_MS ? 'met' : 'NOT met'} |`);
-      say(`${name}: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`);
+      return { first, p50: median(times), p99: percentile(times, 99) };
+    };
+    if (pages) {
+      const made = await apiCall(server.api, token, 'POST', '/user/repos', { name: 'web' });
+      if (made.status !== 201) throw new Error(`create: ${made.status}`);
+      await put(server.api, token, 'README.md', readme());
+      await put(server.api, token, 'src/big.ts', bigSource());
+      const scenarios: [string, string][] = [
+        ['repository home with a README', `${server.url}alice/web`],
+        ['file view, 5,000 lines highlighted', `${server.url}alice/web/src/branch/main/src/big.ts`],
+        ['issue list, 100,000-issue repository', `${server.url}alice/big/issues`],
+        [`issue page with ${process.env.BENCH_HOT_COMMENTS} comments`, `${server.url}alice/big/issues/${issues.HOT_INDEX}`],
+        ['pull request files page, 1,000 files', `${server.url}alice/pr/pulls/${pull}/files`],
+      ];
+      const rows: string[] = [];
+      for (const [name, url] of scenarios) {
+        const first = await get(url);
+        for (let i = 0; i < WARMUP; i++) await get(url);
+        const times: number[] = [];
+        for (let i = 0; i < RUNS; i++) times.push(await get(url));
+        const p50 = median(times);
+        const p99 = percentile(times, 99);
+        rows.push(`| ${name} | ${first.toFixed(1)} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${p50 < P50_MS && p99 < P99_MS ? 'met' : 'NOT met'} |`);
+        say(`${name}: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`);
     }
     process.stdout.write(`\nbench web: ${RUNS} requests per page after ${WARMUP} warm-up, one worker, signed in; targets p50 < ${P50_MS} ms, p99 < ${P99_MS} ms\n\n`);
     process.stdout.write('| page | first request (ms) | p50 (ms) | p99 (ms) | target |\n|---|---:|---:|---:|---|\n');
     process.stdout.write(`${rows.join('\n')}\n`);
+    }
+    if (!reviewPart) return;
+
+    // The review pages: warm p50 < 50 ms and first < 300 ms, or within 1.2x of git where git is slower.
+    say('seeding alice/blame (2,000 commits of a 5,000-line file) and 500 line comments ...');
+    const blameDir = await blameRepo(server.api, server.url, token);
+    const prDir = path.join(server.dataDir, 'repositories', 'alice', 'pr.git');
+    const review: [string, string, string[]][] = [
+      ['compare of two branches 1,000 files apart', `${server.url}alice/pr/compare/main...topic`, ['--git-dir', prDir, 'diff', '-M', 'main...topic']],
+      ['blame of a 5,000-line file with 2,000 commits', `${server.url}alice/blame/blame/branch/main/blamed.txt`, ['--git-dir', blameDir, 'blame', '--porcelain', 'main', '--', 'blamed.txt']],
+    ];
+    const reviewRows: string[] = [];
+    const row = (name: string, m: { first: number; p50: number; p99: number }, git: number | null) => {
+      const met = m.p50 < P50_MS && (m.first < 300 || (git !== null && m.first <= git * 1.2));
+      reviewRows.push(`| ${name} | ${m.first.toFixed(1)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${git === null ? '-' : git.toFixed(1)} | ${met ? 'met' : 'NOT met'} |`);
+      say(`${name}: first ${m.first.toFixed(1)} ms, p50 ${m.p50.toFixed(1)} ms${git === null ? '' : `, git ${git.toFixed(1)} ms`}`);
+    };
+    for (const [name, url, git] of review) {
+      const gitTime = await gitMs(git);
+      row(name, await measure(url), gitTime);
+    }
+    await fiveHundredComments(server.api, token, pull);
+    row('Files changed with 500 line comments', await measure(`${server.url}alice/pr/pulls/${pull}/files`), null);
+    fs.rmSync(blameDir, { recursive: true, force: true });
+    process.stdout.write('\nreview pages: targets warm p50 < 50 ms and first request < 300 ms, or within 1.2x of the git command underneath\n\n');
+    process.stdout.write('| page | first request (ms) | p50 (ms) | p99 (ms) | git (ms) | target |\n|---|---:|---:|---:|---:|---|\n');
+    process.stdout.write(`${reviewRows.join('\n')}\n`);
   } catch (err) {
     process.stderr.write(`${server.output.slice(-3000)}\n`);
     throw err;

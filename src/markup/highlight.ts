@@ -20,8 +20,10 @@ export function languageOf(fileName: string): string | null {
   if (BY_NAME[base]) return BY_NAME[base];
   const dot = base.lastIndexOf('.');
   if (dot <= 0 && !base.startsWith('.')) return null;
-  const lang = hljs.getLanguage(base.slice(dot + 1));
-  return lang ? base.slice(dot + 1) : null;
+  const ext = base.slice(dot + 1);
+  // why: plain text gains nothing from the highlighter but its cost.
+  if (ext === 'txt' || ext === 'text') return null;
+  return hljs.getLanguage(ext) ? ext : null;
 }
 
 /** The highlighted HTML of a text file and its number of lines. */

@@ -91,8 +91,8 @@ describe('code review in a browser, by two users', () => {
     const page = pb.page;
     await page.goto(url('alice/app/pulls/1/files'));
     for (const [line, text, button] of [[4, 'Why thirty?', 'Start a review'], [10, 'And ninety?', 'Add review comment']] as const) {
-      const row = page.locator(`tr:has(button.add-line-comment[data-side="R"][data-line="${line}"])`);
-      await row.hover();
+      const row = page.locator(`tr:has(td.num.n:text-is("${line}"))`);
+      await row.locator('td.line').hover();
       await row.locator('button.add-line-comment').click();
       await page.fill('tr.comment-form-row textarea[name=content]', text);
       await Promise.all([page.waitForEvent('load'), page.click(`tr.comment-form-row button:text-is("${button}")`)]);
@@ -118,7 +118,7 @@ describe('code review in a browser, by two users', () => {
     const threads = page.locator('tr.thread-row .thread');
     expect(await threads.count()).to.equal(2);
     // the first thread sits right under the line it is about
-    expect(await page.locator('tr:has(button.add-line-comment[data-line="4"][data-side="R"]) + tr.thread-row').count()).to.equal(1);
+    expect(await page.locator('tr:has(td.num.n:text-is("4")) + tr.thread-row').count()).to.equal(1);
     await look(page, 'review-files');
     const first = threads.first();
     await first.locator('summary:has-text("Reply")').click();

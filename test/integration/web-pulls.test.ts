@@ -68,12 +68,12 @@ describe('pull request pages', () => {
 
     const files = await b.get('alice/proj/pulls/1/files');
     expect(files.text).to.include('src/feature.txt <span class="badge">Added</span>').and.include('<code>+line two</code>');
-    expect(files.text).to.include('data-side="R" data-line="2"');
+    expect(files.text).to.include('<td class="num n">2</td><td class="line"><code>+line two</code>');
     // a comment on line 2 alone; it shows under that line with its reply and resolve controls
     expect((await b.form('alice/proj/pulls/1/files/reviews/comments', { path: 'src/feature.txt', side: 'R', line: '2', content: 'Why two lines?' })).status).to.equal(303);
     const withThread = await b.get('alice/proj/pulls/1/files');
     expect(withThread.text).to.include('The comment is added.');
-    expect(withThread.text).to.match(/<code>\+line two<\/code><\/td><\/tr><tr class="thread-row"><td colspan="3"><div class="thread" id="thread-\d+"/);
+    expect(withThread.text).to.match(/<td class="num n">2<\/td><td class="line"><code>\+line two<\/code><\/td><\/tr><tr class="thread-row"><td colspan="3"><div class="thread" id="thread-\d+"/);
     expect(withThread.text).to.include('<p>Why two lines?</p>');
     // why: the review request is listed as a review too (state REQUEST_REVIEW), as in Gitea.
     const reviews = (await api('GET', '/pulls/1/reviews')).body as { id: number; state: string }[];

@@ -66,20 +66,43 @@
     });
   }
 
-  // Files changed: the "+" on a line opens the comment form under that line (one at a time per line).
+  // Files changed: a "+" shows on the line under the pointer and opens the comment form under it.
+  // The line's number is read from its number cell (class "num n" for the new side, "num o" for
+  // the old), so the table carries nothing per line for it.
   const lineForm = document.getElementById('line-comment-form');
   if (lineForm) {
+    const plus = document.createElement('button');
+    plus.type = 'button';
+    plus.className = 'add-line-comment';
+    plus.textContent = '+';
+    const lineOf = (cell) => {
+      const row = cell.parentElement;
+      let num = cell.previousElementSibling;
+      if (!num || !num.classList.contains('num')) return null;
+      if (row.closest('table.unified')) num = row.querySelector('td.num.n').textContent ? row.querySelector('td.num.n') : row.querySelector('td.num.o');
+      if (!num.textContent) return null;
+      return { side: num.classList.contains('n') ? 'R' : 'L', line: num.textContent };
+    };
+    document.addEventListener('mouseover', (ev) => {
+      const cell = ev.target.closest('.can-comment table.diff td.line');
+      if (!cell || cell.contains(plus)) return;
+      const at = lineOf(cell);
+      if (!at) return;
+      plus.dataset.side = at.side;
+      plus.dataset.line = at.line;
+      plus.setAttribute('aria-label', `Comment on line ${at.side}${at.line}`);
+      cell.prepend(plus);
+    });
     document.addEventListener('click', (ev) => {
-      const plus = ev.target.closest('.can-comment .add-line-comment');
-      if (plus) {
-        const row = plus.closest('tr');
+      const button = ev.target.closest('.add-line-comment');
+      if (button) {
+        const row = button.closest('tr');
         const next = row.nextElementSibling;
         if (next && next.classList.contains('comment-form-row')) { next.querySelector('textarea').focus(); return; }
-        const table = row.closest('table');
         const form = lineForm.content.firstElementChild.cloneNode(true);
-        form.elements.path.value = table.dataset.path;
-        form.elements.side.value = plus.dataset.side;
-        form.elements.line.value = plus.dataset.line;
+        form.elements.path.value = row.closest('table').dataset.path;
+        form.elements.side.value = button.dataset.side;
+        form.elements.line.value = button.dataset.line;
         const tr = document.createElement('tr');
         tr.className = 'comment-form-row';
         const td = document.createElement('td');

@@ -6,25 +6,21 @@
 import express, { type Router } from 'express';
 import { ctxOf } from '../../middleware/context';
 import { NotFound } from '../../errors';
-import { WeightedLru } from '../../git/lru';
 import { repoPath } from '../../git/paths';
 import { rangeDiffText } from '../../services/content/git-data.service';
 import { listCommits } from '../../services/history/commit.service';
 import { listBranches } from '../../services/refs/branch.service';
 import { compareBranches } from '../../services/pull/pull.service';
 import { repoAssignment } from '../../services/repo/context';
-import { parseDiff } from './diff';
-import { diffTable, type ShownFile } from './diff-view';
+import { diffOf, DIFF_FILES_PER_PAGE, pageTables } from './diff-view';
 import { renderPage } from './render';
 import { repoHeader } from './repo';
 import { PageSlots } from './slots';
-import { page, pageRepo, repoHome } from './route';
+import { page, pageNumber, pageRepo, repoHome } from './route';
 
-// why: as the pull request's files page: a page holds at most this much diff, and the tables of a
-// pair of commits never change, so they are kept.
+// why: as the pull request's files page, a page holds at most this much diff.
 const MAX_PAGE_DIFF_BYTES = 4 * 1024 * 1024;
 const MAX_COMMITS = 250;
-const shown = new WeightedLru<ShownFile[]>(64 * 1024 * 1024, (fs) => fs.reduce((n, f) => n + f.html.length + 200, 0));
 
 /** Compare routes. */
 export function comparePages(): Router {
@@ -53,18 +49,12 @@ export function comparePages(): Router {
       ? await listCommits(ctxOf(req), headRc, { sha: cmp.headTip, not: cmp.mergeBase, skip: 0, limit: MAX_COMMITS, stat: false, files: false, verification: false })
       : { commits: [], total: 0 };
     const split = req.query.style === 'split';
-    let files: ShownFile[] | null | undefined = null;
-    if (cmp.mergeBase && !same) {
-      const key = `${headDir}\0${cmp.mergeBase}\0${cmp.headTip}\0${split}`;
-      files = shown.get(key);
-      if (!files) {
-        const text = await rangeDiffText(headDir, cmp.mergeBase, cmp.headTip, MAX_PAGE_DIFF_BYTES);
-        files = text === null ? null : parseDiff(text).map((f) => diffTable(f, split));
-        if (files) shown.set(key, files);
-      }
-    }
+    const key = `compare\0${headDir}\0${cmp.mergeBase}\0${cmp.headTip}`;
+    const files = cmp.mergeBase && !same ? await diffOf(key, () => rangeDiffText(headDir, cmp.mergeBase!, cmp.headTip, MAX_PAGE_DIFF_BYTES)) : null;
+    const pageNo = pageNumber(req);
+    const shown = files ? pageTables(key, files, pageNo, split) : [];
     const slots = new PageSlots();
-    const tables = (files ?? []).map((f) => slots.put(Buffer.from(f.html)));
+    const tables = shown.map((f) => slots.put(Buffer.from(f.html)));
     // why: as Gitea, a single commit gives the pull request its subject and body; else the branch names it.
     const one = list.commits.length === 1 ? list.commits[0].message : null;
     const title = one ? one.split('\n')[0] : head.replace(/^.*:/, '').replace(/[-_]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
@@ -72,7 +62,8 @@ export function comparePages(): Router {
     const branches = (await listBranches(ctxOf(req), rc, req.principal.user, { limit: 100, offset: 0 })).items.map((b) => b.name);
     const headLabel = headRc === rc ? cmp.head : `${cmp.headOwner}:${cmp.head}`;
     await renderPage(req, res, 'repo/compare', `Comparing ${base}...${headLabel} - ${rc.owner.name}/${rc.repo.name}`, {
-      ...(await repoHeader(req, rc, 'code')), cmp, headLabel, commits: list.commits, total: list.total, files, tables, split, same,
+      ...(await repoHeader(req, rc, 'code')), cmp, headLabel, commits: list.commits, total: list.total, all: files, files: files ? shown : null, tables, split, same,
+      pageNo, pages: Math.max(1, Math.ceil((files?.length ?? 0) / DIFF_FILES_PER_PAGE)), perPage: DIFF_FILES_PER_PAGE,
       title, body, branches, spec: `${base}...${headLabel}`,
     }, 200, slots);
   }));

@@ -29,8 +29,7 @@ import type { RepoContext } from '../../services/repo/context';
 import type { UserModel } from '../../models/user.model';
 import { csrfToken } from '../../services/auth/session.service';
 import { parseDiff } from './diff';
-import { diffTable, tableWith, type ShownFile } from './diff-view';
-import { WeightedLru } from '../../git/lru';
+import { diffOf, diffTable, DIFF_FILES_PER_PAGE, pageTables, tableWith } from './diff-view';
 import { flashOutcome, requireCsrf, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
 import { renderFragment, renderPage } from './render';
@@ -38,13 +37,8 @@ import { PageSlots } from './slots';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
 
 const PAGE_SIZE = 20;
-// why: as Gitea's [git] MAX_GIT_DIFF_FILES, a page shows the diffs of this many files; the list names them all.
-const DIFF_FILES_PER_PAGE = 100;
 // why: a page holds at most this much diff; past it the files are listed without their lines.
 const MAX_PAGE_DIFF_BYTES = 4 * 1024 * 1024;
-// why: the diff of two commits never changes; its tables (tens of thousands of rows for a large
-// pull request) are made once per pair of commits and kept, weighed by their size.
-const shownDiffs = new WeightedLru<ShownFile[]>(64 * 1024 * 1024, (fs) => fs.reduce((n, f) => n + f.html.length + 200, 0));
 
 /** Human names of the merge styles, as Gitea's merge box words them. */
 const STYLE_NAMES: Record<string, string> = {
@@ -196,17 +190,12 @@ export function pullPages(): Router {
     const index = pageIndex(req);
     const head = await pullHead(req, rc, index, 'files');
     const split = req.query.style === 'split';
-    const key = `${rc.repo.id}\0${head.pull.merge_base}\0${head.pull.head.sha}\0${split}`;
-    let files: ShownFile[] | null | undefined = shownDiffs.get(key);
-    if (!files) {
-      const text = (await readCapped(await pullDiff(ctxOf(req), rc, index, 'diff', false), MAX_PAGE_DIFF_BYTES))?.toString('utf8') ?? null;
-      files = text === null ? null : parseDiff(text).map((f) => diffTable(f, split));
-      if (files) shownDiffs.set(key, files);
-    }
+    const key = `${rc.repo.id}\0${head.pull.merge_base}\0${head.pull.head.sha}`;
+    const files = await diffOf(key, async () => (await readCapped(await pullDiff(ctxOf(req), rc, index, 'diff', false), MAX_PAGE_DIFF_BYTES))?.toString('utf8') ?? null);
     const listed = files ? null : (await pullFiles(ctxOf(req), rc, index, {})).files;
     const pageNo = pageNumber(req);
     const pages = Math.max(1, Math.ceil((files?.length ?? 0) / DIFF_FILES_PER_PAGE));
-    const shown = files?.slice((pageNo - 1) * DIFF_FILES_PER_PAGE, pageNo * DIFF_FILES_PER_PAGE) ?? null;
+    const shown = files ? pageTables(key, files, pageNo, split) : null;
     // the live threads of the shown files, each after its line
     const conv = await codeConversations(ctxOf(req), req.principal.user, rc, index);
     const paths = new Set(shown?.map((f) => f.newPath) ?? []);

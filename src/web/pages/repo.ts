@@ -25,8 +25,7 @@ import { viewOf } from '../../services/repo/repo.service';
 import { repoTopicNames } from '../../services/repo/topic.service';
 import { renderPage } from './render';
 import { page, pageNumber, repoHome } from './route';
-import { parseDiff } from './diff';
-import { diffTable } from './diff-view';
+import { diffOf, DIFF_FILES_PER_PAGE, pageTables } from './diff-view';
 
 const PAGE_SIZE = 30;
 // why: a page holds at most this much diff; the whole one is a click away as .diff.
@@ -132,11 +131,14 @@ export function repoPages(): Router {
     if (!/^[0-9a-f]{4,64}$/i.test(sha)) throw new NotFound();
     const header = await repoHeader(req, c, 'commits');
     const { commits } = await getCommit(ctxOf(req), c, sha, { stat: false, files: false, verification: false });
-    const diff = await commitDiffText(c, commits[0].id, MAX_PAGE_DIFF_BYTES);
+    const key = `commit\0${c.gitDir}\0${commits[0].id}`;
+    const all = await diffOf(key, () => commitDiffText(c, commits[0].id, MAX_PAGE_DIFF_BYTES));
     const message = await renderCommitMessage(ctxOf(req), req.principal, c, commits[0].message);
+    const split = req.query.style === 'split';
+    const pageNo = pageNumber(req);
     await renderPage(req, res, 'repo/commit', `${commits[0].message.split('\n')[0]} - ${c.owner.name}/${c.repo.name}`, {
-      ...header, commit: commits[0], message, split: req.query.style === 'split',
-      files: diff === null ? null : parseDiff(diff).map((f) => diffTable(f, req.query.style === 'split')),
+      ...header, commit: commits[0], message, split, all, files: all ? pageTables(key, all, pageNo, split) : null,
+      pageNo, pages: Math.max(1, Math.ceil((all?.length ?? 0) / DIFF_FILES_PER_PAGE)), perPage: DIFF_FILES_PER_PAGE,
     });
   }));
   return r;
