@@ -8,6 +8,7 @@ import { keepingStatus } from './errors';
 import { checkSignature as checkSignatureTask } from './tasks/signatures';
 import { lastCommits as lastCommitsTask, treePage as treePageTask } from './tasks/contents';
 import { languageStats as languageStatsTask } from './tasks/languages';
+import { aheadBehind as aheadBehindTask } from './tasks/graph';
 import { matchRegexes as matchRegexesTask } from './tasks/patterns';
 import { highlightFile as highlightFileTask, renderMarkup as renderMarkupTask, renderMarkupBatch as renderMarkupBatchTask } from './tasks/markup';
 
@@ -27,6 +28,7 @@ export const checkSignature = keepingStatus(checkSignatureTask);
 export const lastCommits = keepingStatus(lastCommitsTask);
 export const treePage = keepingStatus(treePageTask);
 export const languageStats = keepingStatus(languageStatsTask);
+export const aheadBehind = keepingStatus(aheadBehindTask);
 export const matchRegexes = keepingStatus(matchRegexesTask);
 export const renderMarkup = keepingStatus(renderMarkupTask);
 export const renderMarkupBatch = keepingStatus(renderMarkupBatchTask);

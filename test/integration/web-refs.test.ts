@@ -39,6 +39,11 @@ describe('branch, tag and release pages', () => {
     }
     await a.form('alice/proj/branches/delete', { name: 'main' });
     expect((await a.get('alice/proj/branches')).text).to.match(/class="flash error"/);
+    // a branch one commit ahead says so and offers a pull request; a branch level with main offers none
+    expect((await w.raw('POST', '/repos/alice/proj/contents/ahead.txt', { content: Buffer.from('ahead\n').toString('base64'), branch: 'feature/x', message: 'Go ahead' }, { token: alice.token })).status).to.equal(201);
+    const counted = await a.get('alice/proj/branches');
+    expect(counted.text).to.match(/<span class="behind">0 behind<\/span><span class="ahead">1 ahead<\/span>/);
+    expect(counted.text).to.include('href="/alice/proj/compare/main...feature/x"');
     const seen = await b.get('alice/proj/branches');
     expect(seen.text).to.include('feature/x').and.not.include('action="/alice/proj/branches/delete"');
     await b.form('alice/proj/branches/delete', { name: 'feature/x' });

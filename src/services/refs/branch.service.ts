@@ -12,6 +12,7 @@ import { refId, refsUnder } from '../../git/ref-info';
 import { storedRef } from '../../git/ref-files';
 import { setHeadBranch } from '../../git/init';
 import { withRepoLock } from '../../lock';
+import { runTask } from '../../pool';
 import { listLiveBranches, pushedBranchesSince } from '../../models/branch.model';
 import { findOpenPullFor } from '../../models/pull-request.model';
 import { TableCache } from '../../models/table-cache';
@@ -225,4 +226,16 @@ export async function recentlyPushedBranches(ctx: DbContext, rc: RepoContext, do
     if (!(await findOpenPullFor(ctx, { repoId: rc.repo.id, branch: b.name }, { repoId: rc.repo.id, branch: rc.repo.defaultBranch }))) out.push({ name: b.name, at: b.updatedAt });
   }
   return out;
+}
+
+/**
+ * How far each branch is ahead of and behind the default branch (the branches page's counts), by
+ * name; one walk in the worker pool for the whole list. The default branch itself is left out.
+ */
+export async function divergence(rc: RepoContext, branches: BranchView[]): Promise<Map<string, { ahead: number; behind: number }>> {
+  const base = await refId(gitDirOf(rc), `refs/heads/${rc.repo.defaultBranch}`);
+  const others = branches.filter((b) => b.name !== rc.repo.defaultBranch);
+  if (!base || others.length === 0) return new Map();
+  const counts = await runTask('aheadBehind', { gitDir: gitDirOf(rc), base, heads: others.map((b) => b.commit.id) });
+  return new Map(others.flatMap((b, k) => (counts[k] ? [[b.name, { ahead: counts[k]![0], behind: counts[k]![1] }] as const] : [])));
 }

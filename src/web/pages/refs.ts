@@ -12,7 +12,7 @@ import { ctxOf, doerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
 import { repoUrls } from '../../services/content/view';
 import { canWrite, UnitType } from '../../services/refs/access';
-import { createBranch, deleteBranch, listBranches } from '../../services/refs/branch.service';
+import { createBranch, deleteBranch, divergence, listBranches } from '../../services/refs/branch.service';
 import { createTag, deleteTag, listTags } from '../../services/refs/tag.service';
 import { assertCanUpload, createAsset, deleteAsset } from '../../services/release/attachment.service';
 import { createRelease, deleteRelease, editRelease, getRelease, getReleaseByTag, listReleases, type ReleaseView } from '../../services/release/release.service';
@@ -60,6 +60,7 @@ export function refPages(): Router {
     const { items, total } = await listBranches(ctxOf(req), rc, req.principal.user, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
     await renderPage(req, res, 'repo/branches', `Branches - ${rc.owner.name}/${rc.repo.name}`, {
       ...(await repoHeader(req, rc, 'branches')), branches: items, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+      counts: await divergence(rc, items), canPropose: !!req.principal.user && !rc.repo.isArchived,
       canWrite: canWrite(rc, UnitType.Code) && !rc.repo.isArchived && !!req.principal.user,
     });
   }));
