@@ -54,6 +54,13 @@ describe('pull request pages', () => {
     expect(page.status).to.equal(200);
     expect(page.text).to.include('<strong>review</strong>');
     expect(page.text).to.match(/class="merge-blocked">.*Does not have enough approvals/);
+    // the head's commit statuses show with their state; a target that is not http(s) is not linked
+    const sha = (await api('GET', '/pulls/1')).body.head.sha;
+    expect((await api('POST', `/statuses/${sha}`, { state: 'pending', context: 'ci/build', description: 'Building', target_url: 'javascript:alert(1)' })).status).to.equal(201);
+    const pending = await a.get('alice/proj/pulls/1');
+    expect(pending.text).to.include('Some checks have not finished yet').and.include('<strong>ci/build</strong>').and.not.include('javascript:alert');
+    expect((await api('POST', `/statuses/${sha}`, { state: 'success', context: 'ci/build', description: 'Built', target_url: 'https://ci.example.com/1' })).status).to.equal(201);
+    expect((await a.get('alice/proj/pulls/1')).text).to.include('All checks have passed').and.include('href="https://ci.example.com/1"');
     const forced = await a.form('alice/proj/pulls/1/merge', { style: 'merge' });
     expect(forced.status).to.equal(303);
     expect((await a.get('alice/proj/pulls/1')).text).to.include('Does not have enough approvals');

@@ -17,6 +17,7 @@ import { timeline } from '../../services/issue/timeline.service';
 import { renderComments } from '../../services/markup/markup.service';
 import { pullCommits, pullDiff, pullFiles } from '../../services/pull/diff.service';
 import { mergeBox, mergePull } from '../../services/pull/merge.service';
+import { combinedStatus } from '../../services/history/status.service';
 import { createPull, getPull, listPulls, newPullTarget } from '../../services/pull/pull.service';
 import { changeReviewRequests } from '../../services/pull/review-request.service';
 import { addPendingLineComment, createPullReview, dismissPullReview, listPullReviews, submitPullReview } from '../../services/pull/review.service';
@@ -168,8 +169,10 @@ export function pullPages(): Router {
     }
     const reviewOf = new Map(conv.reviews.map((r) => [r.id, r]));
     const box = req.principal.user ? await mergeBox(ctxOf(req), req.principal.user, rc, index) : null;
+    const checks = await combinedStatus(ctxOf(req), rc, head.pull.head.sha);
     await renderPage(req, res, 'pulls/view', `${head.pull.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
       ...head, events, html, bodyHtml: head.pull.body ? slots.put(rendered[0]) : '', box, styleNames: STYLE_NAMES,
+      checks: checks.latest.length ? { state: checks.state, list: checks.latest.map((c) => ({ state: c.state, context: c.context, description: c.description, url: /^https?:\/\//i.test(c.targetUrl) ? c.targetUrl : '' })) } : null,
       reviewState: (id: number) => REVIEW_STATES[reviewOf.get(id)?.type ?? ReviewType.Comment], reviewRow: (id: number) => reviewOf.get(id) ?? null,
       reviewThreads: (id: number) => byReview.get(id) ?? [],
       reviewers: reviewerStates(req, conv.reviews, conv.user), canDismiss: isRepoAdmin(rc) && !head.pull.merged && head.pull.state === 'open',
