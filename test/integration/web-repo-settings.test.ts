@@ -150,6 +150,73 @@ describe('repository settings pages', () => {
     expect((await api('GET', '/branch_protections')).body).to.have.length(0);
   });
 
+  it('names every option in words and changes the default branch', async () => {
+    expect((await api('POST', '/branches', { new_branch_name: 'develop', old_branch_name: 'main' })).status).to.equal(201);
+    const page = await a.get('alice/proj/settings');
+    expect(page.text).to.include('> Pull requests</label>').and.include('Rebase then create merge commit').and.not.include('>rebase-merge<').and.not.include('has_pull_requests</label>');
+    await a.form('alice/proj/settings', { description: 'x', default_branch: 'develop', has_issues: 'on', has_pull_requests: 'on', 'merge-merge': 'on', default_merge_style: 'merge' });
+    expect((await api('GET', '')).body.default_branch).to.equal('develop');
+    await a.form('alice/proj/settings', { description: 'x', default_branch: 'main', has_issues: 'on', has_pull_requests: 'on', 'merge-merge': 'on', default_merge_style: 'merge' });
+    expect((await api('GET', '')).body.default_branch).to.equal('main');
+  });
+
+  it('archives, makes private, renames and transfers from the danger zone, each only with the name typed', async () => {
+    await a.get('alice/proj/settings');
+    await a.form('alice/proj/settings/archive', { confirm: 'nope' });
+    expect((await api('GET', '')).body.archived).to.equal(false);
+    await a.form('alice/proj/settings/archive', { confirm: 'proj' });
+    expect((await api('GET', '')).body.archived).to.equal(true);
+    expect((await a.get('alice/proj/settings')).text).to.include('Unarchive repository');
+    await a.form('alice/proj/settings/archive', { confirm: 'proj' });
+    expect((await api('GET', '')).body.archived).to.equal(false);
+    await a.form('alice/proj/settings/visibility', { confirm: 'proj' });
+    expect((await api('GET', '')).body.private).to.equal(true);
+    expect((await b.get('alice/proj')).status).to.equal(404);
+    await a.form('alice/proj/settings/visibility', { confirm: 'proj' });
+    expect((await api('GET', '')).body.private).to.equal(false);
+    // a writer is refused and nothing changes
+    expect((await b.form('alice/proj/settings/archive', { confirm: 'proj' })).status).to.equal(404);
+    expect((await api('GET', '')).body.archived).to.equal(false);
+    // rename, and back
+    const renamed = await a.form('alice/proj/settings/rename', { confirm: 'proj', name: 'proj2' });
+    expect(renamed.location).to.equal('/alice/proj2/settings');
+    expect((await w.raw('GET', '/repos/alice/proj2', undefined, { token: alice.token })).status).to.equal(200);
+    await a.get('alice/proj2/settings');
+    await a.form('alice/proj2/settings/rename', { confirm: 'proj2', name: 'proj' });
+    expect((await api('GET', '')).status).to.equal(200);
+    // a transfer to bob waits for him; cancelling it leaves the repository with alice
+    await a.get('alice/proj/settings');
+    await a.form('alice/proj/settings/transfer', { confirm: 'proj', new_owner: 'bob' });
+    expect((await a.get('alice/proj/settings')).text).to.include('Transfer pending').and.include('to bob');
+    await a.form('alice/proj/settings/transfer/cancel', {});
+    expect((await a.get('alice/proj/settings')).text).to.not.include('Transfer pending');
+    expect((await api('GET', '')).body.owner.login).to.equal('alice');
+  });
+
+  it('adds and removes deploy keys; a bad key is refused and adds nothing', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-'));
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, 'k')]);
+    const pub = fs.readFileSync(path.join(dir, 'k.pub'), 'utf8');
+    await a.get('alice/proj/settings/keys');
+    await a.form('alice/proj/settings/keys', { title: 'ci', content: 'not a key', read_only: 'on' });
+    expect((await a.get('alice/proj/settings/keys')).text).to.include('class="flash error"');
+    expect((await api('GET', '/keys')).body).to.have.length(0);
+    await a.form('alice/proj/settings/keys', { title: 'ci', content: pub, read_only: 'on' });
+    const keys = (await api('GET', '/keys')).body as { id: number; title: string; read_only: boolean }[];
+    expect(keys.map((k) => [k.title, k.read_only])).to.deep.equal([['ci', true]]);
+    const page = await a.get('alice/proj/settings/keys');
+    expect(page.text).to.include('<strong>ci</strong>').and.include('Read-only');
+    expect((await b.get('alice/proj/settings/keys')).status).to.equal(404);
+    expect((await b.form('alice/proj/settings/keys/delete', { id: String(keys[0].id) })).status).to.equal(404);
+    expect((await api('GET', '/keys')).body).to.have.length(1);
+    await a.form('alice/proj/settings/keys/delete', { id: String(keys[0].id) });
+    expect((await api('GET', '/keys')).body).to.have.length(0);
+  });
+
   it('deletes the repository only with its name typed, and never from a forged form', async () => {
     await a.get('alice/proj/settings');
     await a.form('alice/proj/settings/delete', { confirm: 'wrong' });

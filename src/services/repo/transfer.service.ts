@@ -13,6 +13,7 @@ import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { dirExists, moveRepoDir } from '../../git/init';
 import { withRepoLock } from '../../lock';
+import { isRepoAdmin } from '../refs/access';
 import { findUserById, findUserByName, pseudoUser, UserType, type UserModel } from '../../models/user.model';
 import { findRepoById, findRepoByOwnerAndName, changeRepoOwner, adjustNumRepos, type RepositoryModel } from '../../models/repository.model';
 import { findTransferOfRepo, hasTransfer, insertTransfer, deleteTransferOfRepo, transferTeamIds } from '../../models/repo-transfer.model';
@@ -198,6 +199,15 @@ export async function rejectTransfer(ctx: DbContext, doer: UserModel, rc: RepoCo
   await withRepoLock(rc.repo.id, async () => {
     const { recipient } = await pendingTransfer(ctx, rc.repo.id);
     if (!(await canDecide(ctx, doer, recipient))) throw new Forbidden('permission denied');
+    await withTx(ctx, (tx) => deleteTransferOfRepo(tx, rc.repo.id));
+  });
+}
+
+/** Cancel the pending transfer (an administrator of the repository, as Gitea's settings page offers); it stays where it is. */
+export async function cancelTransfer(ctx: DbContext, rc: RepoContext): Promise<void> {
+  if (!isRepoAdmin(rc)) throw new Forbidden('permission denied');
+  await withRepoLock(rc.repo.id, async () => {
+    await pendingTransfer(ctx, rc.repo.id);
     await withTx(ctx, (tx) => deleteTransferOfRepo(tx, rc.repo.id));
   });
 }

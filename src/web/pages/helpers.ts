@@ -74,6 +74,7 @@ export class ViewHelpers {
   readonly entryIcon = entryIcon;
   readonly time = time;
   readonly avatar = avatar;
+  readonly escape = esc;
   private readonly colours = new Set<string>();
   private readonly rules: string[] = [];
 

@@ -30,6 +30,7 @@ import type { RepoContext } from '../../services/repo/context';
 import type { UserModel } from '../../models/user.model';
 import { csrfToken } from '../../services/auth/session.service';
 import { parseDiff } from './diff';
+import { MERGE_STYLE_NAMES } from './names';
 import { diffOf, diffTable, DIFF_FILES_PER_PAGE, pageTables, tableWith } from './diff-view';
 import { flashOutcome, requireCsrf, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
@@ -40,12 +41,6 @@ import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } 
 const PAGE_SIZE = 20;
 // why: a page holds at most this much diff; past it the files are listed without their lines.
 const MAX_PAGE_DIFF_BYTES = 4 * 1024 * 1024;
-
-/** Human names of the merge styles, as Gitea's merge box words them. */
-const STYLE_NAMES: Record<string, string> = {
-  merge: 'Create merge commit', rebase: 'Rebase then fast-forward', 'rebase-merge': 'Rebase then create merge commit',
-  squash: 'Create squash commit', 'fast-forward-only': 'Fast-forward only', 'manually-merged': 'Mark as manually merged',
-};
 
 /** What a review's state reads as, in the timeline and the sidebar. */
 const REVIEW_STATES: Record<number, { key: string; text: string; icon: string }> = {
@@ -171,7 +166,7 @@ export function pullPages(): Router {
     const box = req.principal.user ? await mergeBox(ctxOf(req), req.principal.user, rc, index) : null;
     const checks = await combinedStatus(ctxOf(req), rc, head.pull.head.sha);
     await renderPage(req, res, 'pulls/view', `${head.pull.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-      ...head, events, html, bodyHtml: head.pull.body ? slots.put(rendered[0]) : '', box, styleNames: STYLE_NAMES,
+      ...head, events, html, bodyHtml: head.pull.body ? slots.put(rendered[0]) : '', box, styleNames: MERGE_STYLE_NAMES,
       checks: checks.latest.length ? { state: checks.state, list: checks.latest.map((c) => ({ state: c.state, context: c.context, description: c.description, url: /^https?:\/\//i.test(c.targetUrl) ? c.targetUrl : '' })) } : null,
       reviewState: (id: number) => REVIEW_STATES[reviewOf.get(id)?.type ?? ReviewType.Comment], reviewRow: (id: number) => reviewOf.get(id) ?? null,
       reviewThreads: (id: number) => byReview.get(id) ?? [],

@@ -18,6 +18,10 @@ import { createBranchProtection, editBranchProtection, getBranchProtection, list
 import { addOrUpdateCollaborator, collaboratorUser, listCollaborators, removeCollaborator } from '../../services/repo/collaborator.service';
 import type { RepoContext } from '../../services/repo/context';
 import { deleteRepo, editRepo, MERGE_STYLES } from '../../services/repo/repo.service';
+import { cancelTransfer, startTransfer, transferViewOf } from '../../services/repo/transfer.service';
+import { addDeployKey, deleteRepoDeployKey, listRepoDeployKeys } from '../../services/keys/deploy-key.service';
+import { listBranches } from '../../services/refs/branch.service';
+import { MERGE_STYLE_NAMES, UNIT_NAMES } from './names';
 import { repoHookPlace } from '../../services/webhook/hook.service';
 import { testRepoHook } from '../../services/webhook/push-events';
 import { flash, flashOutcome, requireCsrf, saveIfDirty, unlessRefused } from './context';
@@ -52,7 +56,8 @@ async function settingsRepo(req: Request, res: Response): Promise<RepoContext | 
 
 /** The options form's fields as `PATCH /repos/{owner}/{repo}` takes them. */
 function repoOption(b: Record<string, string>): EditRepoOption {
-  const o: EditRepoOption = { description: b.description ?? '', website: b.website ?? '', private: b.private === 'on', template: b.template === 'on' };
+  const o: EditRepoOption = { description: b.description ?? '', website: b.website ?? '', template: b.template === 'on' };
+  if (b.default_branch) o.default_branch = b.default_branch;
   for (const u of UNITS) o[u] = b[u] === 'on';
   // why: the merge styles live in the pull request unit's settings; without that unit they are not sent.
   if (o.has_pull_requests) for (const [style, flag] of Object.entries(MERGE_FLAGS)) (o as Record<string, unknown>)[flag] = b[`merge-${style}`] === 'on';
@@ -92,9 +97,62 @@ export function repoSettingsPages(): Router {
   // Options, units, merge styles, deletion.
   r.get(`${repo}/settings`, page(async (req, res) => {
     const rc = await settingsRepo(req, res);
-    if (rc) await show(req, res, rc, 'options', 'Settings', { section: 'options', units: UNITS, mergeStyles: MERGE_STYLES, mergeFlags: MERGE_FLAGS });
+    if (!rc) return;
+    const branches = (await listBranches(ctxOf(req), rc, req.principal.user, { limit: 100, offset: 0 })).items.map((b) => b.name);
+    const transfer = await transferViewOf(ctxOf(req), rc.repo.id);
+    await show(req, res, rc, 'options', 'Settings', {
+      section: 'options', units: UNITS, unitNames: UNIT_NAMES, mergeStyles: MERGE_STYLES, mergeFlags: MERGE_FLAGS, styleNames: MERGE_STYLE_NAMES, branches,
+      pendingTransfer: transfer ? transfer.recipient.name : null,
+    });
   }));
   action('', (req, rc, b) => editRepo(ctxOf(req), rc, doerOf(req), repoOption(b)), 'The repository settings are saved.', base);
+
+  // The danger zone: each change typed out and confirmed with the repository's name.
+  const confirmed = (rc: RepoContext, b: Record<string, string>) => {
+    if ((b.confirm ?? '') !== rc.repo.name) throw new Validation('type the repository name to confirm');
+  };
+  r.post(`${repo}/settings/rename`, ...formBody(), csrf, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    const b = req.body as Record<string, string>;
+    const name = (b.name ?? '').trim();
+    const done = await unlessRefused(req, async () => {
+      confirmed(rc, b);
+      return editRepo(ctxOf(req), rc, doerOf(req), { name });
+    }, async () => { await saveIfDirty(req); res.redirect(303, base(rc)); });
+    if (done) {
+      flash(req, 'success', `The repository is renamed to ${done.name}.`);
+      await saveIfDirty(req);
+      res.redirect(303, `${repoHome({ owner: rc.owner, repo: done })}/settings`);
+    }
+  }));
+  action('/archive', (req, rc, b) => { confirmed(rc, b); return editRepo(ctxOf(req), rc, doerOf(req), { archived: !rc.repo.isArchived }); },
+    'The repository\'s archive state is changed.', base);
+  action('/visibility', (req, rc, b) => { confirmed(rc, b); return editRepo(ctxOf(req), rc, doerOf(req), { private: !rc.repo.isPrivate }); },
+    'The repository\'s visibility is changed.', base);
+  action('/transfer', async (req, rc, b) => {
+    confirmed(rc, b);
+    await startTransfer(ctxOf(req), req.principal, doerOf(req), rc, { new_owner: (b.new_owner ?? '').trim() });
+  }, 'The transfer is started: it completes when the new owner accepts it, or at once when you own both.', base);
+  r.post(`${repo}/settings/transfer/cancel`, ...formBody(), csrf, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    await flashOutcome(req, () => cancelTransfer(ctxOf(req), rc), () => 'The transfer is cancelled.');
+    res.redirect(303, base(rc));
+  }));
+
+  // Deploy keys.
+  r.get(`${repo}/settings/keys`, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    const { rows } = await listRepoDeployKeys(ctxOf(req), rc, {}, 100, 0);
+    await show(req, res, rc, 'keys', 'Deploy keys', {
+      section: 'keys', keys: rows.map((k) => ({ id: k.dk.id, name: k.dk.name, fingerprint: k.dk.fingerprint, readOnly: k.dk.mode < AccessMode.Write, created: k.dk.createdAt })),
+    });
+  }));
+  const keys = (rc: RepoContext) => `${base(rc)}/keys`;
+  action('/keys', (req, rc, b) => addDeployKey(ctxOf(req), rc, b.title ?? '', b.content ?? '', b.read_only === 'on'), 'The deploy key is added.', keys);
+  action('/keys/delete', (req, rc, b) => deleteRepoDeployKey(ctxOf(req), rc, Number(b.id)), 'The deploy key is removed.', keys);
   r.post(`${repo}/settings/delete`, ...formBody(), csrf, page(async (req, res) => {
     const rc = await settingsRepo(req, res);
     if (!rc) return;
