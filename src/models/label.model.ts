@@ -147,6 +147,19 @@ export async function unlinkAllLabels(ctx: DbContext, by: { labelId?: number; is
   }
 }
 
+/** How many open issues and pull requests of one repository carry each of `labelIds` (an organization's labels seen from a repository). */
+export async function openIssueCountsInRepo(ctx: DbContext, repoId: number, labelIds: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>(labelIds.map((id) => [id, 0]));
+  if (labelIds.length === 0) return out;
+  const rows = await db().query<{ label_id: number; n: number | string }>(
+    `SELECT il.label_id, COUNT(*) AS n FROM issue_label il JOIN issue i ON i.id = il.issue_id
+      WHERE i.repo_id = :repoId AND i.is_closed = :no AND il.label_id IN (:ids) GROUP BY il.label_id`,
+    { replacements: { repoId, no: false, ids: labelIds }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  for (const r of rows) out.set(Number(r.label_id), Number(r.n));
+  return out;
+}
+
 /** Labels of any repository or organization by exact names (issue search across repositories). */
 export function findLabelsByNamesAnywhere(ctx: DbContext, names: string[]): Promise<LabelModel[]> {
   if (names.length === 0) return Promise.resolve([]);
