@@ -50,7 +50,8 @@ export async function listLabels(
   ctx: DbContext, owner: LabelOwner, sort: string | undefined, limit?: number, offset?: number,
 ): Promise<{ rows: LabelModel[]; count: number }> {
   const where = owner.orgId ? { orgId: owner.orgId, repoId: 0 } : { repoId: owner.repoId ?? -1 };
-  const order = LABEL_SORTS[sort ?? ''] ?? LABEL_SORTS.alphabetically;
+  // why: a sort named like a prototype member (`constructor`) is unknown, not a function handed to the query.
+  const order = sort && Object.hasOwn(LABEL_SORTS, sort) ? LABEL_SORTS[sort] : LABEL_SORTS.alphabetically;
   const rows = await LabelModel.findAll({ where, order, limit, offset, transaction: ctx.tx });
   return { rows, count: limit === undefined ? rows.length : await LabelModel.count({ where, transaction: ctx.tx }) };
 }

@@ -232,6 +232,10 @@ describe('labels and milestones pages in the browser', () => {
     const p = await a.get('acme/tools/labels');
     expect(p.status).to.equal(200);
     expect(p.text).to.include('Labels of the organization acme').and.include('<span class="scope">team</span><span class="item">web</span>');
+    // an unknown sort (even one an object's prototype knows) lists by name, on the page and in the API
+    expect((await a.get('acme/tools/labels?sort=constructor')).status).to.equal(200);
+    expect((await api('GET', '/repos/acme/tools/labels?sort=constructor')).status).to.equal(200);
+    expect((await api('GET', '/repos/acme/tools/milestones?sort=constructor')).status).to.equal(200);
     expect(p.text).to.include(`id="org-label-${org.id}"`).and.include(`action="/acme/tools/labels/${own.id}/edit"`).and.not.include(`/labels/${org.id}/edit`);
     expect(p.text.slice(p.text.indexOf(`id="org-label-${org.id}"`))).to.include('1 open issue<');
     // the organization's label cannot be changed through the repository
