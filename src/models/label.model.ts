@@ -50,7 +50,8 @@ export async function listLabels(
   ctx: DbContext, owner: LabelOwner, sort: string | undefined, limit?: number, offset?: number,
 ): Promise<{ rows: LabelModel[]; count: number }> {
   const where = owner.orgId ? { orgId: owner.orgId, repoId: 0 } : { repoId: owner.repoId ?? -1 };
-  const order = LABEL_SORTS[sort ?? ''] ?? LABEL_SORTS.alphabetically;
+  // why: a sort named like a prototype member (`constructor`) is unknown, not a function handed to the query.
+  const order = sort && Object.hasOwn(LABEL_SORTS, sort) ? LABEL_SORTS[sort] : LABEL_SORTS.alphabetically;
   const rows = await LabelModel.findAll({ where, order, limit, offset, transaction: ctx.tx });
   return { rows, count: limit === undefined ? rows.length : await LabelModel.count({ where, transaction: ctx.tx }) };
 }
@@ -145,6 +146,19 @@ export async function unlinkAllLabels(ctx: DbContext, by: { labelId?: number; is
   } else if (by.issueIds && by.issueIds.length > 0) {
     await db().query('DELETE FROM issue_label WHERE issue_id IN (:ids)', { replacements: { ids: by.issueIds }, transaction: ctx.tx });
   }
+}
+
+/** How many open issues and pull requests of one repository carry each of `labelIds` (an organization's labels seen from a repository). */
+export async function openIssueCountsInRepo(ctx: DbContext, repoId: number, labelIds: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>(labelIds.map((id) => [id, 0]));
+  if (labelIds.length === 0) return out;
+  const rows = await db().query<{ label_id: number; n: number | string }>(
+    `SELECT il.label_id, COUNT(*) AS n FROM issue_label il JOIN issue i ON i.id = il.issue_id
+      WHERE i.repo_id = :repoId AND i.is_closed = :no AND il.label_id IN (:ids) GROUP BY il.label_id`,
+    { replacements: { repoId, no: false, ids: labelIds }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  for (const r of rows) out.set(Number(r.label_id), Number(r.n));
+  return out;
 }
 
 /** Labels of any repository or organization by exact names (issue search across repositories). */

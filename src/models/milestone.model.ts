@@ -1,6 +1,6 @@
 /** Gitea's milestone table, with its issue counters (pull requests included, as Gitea counts). */
 import type { DbContext } from '../db';
-import { Op, fn, col, where as sqlWhere } from 'sequelize';
+import { Op, fn, col, literal, where as sqlWhere, type Order } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db } from '../db';
 import { nowUnix } from './issue.model';
@@ -42,15 +42,30 @@ export function findMilestoneByName(ctx: DbContext, repoId: number, name: string
   return MilestoneModel.findOne({ where: { repoId, name }, order: [['id', 'ASC']], transaction: ctx.tx });
 }
 
-/** Milestones of a repository (open, closed or all; name containing `name`), deadline then name. */
+// why: a milestone without a due date stores 0, where Gitea stores the year 9999; these orders
+// put it where Gitea's does (last when the closest date comes first, first for the furthest).
+const NO_DEADLINE_LAST = literal('CASE WHEN deadline_unix = 0 THEN 1 ELSE 0 END');
+
+/** Sort orders of the milestones page (Gitea's `sort`); the API's listing keeps deadline then name. */
+export const MILESTONE_SORTS: Record<string, Order> = {
+  closestduedate: [[NO_DEADLINE_LAST, 'ASC'], ['deadlineUnix', 'ASC'], ['name', 'ASC'], ['id', 'ASC']],
+  furthestduedate: [[NO_DEADLINE_LAST, 'DESC'], ['deadlineUnix', 'DESC'], ['name', 'ASC'], ['id', 'ASC']],
+  leastcomplete: [['completeness', 'ASC'], ['id', 'ASC']],
+  mostcomplete: [['completeness', 'DESC'], ['id', 'ASC']],
+  leastissues: [['numIssues', 'ASC'], ['id', 'ASC']],
+  mostissues: [['numIssues', 'DESC'], ['id', 'ASC']],
+};
+
+/** Milestones of a repository (open, closed or all; name containing `name`), by `sort` or else deadline then name. */
 export async function listMilestones(
-  ctx: DbContext, repoId: number, f: { closed?: boolean; name?: string }, limit?: number, offset?: number,
+  ctx: DbContext, repoId: number, f: { closed?: boolean; name?: string; sort?: string }, limit?: number, offset?: number,
 ): Promise<{ rows: MilestoneModel[]; count: number }> {
   const and: object[] = [{ repoId }];
   if (f.closed !== undefined) and.push({ isClosed: f.closed });
   if (f.name) and.push(sqlWhere(fn('lower', col('name')), { [Op.like]: `%${f.name.toLowerCase().replace(/[\\%_]/g, '\\$&')}%` }));
   const where = { [Op.and]: and };
-  const rows = await MilestoneModel.findAll({ where, order: [['deadlineUnix', 'ASC'], ['name', 'ASC'], ['id', 'ASC']], limit, offset, transaction: ctx.tx });
+  const order = (f.sort && Object.hasOwn(MILESTONE_SORTS, f.sort) ? MILESTONE_SORTS[f.sort] : undefined) ?? [['deadlineUnix', 'ASC'], ['name', 'ASC'], ['id', 'ASC']];
+  const rows = await MilestoneModel.findAll({ where, order, limit, offset, transaction: ctx.tx });
   return { rows, count: limit === undefined ? rows.length : await MilestoneModel.count({ where, transaction: ctx.tx }) };
 }
 

@@ -10,13 +10,13 @@ import { BadRequest, NotFound, Validation } from '../../errors';
 import type { CreateLabelOption, EditLabelOption } from '../../api/issue';
 import {
   deleteLabelRow, findLabel, findLabelByName, findLabelsByIds, findUsableLabelsByNames, insertLabel, labelIdsOfIssues,
-  listLabels as listRows, saveLabel, unlinkAllLabels, type LabelModel, type LabelOwner,
+  listLabels as listRows, openIssueCountsInRepo, saveLabel, unlinkAllLabels, type LabelModel, type LabelOwner,
 } from '../../models/label.model';
 import { deleteLabelComments } from '../../models/comment.model';
 import { lockIssue, nowUnix, type IssueModel } from '../../models/issue.model';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
-import { assertIssueWriter, readableIssue } from './access';
+import { assertIssueWriter, assertTrackerWriter, readableIssue } from './access';
 import { changeLabels } from './state';
 
 /** Gitea's colour rule: `#rgb` or `#rrggbb` (the `#` optional, any case), stored as `#rrggbb`. */
@@ -95,6 +95,22 @@ export async function applyLabelTemplate(ctx: DbContext, repoId: number, name: s
       await insertLabel(tx, { repoId }, { name: l.name, color: normalizeColor(l.color), description: l.description ?? '', exclusive: !!l.exclusive, archivedUnix: 0 });
     }
   });
+}
+
+/** Create a label set's labels in a repository (the labels page's "Use a label set"); writers of its tracker only, 422 for an unknown set. */
+export async function initializeLabels(ctx: DbContext, rc: RepoContext, name: string): Promise<void> {
+  assertTrackerWriter(rc);
+  await applyLabelTemplate(ctx, rc.repo.id, name);
+}
+
+/**
+ * The open issues and pull requests of the repository that carry each label: a label of the
+ * repository from its own counters, one of its organization's by one count over the repository.
+ */
+export async function openIssueCounts(ctx: DbContext, rc: RepoContext, labels: LabelModel[]): Promise<Map<number, number>> {
+  const out = new Map(labels.filter((l) => l.repoId === rc.repo.id).map((l) => [l.id, Number(l.numIssues) - Number(l.numClosedIssues)]));
+  const org = await openIssueCountsInRepo(ctx, rc.repo.id, labels.filter((l) => !out.has(l.id)).map((l) => l.id));
+  return new Map([...out, ...org]);
 }
 
 /** A label of a template file. */

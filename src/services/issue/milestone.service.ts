@@ -9,15 +9,39 @@ import {
   deleteMilestoneRow, findMilestone, findMilestoneByName, insertMilestone, listMilestones as listRows, saveMilestone, type MilestoneModel,
 } from '../../models/milestone.model';
 import { clearMilestoneOfIssues, nowUnix } from '../../models/issue.model';
-import { adjustIssueCounts } from '../../models/repo-issue-counter.model';
+import { adjustIssueCounts, issueCountsOf } from '../../models/repo-issue-counter.model';
 import type { RepoContext } from '../repo/context';
 import { assertTrackerWriter } from './access';
 import { endOfDay, parseApiTime } from './history';
 
-/** Milestones of a repository: `state` open or closed (anything else: all), `name` a substring. */
-export function listMilestones(ctx: DbContext, rc: RepoContext, state: string | undefined, name: string | undefined, page?: { limit: number; offset: number }): Promise<{ rows: MilestoneModel[]; count: number }> {
+/**
+ * Milestones of a repository: `state` open or closed (anything else: all), `name` a substring,
+ * `sort` one of Gitea's milestone orders (closestduedate, mostcomplete...; else deadline then name).
+ */
+export function listMilestones(
+  ctx: DbContext, rc: RepoContext, state: string | undefined, name: string | undefined, page?: { limit: number; offset: number }, sort?: string,
+): Promise<{ rows: MilestoneModel[]; count: number }> {
   const closed = state === 'open' ? false : state === 'closed' ? true : undefined;
-  return listRows(ctx, rc.repo.id, { closed, name }, page?.limit, page?.offset);
+  return listRows(ctx, rc.repo.id, { closed, name, sort }, page?.limit, page?.offset);
+}
+
+/** How many open and closed milestones the repository has (whose name contains `name`, when given). */
+export async function milestoneCounts(ctx: DbContext, rc: RepoContext, name?: string): Promise<{ open: number; closed: number }> {
+  if (!name) {
+    // why: without a filter the repository's counters answer, as for issue totals.
+    const c = (await issueCountsOf(ctx, [rc.repo.id])).get(rc.repo.id)!;
+    return { open: c.numMilestones - c.numClosedMilestones, closed: c.numClosedMilestones };
+  }
+  const [open, closed] = await Promise.all([false, true].map((isClosed) => listRows(ctx, rc.repo.id, { closed: isClosed, name }, 1, 0)));
+  return { open: open.count, closed: closed.count };
+}
+
+/** Set a row's state in the caller's transaction, moving the repository's closed count when it changes. */
+async function setState(tx: DbContext, rc: RepoContext, row: MilestoneModel, closed: boolean): Promise<void> {
+  if (closed === row.isClosed) return;
+  await adjustIssueCounts(tx, rc.repo.id, { numClosedMilestones: closed ? 1 : -1 });
+  row.isClosed = closed;
+  row.closedDateUnix = closed ? nowUnix() : 0;
 }
 
 /** A milestone by id, or by exact name when `key` is not a number. */
@@ -55,14 +79,20 @@ export async function editMilestone(ctx: DbContext, rc: RepoContext, key: string
     if (o.title) row.name = o.title.trim();
     if (o.description !== undefined && o.description !== null) row.content = o.description;
     row.deadlineUnix = deadline;
-    if (o.state !== undefined && o.state !== null) {
-      const closed = o.state === 'closed';
-      if (closed !== row.isClosed) {
-        await adjustIssueCounts(tx, rc.repo.id, { numClosedMilestones: closed ? 1 : -1 });
-        row.isClosed = closed;
-        row.closedDateUnix = closed ? nowUnix() : 0;
-      }
-    }
+    if (o.state !== undefined && o.state !== null) await setState(tx, rc, row, o.state === 'closed');
+    await saveMilestone(tx, row);
+    return row;
+  });
+}
+
+/** Close or reopen a milestone, leaving the rest of it as it is (the milestones page's Close and Reopen, as Gitea's). */
+export async function changeMilestoneState(ctx: DbContext, rc: RepoContext, key: string, closed: boolean): Promise<MilestoneModel> {
+  assertTrackerWriter(rc);
+  const found = await getMilestone(ctx, rc, key);
+  return withTx(ctx, async (tx) => {
+    const row = await findMilestone(tx, rc.repo.id, found.id);
+    if (!row) throw new NotFound();
+    await setState(tx, rc, row, closed);
     await saveMilestone(tx, row);
     return row;
   });

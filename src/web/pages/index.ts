@@ -30,6 +30,8 @@ import { pageErrors } from './render';
 import { NotFound } from '../../errors';
 import { dashboardPages } from './dashboard';
 import { wikiPages } from './wiki';
+import { labelPages } from './labels';
+import { milestonePages } from './milestones';
 
 // why: compiled code runs from dist/src/web/pages; the assets stay in the source tree.
 const ASSETS = [path.resolve(__dirname, '../assets'), path.resolve(__dirname, '../../../../src/web/assets')].find((d) => fs.existsSync(path.join(d, 'forge.css'))) ?? '';
@@ -72,6 +74,8 @@ export function pagesRouter(): Router {
   r.use(wikiPages());
   r.use(refPages());
   r.use(repoSettingsPages());
+  r.use(labelPages());
+  r.use(milestonePages());
   r.use(repoPages());
   // why: a page no route knows is a 404 in the site frame, never the framework's "Cannot GET".
   r.use((_req, _res, next) => next(new NotFound()));
