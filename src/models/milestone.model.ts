@@ -1,6 +1,6 @@
 /** Gitea's milestone table, with its issue counters (pull requests included, as Gitea counts). */
 import type { DbContext } from '../db';
-import { Op, fn, col, where as sqlWhere } from 'sequelize';
+import { Op, QueryTypes, fn, col, literal, where as sqlWhere, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db } from '../db';
 import { nowUnix } from './issue.model';
@@ -46,9 +46,8 @@ export function findMilestoneByName(ctx: DbContext, repoId: number, name: string
 export async function listMilestones(
   ctx: DbContext, repoId: number, f: { closed?: boolean; name?: string }, limit?: number, offset?: number,
 ): Promise<{ rows: MilestoneModel[]; count: number }> {
-  const and: object[] = [{ repoId }];
+  const and: WhereOptions[] = [{ repoId }, ...nameLike(f.name)];
   if (f.closed !== undefined) and.push({ isClosed: f.closed });
-  if (f.name) and.push(sqlWhere(fn('lower', col('name')), { [Op.like]: `%${f.name.toLowerCase().replace(/[\\%_]/g, '\\$&')}%` }));
   const where = { [Op.and]: and };
   const rows = await MilestoneModel.findAll({ where, order: [['deadlineUnix', 'ASC'], ['name', 'ASC'], ['id', 'ASC']], limit, offset, transaction: ctx.tx });
   return { rows, count: limit === undefined ? rows.length : await MilestoneModel.count({ where, transaction: ctx.tx }) };
@@ -107,4 +106,60 @@ export async function milestonesByIds(ctx: DbContext, ids: number[]): Promise<Mi
     return new Map(missing.map((k) => [k, byId.get(k) ?? null]));
   });
   return [...got.values()].filter((m): m is MilestoneModel => !!m);
+}
+
+/** Orders of a milestone list across repositories, as Gitea names them; closest due date first by default. */
+const MILESTONE_SORTS: Record<string, string> = {
+  // why: a milestone without a due date has deadline 0 here (Gitea stores a date in 9999), so it goes last.
+  closestduedate: 'CASE WHEN deadline_unix = 0 THEN 1 ELSE 0 END, deadline_unix ASC, name ASC, id ASC',
+  furthestduedate: 'deadline_unix DESC, name ASC, id ASC',
+  leastcomplete: 'completeness ASC, id ASC',
+  mostcomplete: 'completeness DESC, id ASC',
+  leastissues: 'num_issues ASC, id ASC',
+  mostissues: 'num_issues DESC, id ASC',
+};
+
+/** Is `sort` one of the orders a milestone list across repositories knows? */
+export function isMilestoneSort(sort: string): boolean {
+  return Object.hasOwn(MILESTONE_SORTS, sort);
+}
+
+/** A LIKE pattern for names containing `name` (ignoring case), with `!` escaping its wildcards. */
+const containing = (name: string) => `%${name.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
+
+/**
+ * The condition on a milestone's name containing `name`, ignoring case (none for an empty name).
+ * why: an explicit escape character, since SQLite's LIKE has none by default and PostgreSQL's is the backslash.
+ */
+function nameLike(name: string | undefined): WhereOptions[] {
+  return name ? [literal(`LOWER(name) LIKE ${db().escape(containing(name))} ESCAPE '!'`)] : [];
+}
+
+/** One page of the milestones of several repositories in one state, their names containing `name`. */
+export function milestonesOfRepos(
+  ctx: DbContext, repoIds: number[], f: { closed: boolean; name?: string }, sort: string, limit: number, offset: number,
+): Promise<MilestoneModel[]> {
+  if (repoIds.length === 0) return Promise.resolve([]);
+  return MilestoneModel.findAll({
+    where: { [Op.and]: [{ repoId: { [Op.in]: repoIds } }, { isClosed: f.closed }, ...nameLike(f.name)] },
+    order: literal(MILESTONE_SORTS[sort] ?? MILESTONE_SORTS.closestduedate), limit, offset, transaction: ctx.tx,
+  });
+}
+
+/** How many milestones (their names containing `name`) each repository has, open and closed. */
+export async function milestoneTallies(ctx: DbContext, repoIds: number[], name?: string): Promise<Map<number, { open: number; closed: number }>> {
+  const out = new Map<number, { open: number; closed: number }>();
+  if (repoIds.length === 0) return out;
+  const rows = await db().query<{ repo_id: number; is_closed: boolean | number; n: number | string }>(
+    `SELECT repo_id, is_closed, COUNT(*) AS n FROM milestone WHERE repo_id IN (:repoIds)${name ? " AND LOWER(name) LIKE :name ESCAPE '!'" : ''}
+     GROUP BY repo_id, is_closed`,
+    { replacements: { repoIds, name: containing(name ?? '') }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  for (const r of rows) {
+    const t = out.get(Number(r.repo_id)) ?? { open: 0, closed: 0 };
+    if (r.is_closed === true || Number(r.is_closed) === 1) t.closed += Number(r.n);
+    else t.open += Number(r.n);
+    out.set(Number(r.repo_id), t);
+  }
+  return out;
 }
