@@ -78,6 +78,10 @@ export interface IssueFilter {
   posterId?: number;
   assigneeId?: number;
   mentionedId?: number;
+  /** pull requests someone else opened that wait for this user's review (or a team's it is in) */
+  reviewRequestedId?: number;
+  /** pull requests someone else opened that this user reviewed or commented on */
+  reviewedId?: number;
   /** updated_unix window */
   since?: number;
   before?: number;
@@ -86,6 +90,11 @@ export interface IssueFilter {
   /** pull requests into this base branch */
   baseBranch?: string;
 }
+
+/** Gitea's ReviewTypeRequest (a review row that asks for a review). */
+const REVIEW_REQUEST = 4;
+/** Gitea's comment types that count as taking part in a review: a comment, a line comment, a review. */
+const REVIEWED_COMMENT_TYPES = [0, 21, 22];
 
 /** Orders of an issue list, as Gitea names them; newest first by default. */
 const SORTS: Record<string, string> = {
@@ -193,6 +202,20 @@ function whereOf(f: IssueFilter, sort = 'newest'): { from: string; sql: string; 
   if (f.mentionedId !== undefined) {
     params.mentioned = f.mentionedId;
     and.push('id IN (SELECT issue_id FROM issue_user WHERE uid = :mentioned AND is_mentioned = :yes)');
+  }
+  if (f.reviewRequestedId !== undefined) {
+    params.requested = f.reviewRequestedId;
+    // why: as Gitea's applyReviewRequestedCondition; a verdict deletes the reviewer's open request
+    // (and its teams'), so an existing request row is one still waiting.
+    and.push(`poster_id <> :requested AND id IN (SELECT issue_id FROM review WHERE type = ${REVIEW_REQUEST} AND (reviewer_id = :requested
+      OR reviewer_team_id IN (SELECT team_id FROM team_user WHERE uid = :requested)))`);
+  }
+  if (f.reviewedId !== undefined) {
+    params.reviewer = f.reviewedId;
+    // why: as Gitea's applyReviewedCondition: a review of any kind but a request, or a comment, a line comment or a review comment.
+    and.push(`poster_id <> :reviewer AND (id IN (SELECT issue_id FROM review WHERE type <> ${REVIEW_REQUEST} AND (reviewer_id = :reviewer
+      OR reviewer_team_id IN (SELECT team_id FROM team_user WHERE uid = :reviewer)))
+      OR id IN (SELECT issue_id FROM comment WHERE poster_id = :reviewer AND type IN (${REVIEWED_COMMENT_TYPES.join(', ')})))`);
   }
   if (f.baseBranch !== undefined) { params.baseBranch = f.baseBranch; and.push('id IN (SELECT issue_id FROM pull_request WHERE base_branch = :baseBranch)'); }
   if (f.since) { params.since = f.since; and.push('updated_unix >= :since'); }

@@ -1,6 +1,6 @@
 /** Gitea's milestone table, with its issue counters (pull requests included, as Gitea counts). */
 import type { DbContext } from '../db';
-import { Op, fn, col, literal, where as sqlWhere, type Order } from 'sequelize';
+import { Op, QueryTypes, fn, col, literal, where as sqlWhere, type Order, type WhereOptions } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db } from '../db';
 import { nowUnix } from './issue.model';
@@ -60,9 +60,8 @@ export const MILESTONE_SORTS: Record<string, Order> = {
 export async function listMilestones(
   ctx: DbContext, repoId: number, f: { closed?: boolean; name?: string; sort?: string }, limit?: number, offset?: number,
 ): Promise<{ rows: MilestoneModel[]; count: number }> {
-  const and: object[] = [{ repoId }];
+  const and: WhereOptions[] = [{ repoId }, ...nameLike(f.name)];
   if (f.closed !== undefined) and.push({ isClosed: f.closed });
-  if (f.name) and.push(sqlWhere(fn('lower', col('name')), { [Op.like]: `%${f.name.toLowerCase().replace(/[\\%_]/g, '\\$&')}%` }));
   const where = { [Op.and]: and };
   const order = (f.sort && Object.hasOwn(MILESTONE_SORTS, f.sort) ? MILESTONE_SORTS[f.sort] : undefined) ?? [['deadlineUnix', 'ASC'], ['name', 'ASC'], ['id', 'ASC']];
   const rows = await MilestoneModel.findAll({ where, order, limit, offset, transaction: ctx.tx });
@@ -122,4 +121,49 @@ export async function milestonesByIds(ctx: DbContext, ids: number[]): Promise<Mi
     return new Map(missing.map((k) => [k, byId.get(k) ?? null]));
   });
   return [...got.values()].filter((m): m is MilestoneModel => !!m);
+}
+
+/** Is `sort` one of the milestone orders (MILESTONE_SORTS)? */
+export function isMilestoneSort(sort: string): boolean {
+  return Object.hasOwn(MILESTONE_SORTS, sort);
+}
+
+/** A LIKE pattern for names containing `name` (ignoring case), with `!` escaping its wildcards. */
+const containing = (name: string) => `%${name.toLowerCase().replace(/[!%_]/g, '!$&')}%`;
+
+/**
+ * The condition on a milestone's name containing `name`, ignoring case (none for an empty name).
+ * why: an explicit escape character, since SQLite's LIKE has none by default and PostgreSQL's is the backslash.
+ */
+function nameLike(name: string | undefined): WhereOptions[] {
+  return name ? [literal(`LOWER(name) LIKE ${db().escape(containing(name))} ESCAPE '!'`)] : [];
+}
+
+/** One page of the milestones of several repositories in one state, their names containing `name`. */
+export function milestonesOfRepos(
+  ctx: DbContext, repoIds: number[], f: { closed: boolean; name?: string }, sort: string, limit: number, offset: number,
+): Promise<MilestoneModel[]> {
+  if (repoIds.length === 0) return Promise.resolve([]);
+  return MilestoneModel.findAll({
+    where: { [Op.and]: [{ repoId: { [Op.in]: repoIds } }, { isClosed: f.closed }, ...nameLike(f.name)] },
+    order: isMilestoneSort(sort) ? MILESTONE_SORTS[sort] : MILESTONE_SORTS.closestduedate, limit, offset, transaction: ctx.tx,
+  });
+}
+
+/** How many milestones (their names containing `name`) each repository has, open and closed. */
+export async function milestoneTallies(ctx: DbContext, repoIds: number[], name?: string): Promise<Map<number, { open: number; closed: number }>> {
+  const out = new Map<number, { open: number; closed: number }>();
+  if (repoIds.length === 0) return out;
+  const rows = await db().query<{ repo_id: number; is_closed: boolean | number; n: number | string }>(
+    `SELECT repo_id, is_closed, COUNT(*) AS n FROM milestone WHERE repo_id IN (:repoIds)${name ? " AND LOWER(name) LIKE :name ESCAPE '!'" : ''}
+     GROUP BY repo_id, is_closed`,
+    { replacements: { repoIds, name: containing(name ?? '') }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  for (const r of rows) {
+    const t = out.get(Number(r.repo_id)) ?? { open: 0, closed: 0 };
+    if (r.is_closed === true || Number(r.is_closed) === 1) t.closed += Number(r.n);
+    else t.open += Number(r.n);
+    out.set(Number(r.repo_id), t);
+  }
+  return out;
 }

@@ -306,3 +306,15 @@ export function visibleRepoIds(ctx: DbContext, visible: RepoVisibility, unit: Un
     return rows.map((r) => Number(r.id));
   });
 }
+
+// why: lists across repositories leave archived ones out (Gitea's dashboard does); the few archived
+// ids are kept until a repository is written.
+const archivedCache = new TableCache<number[]>('repo-archived-ids', ['repository'], 30_000);
+
+/** Ids of the archived repositories. */
+export function archivedRepoIds(ctx: DbContext): Promise<number[]> {
+  return archivedCache.get(ctx, 'all', async () => {
+    const rows = await RepositoryModel.findAll({ where: { isArchived: true }, attributes: ['id'], transaction: ctx.tx });
+    return rows.map((r) => r.id);
+  });
+}

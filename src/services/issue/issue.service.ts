@@ -187,6 +187,12 @@ export async function pageOfIssues(
   return { items: await issueViewsByIds(ctx, page.ids, rc ? namesOf(rc) : undefined), total };
 }
 
+/** The number of issues matching `f`, from the counters when they answer it. */
+export async function totalOfIssues(ctx: DbContext, f: IssueFilter): Promise<number> {
+  const by = countedBy(f);
+  return (by ? await countedTotal(ctx, f, by) : null) ?? countIssues(ctx, f);
+}
+
 /**
  * A repository's issues and pull requests, newest first. `type` narrows to one kind; a caller who
  * reads only one of the units sees only it, and asking for the other kind is a 404 (as Gitea).

@@ -3,11 +3,17 @@
  * closed, with their issue counts and the repository's milestone counts.
  */
 import { withTx, type DbContext } from '../../db';
-import { NotFound } from '../../errors';
+import { NotFound, Unauthorized } from '../../errors';
 import type { CreateMilestoneOption, EditMilestoneOption } from '../../api/issue';
 import {
-  deleteMilestoneRow, findMilestone, findMilestoneByName, insertMilestone, listMilestones as listRows, saveMilestone, type MilestoneModel,
+  deleteMilestoneRow, findMilestone, findMilestoneByName, insertMilestone, isMilestoneSort, listMilestones as listRows, milestoneTallies, milestonesOfRepos,
+  saveMilestone, type MilestoneModel,
 } from '../../models/milestone.model';
+import { UnitType } from '../../models/perm';
+import { findReposByIds } from '../../models/repository.model';
+import type { Principal } from '../auth/principal';
+import { assertTwoFactorSatisfied } from '../auth/two-factor.service';
+import { workingRepoIds } from '../repo/working';
 import { clearMilestoneOfIssues, nowUnix } from '../../models/issue.model';
 import { adjustIssueCounts, issueCountsOf } from '../../models/repo-issue-counter.model';
 import type { RepoContext } from '../repo/context';
@@ -109,4 +115,48 @@ export async function deleteMilestone(ctx: DbContext, rc: RepoContext, key: stri
     await adjustIssueCounts(tx, rc.repo.id, { numMilestones: -1, numClosedMilestones: row.isClosed ? -1 : 0 });
     await deleteMilestoneRow(tx, row.id);
   });
+}
+
+/** What the milestone overview asks for: a state, a name's part, some repositories (none: all), an order. */
+export interface MilestoneOverviewQuery { closed: boolean; keyword?: string; repoIds: number[]; sort?: string; limit: number; offset: number }
+
+/** A repository of the milestone overview, with how many of its milestones match in the state shown. */
+export interface OverviewRepo { id: number; owner: string; name: string; count: number }
+
+/** A page of the milestone overview. */
+export interface MilestoneOverview {
+  milestones: { row: MilestoneModel; repo: OverviewRepo }[];
+  /** Repositories with matching milestones (in either state), by full name. */
+  repos: OverviewRepo[];
+  /** The chosen repositories that are among them. */
+  selected: number[];
+  /** Matches in the chosen repositories, open and closed; and in all of them, in the state shown. */
+  open: number; closed: number; total: number;
+}
+
+/**
+ * The signed-in caller's milestones across the repositories it works on (Gitea's `/milestones`):
+ * owned, collaborated on or reached through an organization, whose issues or pull requests it can
+ * read, by the permission function; archived repositories are left out.
+ */
+export async function milestoneOverview(ctx: DbContext, p: Principal, q: MilestoneOverviewQuery): Promise<MilestoneOverview> {
+  if (!p.user) throw new Unauthorized('sign in to see your milestones');
+  await assertTwoFactorSatisfied(ctx, p);
+  const ids = await workingRepoIds(ctx, p, [UnitType.Issues, UnitType.PullRequests]);
+  const tallies = await milestoneTallies(ctx, ids, q.keyword);
+  const rows = (await findReposByIds(ctx, [...tallies.keys()])).map((r) => ({ id: r.id, owner: r.ownerName, name: r.name }));
+  const state = (id: number) => { const t = tallies.get(id); return t ? (q.closed ? t.closed : t.open) : 0; };
+  const repos = rows.map((r) => ({ ...r, count: state(r.id) }))
+    .sort((a, b) => `${a.owner}/${a.name}`.toLowerCase().localeCompare(`${b.owner}/${b.name}`.toLowerCase()));
+  const selected = q.repoIds.filter((id) => tallies.has(id));
+  // why: as Gitea, chosen ids that are not among the caller's repositories are ignored.
+  const within = selected.length ? selected : repos.map((r) => r.id);
+  const sum = (pick: (t: { open: number; closed: number }) => number) => within.reduce((n, id) => n + pick(tallies.get(id) ?? { open: 0, closed: 0 }), 0);
+  const sort = q.sort && isMilestoneSort(q.sort) ? q.sort : 'closestduedate';
+  const page = await milestonesOfRepos(ctx, within, { closed: q.closed, name: q.keyword }, sort, q.limit, q.offset);
+  const byId = new Map(repos.map((r) => [r.id, r]));
+  return {
+    milestones: page.flatMap((row) => { const repo = byId.get(row.repoId); return repo ? [{ row, repo }] : []; }),
+    repos, selected, open: sum((t) => t.open), closed: sum((t) => t.closed), total: repos.reduce((n, r) => n + r.count, 0),
+  };
 }

@@ -25,6 +25,17 @@ export interface IssueSearchQuery {
 
 /** One page of the issues the caller may read that match `q`, and the total. */
 export async function searchIssues(ctx: DbContext, p: Principal, q: IssueSearchQuery, opts: { limit: number; offset: number }): Promise<{ items: IssueView[]; total: number }> {
+  const f = await issueSearchFilter(ctx, p, q);
+  const sort = q.sort && isIssueSort(q.sort) ? q.sort : 'newest';
+  return pageOfIssues(ctx, f, sort, opts);
+}
+
+/**
+ * The filter of an issue search: the repositories the caller may read (issues and pull requests
+ * by their own units) narrowed by `q`. Pages that list issues across repositories start from it,
+ * so the same visibility rules apply as in the API.
+ */
+export async function issueSearchFilter(ctx: DbContext, p: Principal, q: IssueSearchQuery): Promise<IssueFilter> {
   const [issues, pulls] = await Promise.all([repoVisibility(ctx, p, UnitType.Issues), repoVisibility(ctx, p, UnitType.PullRequests)]);
   const [issueRepos, pullRepos] = await Promise.all([visibleRepoIds(ctx, issues, UnitType.Issues), visibleRepoIds(ctx, pulls, UnitType.PullRequests)]);
   // why: the ids are known (and cached), so the statements name them instead of asking which repositories are visible per row.
@@ -60,11 +71,10 @@ export async function searchIssues(ctx: DbContext, p: Principal, q: IssueSearchQ
     if (q.created) f.posterId = me.id;
     if (q.assigned) f.assigneeId = me.id;
     if (q.mentioned) f.mentionedId = me.id;
-    // why: review requests and reviews come with pull request reviews; until then nothing matches them.
-    if (q.reviewRequested || q.reviewed) f.scope = { issues: [], pulls: [] };
+    if (q.reviewRequested) f.reviewRequestedId = me.id;
+    if (q.reviewed) f.reviewedId = me.id;
   }
-  const sort = q.sort && isIssueSort(q.sort) ? q.sort : 'newest';
-  return pageOfIssues(ctx, f, sort, opts);
+  return f;
 }
 
 /** The repositories of an organization's team by name; 400 for an unknown team. */

@@ -29,6 +29,7 @@ import { blamePages } from './blame';
 import { pageErrors } from './render';
 import { NotFound } from '../../errors';
 import { dashboardPages } from './dashboard';
+import { dashboardListPages } from './dashboard-lists';
 import { wikiPages } from './wiki';
 import { labelPages } from './labels';
 import { milestonePages } from './milestones';
@@ -55,6 +56,7 @@ export function pagesRouter(): Router {
   r.use('/assets', express.static(ASSETS, { index: false, fallthrough: false, maxAge: '1h', setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff') }));
   r.use(webSession());
   r.use(dashboardPages());
+  r.use(dashboardListPages());
   r.use(authPages());
   r.use(accountPages());
   r.use(securityPages());
