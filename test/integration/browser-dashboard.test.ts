@@ -118,6 +118,6 @@ describe('dashboard overviews in a browser', () => {
     expect(await page.locator('.milestone-row .overdue').count()).to.equal(1);
     await look(page, 'dashboard-milestones');
     await Promise.all([page.waitForURL(/repos=/), page.click('.overview-filter:has-text("alice/web-app")')]);
-    expect(await page.locator('.milestone-title').allTextContents()).to.deep.equal([' Spring clean-up', ' Version 1.0']);
+    expect(await page.locator('.overview-milestone-title').allTextContents()).to.deep.equal([' Spring clean-up', ' Version 1.0']);
   });
 });

@@ -19,7 +19,7 @@ const menu = (html: string) => Object.fromEntries([...html.matchAll(/<span class
 /** The open and closed totals of the state toggle. */
 const states = (html: string) => ({ open: Number(/(\d+) Open<\/a>/.exec(html)?.[1]), closed: Number(/(\d+) Closed<\/a>/.exec(html)?.[1]) });
 /** The milestone titles of a page, sorted. */
-const milestones = (html: string) => [...html.matchAll(/class="milestone-title" href="[^"]+">(?:<svg[^]*?<\/svg>) ([^<]+)<\/a>/g)].map((m) => m[1]).sort();
+const milestones = (html: string) => [...html.matchAll(/class="overview-milestone-title" href="[^"]+">(?:<svg[^]*?<\/svg>) ([^<]+)<\/a>/g)].map((m) => m[1]).sort();
 
 describe('dashboard overviews of issues, pull requests and milestones', () => {
   let w: World;
@@ -181,8 +181,8 @@ describe('dashboard overviews of issues, pull requests and milestones', () => {
     // closest due date first, milestones without one after it
     expect(open.text.indexOf('> v1.0</a>')).to.be.greaterThan(0).and.lessThan(open.text.indexOf('> Someday</a>'));
     // v1.0: one of its two issues closed, due on its date, linked to its issues
-    expect(open.text).to.include(`class="milestone-title" href="/alice/proj/issues?milestone=${v1}">`);
-    expect(open.text).to.include('<progress class="milestone-progress" max="100" value="50" aria-label="v1.0: 50% complete">');
+    expect(open.text).to.include(`class="overview-milestone-title" href="/alice/proj/issues?milestone=${v1}">`);
+    expect(open.text).to.include('<progress class="overview-progress" max="100" value="50" aria-label="v1.0: 50% complete">');
     expect(open.text).to.match(/Due <relative-time datetime="2031-05-01T/);
     expect(open.text).to.include(`href="/alice/proj/issues?milestone=${v1}">`).and.match(/ 1 open<\/a>/).and.match(/ 1 closed<\/a>/);
     expect(menu(open.text)).to.deep.equal({ 'All repositories': 3, 'alice/proj': 2, 'bob/tools': 1 });
