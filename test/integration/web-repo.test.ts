@@ -134,6 +134,18 @@ describe('repository pages', () => {
     }
   });
 
+  it('searches the code of the default branch with git grep, the matches marked and escaped', async () => {
+    const res = await anon().get('alice/proj/search?q=SUM');
+    expect(res.status).to.equal(200);
+    expect(res.text).to.include('>src/app.ts</a>').and.include('href="/alice/proj/src/branch/main/src/app.ts#L2">2</a>');
+    expect(res.text).to.include('// &lt;b&gt;<mark>sum</mark>&lt;/b&gt;');
+    expect(res.text).to.not.include('>README.md</a></h3>');
+    expect((await anon().get('alice/proj/search?q=nothing-like-this')).text).to.include('No file contains it.');
+    expect((await anon().get('alice/proj/search')).text).to.include('name="q"').and.not.include('contain “');
+    expect((await anon().get(`alice/proj/search?q=${'x'.repeat(300)}`)).status).to.equal(422);
+    expect((await anon().get('alice/hidden/search?q=a')).status).to.equal(404);
+  });
+
   it('keeps a private repository to those who may read it; the owner browses and downloads with the session', async () => {
     expect((await anon().get('alice/hidden')).status).to.equal(404);
     const b = await WebClient.signedIn(w, bob);

@@ -13,6 +13,7 @@ import { readCommits } from '../../git/history';
 import { WeightedLru } from '../../git/lru';
 import { escapeHtml, fileRenderer, highlightFile, languageOf, splitHighlighted } from '../../markup';
 import { blameFile, type Blame } from '../../git/blame';
+import { grepTree, type GrepFile } from '../../git/grep';
 import { runTask } from '../../pool';
 import type { Principal } from '../auth/principal';
 import { renderDocument } from '../markup/markup.service';
@@ -129,6 +130,24 @@ async function highlighted(cr: CodeRepo, e: TreeEntry, text: string): Promise<No
       ?? { html: escapeHtml(text.replace(/\n$/, '')), lines: text.replace(/\n$/, '').split('\n').length, language: null };
   shown.set(key, code);
   return code;
+}
+
+/** What a code search found: files with their matching lines, and whether more files matched. */
+export interface CodeSearch { query: string; ref: string; files: GrepFile[]; more: boolean }
+
+/**
+ * Search the default branch's files for a text (case-insensitive; Gitea's code search without an
+ * indexer): 422 for an empty or overlong query, nothing for an empty repository.
+ */
+export async function searchCode(cr: CodeRepo, query: string): Promise<CodeSearch> {
+  const q = query.trim();
+  if (!q) throw new Validation('type something to search for');
+  if (q.length > 256 || /[\0\n]/.test(q)) throw new Validation('the search text is too long or has a line break');
+  const ref = cr.repo.defaultBranch;
+  if (cr.repo.isEmpty) return { query: q, ref, files: [], more: false };
+  const loc = await locate(cr, '', ref, 'branch');
+  const { files, more } = await grepTree(cr.gitDir, loc.commitId, q, 50, 5);
+  return { query: q, ref, files, more };
 }
 
 /** A file's blame as a page shows it: the hunks and their commits, and each line highlighted. */

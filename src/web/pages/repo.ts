@@ -11,7 +11,8 @@ import { settings } from '../../config';
 import { NotFound } from '../../errors';
 import { toRepositoryView } from '../../convert/repo';
 import { codeRepo, type CodeRepo } from '../../services/content/access';
-import { browse, entryCommits, locateBrowse } from '../../services/content/browse.service';
+import { browse, entryCommits, locateBrowse, searchCode } from '../../services/content/browse.service';
+import { escapeHtml } from '../../markup';
 import { commitDiffText, languages, rawDiff } from '../../services/content/git-data.service';
 import { listBranches, recentlyPushedBranches } from '../../services/refs/branch.service';
 import { listTags } from '../../services/refs/tag.service';
@@ -118,6 +119,27 @@ export function repoPages(): Router {
       });
     }));
   }
+  // Code search in the default branch (git grep), the matches marked.
+  r.get(`${repo}/search`, page(async (req, res) => {
+    const c = await cr(req);
+    const q = typeof req.query.q === 'string' ? req.query.q : '';
+    const result = q.trim() ? await searchCode(c, q) : null;
+    const needle = result?.query.toLowerCase() ?? '';
+    // why: each line is escaped piece by piece, the matches (case-insensitive) wrapped in <mark>.
+    const mark = (text: string) => {
+      if (!needle) return escapeHtml(text);
+      let out = '';
+      let at = 0;
+      const lower = text.toLowerCase();
+      for (let i = lower.indexOf(needle); i >= 0; i = lower.indexOf(needle, i + needle.length)) {
+        out += `${escapeHtml(text.slice(at, i))}<mark>${escapeHtml(text.slice(i, i + needle.length))}</mark>`;
+        at = i + needle.length;
+      }
+      return out + escapeHtml(text.slice(at));
+    };
+    await renderPage(req, res, 'repo/search', `Search - ${c.owner.name}/${c.repo.name}`, { ...(await repoHeader(req, c, 'code')), q, result, mark });
+  }));
+
   // A commit as a diff or patch, byte for byte the API's.
   r.get(`${repo}/commit/:sha.:kind(diff|patch)`, page(async (req, res) => {
     const child = await rawDiff(await cr(req), param(req, 'sha'), req.params.kind as 'diff' | 'patch');
