@@ -251,3 +251,15 @@ export function lockIssue(ctx: DbContext, id: number): Promise<IssueModel | null
   // (close and label, say) run one after the other and its counters stay exact. SQLite has one writer anyway.
   return IssueModel.findByPk(id, { transaction: ctx.tx, lock: ctx.tx ? true : undefined });
 }
+
+/**
+ * A repository's issues or pull requests that moved in a period (Gitea's activity page): opened
+ * since `since`, closed since `since` (and still closed), each newest first, at most `limit`.
+ */
+export async function issuesMovedSince(ctx: DbContext, repoId: number, isPull: boolean, since: number, limit: number): Promise<{ opened: IssueModel[]; closed: IssueModel[] }> {
+  const [opened, closed] = await Promise.all([
+    IssueModel.findAll({ where: { repoId, isPull, createdUnix: { [Op.gte]: since } }, order: [['createdUnix', 'DESC'], ['id', 'DESC']], limit, transaction: ctx.tx }),
+    IssueModel.findAll({ where: { repoId, isPull, isClosed: true, closedUnix: { [Op.gte]: since } }, order: [['closedUnix', 'DESC'], ['id', 'DESC']], limit, transaction: ctx.tx }),
+  ]);
+  return { opened, closed };
+}

@@ -109,3 +109,8 @@ export function findPullByBaseHead(ctx: DbContext, baseRepoId: number, baseBranc
 export function findPullByMergedCommit(ctx: DbContext, baseRepoId: number, sha: string): Promise<PullRequestModel | null> {
   return PullRequestModel.findOne({ where: { baseRepoId, mergedCommitId: sha, hasMerged: true }, transaction: ctx.tx });
 }
+
+/** Pull requests of a base repository merged since `since` (unix seconds), newest first, at most `limit`. */
+export function pullsMergedSince(ctx: DbContext, baseRepoId: number, since: number, limit: number): Promise<PullRequestModel[]> {
+  return PullRequestModel.findAll({ where: { baseRepoId, hasMerged: true, mergedUnix: { [Op.gte]: since } }, order: [['mergedUnix', 'DESC'], ['id', 'DESC']], limit, transaction: ctx.tx });
+}

@@ -132,4 +132,14 @@ describe('pull request pages', () => {
     expect(done.text).to.include('Pull request successfully merged.').and.include('merged this pull request').and.include('class="state-label merged"');
     expect(done.text).to.not.include('wants to merge');
   });
+
+  it('shows the week\'s activity: the merged pull request and the commits by author', async () => {
+    const page = await a.get('alice/proj/activity');
+    expect(page.status).to.equal(200);
+    expect(page.text).to.match(/<strong>1<\/strong> merged pull request<br>/);
+    expect(page.text).to.include('href="/alice/proj/pulls/1">Add the &lt;feature&gt;</a>');
+    expect(page.text).to.match(/Commits by author<\/h3>\s*<ul class="list authors"><li><span><strong>[^<]+<\/strong>/);
+    expect((await a.get('alice/proj/activity/monthly')).status).to.equal(200);
+    expect((await a.get('alice/proj/activity/yearly-ish')).status).to.equal(404);
+  });
 });

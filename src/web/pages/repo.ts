@@ -25,7 +25,8 @@ import type { RepoContext } from '../../services/repo/context';
 import { viewOf } from '../../services/repo/repo.service';
 import { repoTopicNames } from '../../services/repo/topic.service';
 import { renderPage } from './render';
-import { page, pageNumber, repoHome } from './route';
+import { page, pageNumber, pageRepo, repoHome } from './route';
+import { ACTIVITY_PERIODS, repoActivity } from '../../services/pull/repo-activity.service';
 import { diffOf, DIFF_FILES_PER_PAGE, pageTables } from './diff-view';
 
 const PAGE_SIZE = 30;
@@ -119,6 +120,15 @@ export function repoPages(): Router {
       });
     }));
   }
+  // Activity over a period (Gitea's /activity and /activity/{period}).
+  r.get([`${repo}/activity`, `${repo}/activity/:period`], page(async (req, res) => {
+    const rc = await pageRepo(req);
+    const period = String(req.params.period ?? 'weekly');
+    if (!Object.hasOwn(ACTIVITY_PERIODS, period)) throw new NotFound();
+    const a = await repoActivity(ctxOf(req), rc, period);
+    await renderPage(req, res, 'repo/activity', `Activity - ${rc.owner.name}/${rc.repo.name}`, { ...(await repoHeader(req, rc, 'activity')), a, period, periods: ACTIVITY_PERIODS });
+  }));
+
   // Code search in the default branch (git grep), the matches marked.
   r.get(`${repo}/search`, page(async (req, res) => {
     const c = await cr(req);
