@@ -70,3 +70,13 @@ export function splitHighlighted(html: string): string[] {
   out.push(line + '</span>'.repeat(open.length));
   return out;
 }
+
+/**
+ * A fenced code block of a document highlighted by its info string's language (`ts`, `go`, ...),
+ * or '' when the language is unknown (the caller then escapes it as plain text).
+ */
+export function highlightFence(code: string, lang: string): string {
+  const name = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  if (!name || name === 'text' || name === 'txt' || !hljs.getLanguage(name)) return '';
+  return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+}

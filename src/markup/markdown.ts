@@ -7,6 +7,7 @@
  */
 import path from 'node:path/posix';
 import MarkdownIt from 'markdown-it';
+import { highlightFence } from './highlight';
 import { full as emoji } from 'markdown-it-emoji';
 import { findReferences, type ReferenceFacts } from './references';
 
@@ -47,7 +48,7 @@ export interface MarkdownEnv {
 const WWW_TAIL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+(?::\d{1,5})?(?:[/?#](?:[^\s<]*[^\s<?!.,:*_~'")\]])?)?/i;
 
 function build(breaks: boolean): MarkdownIt.MarkdownIt {
-  const md = new MarkdownIt({ html: true, linkify: true, breaks });
+  const md = new MarkdownIt({ html: true, linkify: true, breaks, highlight: highlightFence });
   md.use(emoji);
   md.linkify.add('www.', {
     validate: (text, pos) => WWW_TAIL.exec(text.slice(pos))?.[0].length ?? 0,

@@ -44,7 +44,8 @@ const OPTIONS: sanitizeHtml.IOptions = {
     pre: ['code-block'],
     li: ['task-list-item'],
     ul: ['contains-task-list'],
-    span: ['emoji', 'issue-keyword'],
+    // why: fenced code is highlighted with highlight.js's classes, which the stylesheet colours.
+    span: ['emoji', 'issue-keyword', 'hljs-*'],
     table: ['data-table'],
     th: ['line-num'],
     td: ['line-num'],
