@@ -23,7 +23,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
     a: ['href', 'rel', 'class'],
     img: ['src', 'alt', 'width', 'height', 'align', 'loading'],
     source: ['srcset', 'media', 'type'],
-    input: ['type', 'checked', 'disabled'],
+    input: ['type', 'checked', 'disabled', 'aria-label'],
     ol: ['start', 'type', 'reversed'],
     li: ['value', 'class'],
     ul: ['class'],
@@ -64,8 +64,11 @@ const OPTIONS: sanitizeHtml.IOptions = {
       }
       return { tagName, attribs };
     },
-    // why: the only input a document may hold is a read-only task-list checkbox.
-    input: (tagName, attribs) => (attribs.type === 'checkbox' ? { tagName, attribs: { type: 'checkbox', disabled: '', ...(attribs.checked !== undefined ? { checked: '' } : {}) } } : { tagName: 'span', attribs: {} }),
+    // why: the only input a document may hold is a read-only task-list checkbox; it says what it is
+    // to a screen reader (its own label, since the task's text is not a <label>).
+    input: (tagName, attribs) => (attribs.type === 'checkbox'
+      ? { tagName, attribs: { type: 'checkbox', disabled: '', ...(attribs.checked !== undefined ? { checked: '' } : {}), 'aria-label': attribs.checked !== undefined ? 'Done task' : 'Open task' } }
+      : { tagName: 'span', attribs: {} }),
   },
   exclusiveFilter: (frame) => frame.tag === 'img' && /^data:/i.test(frame.attribs.src ?? '') && !/^data:image\/(png|gif|jpeg|webp|avif|bmp)[;,]/i.test(frame.attribs.src ?? ''),
 };

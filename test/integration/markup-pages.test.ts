@@ -29,7 +29,7 @@ describe('pages that render Markdown', () => {
     const res = await api('POST', `/issues/${index}/comments`, { body });
     expect(res.status, res.text).to.equal(201);
   };
-  const boxes = (html: string) => ({ open: html.match(/<input type="checkbox" disabled \/>/g)?.length ?? 0, done: html.match(/<input type="checkbox" disabled checked \/>/g)?.length ?? 0 });
+  const boxes = (html: string) => ({ open: html.match(/<input type="checkbox" disabled aria-label="Open task" \/>/g)?.length ?? 0, done: html.match(/<input type="checkbox" disabled checked aria-label="Done task" \/>/g)?.length ?? 0 });
 
   before(async () => {
     w = await startWorld({ env: { FORGE__MARKUP__MAX_INPUT_SIZE: String(MAX_INPUT) } });

@@ -102,8 +102,8 @@ describe('markup rendering and template listings', () => {
       expect((await markdown({ Mode: 'comment', Text: 'a\nb' })).text).to.equal('<p>a<br />\nb</p>\n');
       expect((await markdown({ Mode: 'gfm', Text: 'a\nb' })).text).to.equal('<p>a\nb</p>\n');
       const res = await markdown({ Mode: 'gfm', Text: '- [ ] todo\n- [x] done\n\n~~old~~ www.example.com :tada:\n\n| a |\n|---|\n| 1 |\n' });
-      expect(res.text).to.include('<ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" disabled /> todo</li>');
-      expect(res.text).to.include('<input type="checkbox" disabled checked /> done');
+      expect(res.text).to.include('<ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" disabled aria-label="Open task" /> todo</li>');
+      expect(res.text).to.include('<input type="checkbox" disabled checked aria-label="Done task" /> done');
       expect(res.text).to.include('<s>old</s> <a href="http://www.example.com" rel="nofollow">www.example.com</a> <span class="emoji" aria-label="tada">🎉</span>');
       expect(res.text).to.include('<table>\n<thead>\n<tr>\n<th>a</th>');
     });
@@ -177,7 +177,7 @@ describe('markup rendering and template listings', () => {
     it('user ids get the user-content- prefix and task checkboxes stay read-only', async () => {
       const res = await markdown({ Mode: 'gfm', Text: '<div id="main">x</div><input type="checkbox" checked>' });
       expect(res.text).to.include('<div id="user-content-main">x</div>');
-      expect(res.text).to.include('<input type="checkbox" disabled checked />');
+      expect(res.text).to.include('<input type="checkbox" disabled checked aria-label="Done task" />');
     });
   });
 

@@ -186,7 +186,7 @@ describe('repository pages', () => {
       const before = await raw('docs/guide.md');
       const preview = await a.form('alice/proj/_edit/main/docs/guide.md', { content: '## Changed\r\n\n- [x] done', last_sha: sha, action: 'preview' });
       expect(preview.status).to.equal(200);
-      expect(preview.text).to.include('<h2 id="user-content-changed">Changed</h2>').and.include('<input type="checkbox" disabled checked />');
+      expect(preview.text).to.include('<h2 id="user-content-changed">Changed</h2>').and.include('<input type="checkbox" disabled checked aria-label="Done task" />');
       expect(await raw('docs/guide.md')).to.equal(before);
       const done = await a.form('alice/proj/_edit/main/docs/guide.md', { content: '## Changed\r\n', last_sha: sha, action: 'commit', commit_message: 'Edit the guide in the browser' });
       expect(done.status, done.text).to.equal(303);

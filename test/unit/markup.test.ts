@@ -50,19 +50,19 @@ describe('markup renderer', () => {
     // why: the expected HTML was written by the renderer before its task-list rule was made linear.
     const cases: [string, string][] = [
     ['- [ ] one\n- [x] two\n- plain\n',
-      "<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled /> one</li>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked /> two</li>\n<li>plain</li>\n</ul>\n"],
+      "<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled aria-label=\"Open task\" /> one</li>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked aria-label=\"Done task\" /> two</li>\n<li>plain</li>\n</ul>\n"],
     ['- [ ] a\n  - [X] b\n    1. [ ] c\n    2. d\n  - e\n- [ ] f\n\n1. [x] g\n2. h\n',
-      "<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled /> a\n<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked /> b\n<ol>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled /> c</li>\n<li>d</li>\n</ol>\n</li>\n<li>e</li>\n</ul>\n</li>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled /> f</li>\n</ul>\n<ol>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked /> g</li>\n<li>h</li>\n</ol>\n"],
+      "<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled aria-label=\"Open task\" /> a\n<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked aria-label=\"Done task\" /> b\n<ol>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled aria-label=\"Open task\" /> c</li>\n<li>d</li>\n</ol>\n</li>\n<li>e</li>\n</ul>\n</li>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled aria-label=\"Open task\" /> f</li>\n</ul>\n<ol>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked aria-label=\"Done task\" /> g</li>\n<li>h</li>\n</ol>\n"],
     ['* [ ] loose\n\n* [x] items\n\n  with a paragraph\n\n- [ ]no space\n- [ ]\n-  [x] x\n',
-      "<ul class=\"contains-task-list\">\n<li class=\"task-list-item\">\n<p><input type=\"checkbox\" disabled /> loose</p>\n</li>\n<li class=\"task-list-item\">\n<p><input type=\"checkbox\" disabled checked /> items</p>\n<p>with a paragraph</p>\n</li>\n</ul>\n<ul class=\"contains-task-list\">\n<li>[ ]no space</li>\n<li>[ ]</li>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked /> x</li>\n</ul>\n"],
+      "<ul class=\"contains-task-list\">\n<li class=\"task-list-item\">\n<p><input type=\"checkbox\" disabled aria-label=\"Open task\" /> loose</p>\n</li>\n<li class=\"task-list-item\">\n<p><input type=\"checkbox\" disabled checked aria-label=\"Done task\" /> items</p>\n<p>with a paragraph</p>\n</li>\n</ul>\n<ul class=\"contains-task-list\">\n<li>[ ]no space</li>\n<li>[ ]</li>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked aria-label=\"Done task\" /> x</li>\n</ul>\n"],
     ['> - [ ] quoted\n> - [x] task\n\n- [ ] `code` **bold** #1\n',
-      "<blockquote>\n<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled /> quoted</li>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked /> task</li>\n</ul>\n</blockquote>\n<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled /> <code>code</code> <strong>bold</strong> <a href=\"http://f/a/b/issues/1\" class=\"ref-issue\" rel=\"nofollow\">#1</a></li>\n</ul>\n"],
+      "<blockquote>\n<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled aria-label=\"Open task\" /> quoted</li>\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked aria-label=\"Done task\" /> task</li>\n</ul>\n</blockquote>\n<ul class=\"contains-task-list\">\n<li class=\"task-list-item\"><input type=\"checkbox\" disabled aria-label=\"Open task\" /> <code>code</code> <strong>bold</strong> <a href=\"http://f/a/b/issues/1\" class=\"ref-issue\" rel=\"nofollow\">#1</a></li>\n</ul>\n"],
     ];
     const comment = (text: string) => render({ mode: 'comment', text, links: { app: 'http://f/', repo: 'http://f/a/b' }, breaks: true });
     for (const [text, html] of cases) expect(comment(text), text).to.equal(html);
     const long = comment('- [ ] a\n  - [x] b\n'.repeat(5000));
-    expect(long.match(/<li class="task-list-item"><input type="checkbox" disabled \/> a/g)).to.have.length(5000);
-    expect(long.match(/<input type="checkbox" disabled checked \/> b<\/li>/g)).to.have.length(5000);
+    expect(long.match(/<li class="task-list-item"><input type="checkbox" disabled aria-label="Open task" \/> a/g)).to.have.length(5000);
+    expect(long.match(/<input type="checkbox" disabled checked aria-label="Done task" \/> b<\/li>/g)).to.have.length(5000);
     expect(long.match(/<ul class="contains-task-list">/g)).to.have.length(5001);
   });
 

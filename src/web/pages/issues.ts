@@ -26,6 +26,7 @@ import { renderComments, renderDocument } from '../../services/markup/markup.ser
 import type { RepoContext } from '../../services/repo/context';
 import { flash, requireCsrf, saveIfDirty, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
+import { repoHeader } from './repo';
 import { renderPage } from './render';
 import { PageSlots } from './slots';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
@@ -75,7 +76,7 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
   const user = req.principal.user;
   const running = user ? await stopwatchRunning(ctx, user, view.row.id) : false;
   await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-    base: repoHome(rc), issue, bodyHtml: issue.body ? slots.put(rendered[0]) : '', events, html: Object.fromEntries(html), commits, ago: timeAgo, repoFullName: `${rc.owner.name}/${rc.repo.name}`,
+    ...(await repoHeader(req, rc, 'issues')), issue, bodyHtml: issue.body ? slots.put(rendered[0]) : '', events, html: Object.fromEntries(html), commits, ago: timeAgo, repoFullName: `${rc.owner.name}/${rc.repo.name}`,
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
     timetracking: settings().service.enableTimetracking, side: await sidebarData(req, rc, index, false),
   }, status, slots);
@@ -103,7 +104,7 @@ export function issuePages(): Router {
     const filters = { q, labels: label || '', milestone: milestone || '' };
     const query = (over: Record<string, unknown>) => new URLSearchParams(Object.entries({ state, ...filters, ...over }).filter(([, v]) => v !== '').map(([k, v]): [string, string] => [k, String(v)])).toString();
     await renderPage(req, res, 'issues/list', `Issues - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoHome(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, issues: items.map((v) => toIssueOf(v, viewerOf(req))), state, q, label, milestone,
+      ...(await repoHeader(req, rc, 'issues')), repoName: `${rc.owner.name}/${rc.repo.name}`, issues: items.map((v) => toIssueOf(v, viewerOf(req))), state, q, label, milestone,
       labels: await usableLabels(ctx, rc), milestones: (await listMilestones(ctx, rc, 'all', undefined)).rows.map((m) => ({ id: m.id, title: m.name })),
       stateQuery: (s: string) => query({ state: s }), total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)), pagerQuery: query({}),
     });
@@ -118,11 +119,11 @@ export function issuePages(): Router {
     const blank = await blankIssueAllowed(ctxOf(req), rc);
     // why: as Gitea, the chooser is shown while there are templates or contact links (HasTemplatesOrContactLinks).
     if (!chosen && (templates?.length || contactLinks.length) && (req.query.template === undefined || !blank)) {
-      return renderPage(req, res, 'issues/choose', `New issue - ${rc.owner.name}/${rc.repo.name}`, { base: repoHome(rc), templates: templates ?? [], contactLinks, blank });
+      return renderPage(req, res, 'issues/choose', `New issue - ${rc.owner.name}/${rc.repo.name}`, { ...(await repoHeader(req, rc, 'issues')), templates: templates ?? [], contactLinks, blank });
     }
     const body = chosen ? chosen.content || (chosen.body ?? []).filter((f) => f.type !== 'markdown').map((f) => `### ${String(f.attributes?.label ?? f.id)}\n\n`).join('') : '';
     await renderPage(req, res, 'issues/new', `New issue - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoHome(rc), title: chosen?.title ?? '', body, template: chosen?.file_name ?? '', preview: null,
+      ...(await repoHeader(req, rc, 'issues')), title: chosen?.title ?? '', body, template: chosen?.file_name ?? '', preview: null,
     });
   }));
 
@@ -130,8 +131,8 @@ export function issuePages(): Router {
     if (!signedIn(req, res)) return;
     const rc = await pageRepo(req);
     const body = req.body as Record<string, string>;
-    const again = (preview: string | null, status: number) => renderPage(req, res, 'issues/new', `New issue - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoHome(rc), title: body.title ?? '', body: body.content ?? '', template: body.template ?? '', preview,
+    const again = async (preview: string | null, status: number) => renderPage(req, res, 'issues/new', `New issue - ${rc.owner.name}/${rc.repo.name}`, {
+      ...(await repoHeader(req, rc, 'issues')), title: body.title ?? '', body: body.content ?? '', template: body.template ?? '', preview,
     }, status);
     if (body.action === 'preview') return again(await commentHtml(req, rc, body.content ?? ''), 200);
     const { templates } = await listIssueTemplates(rc);

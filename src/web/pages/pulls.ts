@@ -35,6 +35,7 @@ import { diffOf, diffTable, DIFF_FILES_PER_PAGE, pageTables, tableWith } from '.
 import { flashOutcome, requireCsrf, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
 import { renderFragment, renderPage } from './render';
+import { repoHeader } from './repo';
 import { PageSlots } from './slots';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
 
@@ -91,7 +92,7 @@ function reviewerStates(req: Request, reviews: ReviewModel[], user: (id: number)
 /** What every tab of a pull request shows at its top. */
 async function pullHead(req: Request, rc: RepoContext, index: number, tab: string) {
   const pull = toPullRequest(await getPull(ctxOf(req), req.principal, rc, index), viewerOf(req));
-  return { base: repoHome(rc), pull, tab, canWrite: canWriteIssues(rc, true), signedIn: !!req.principal.user };
+  return { ...(await repoHeader(req, rc, 'pulls')), pull, pullTab: tab, canWrite: canWriteIssues(rc, true), signedIn: !!req.principal.user };
 }
 
 /** Pull request routes. */
@@ -106,7 +107,7 @@ export function pullPages(): Router {
     const pageNo = pageNumber(req);
     const { items, total } = await listPulls(ctxOf(req), req.principal, rc, { isClosed: state === 'all' ? undefined : state === 'closed' }, { limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
     await renderPage(req, res, 'pulls/list', `Pull requests - ${rc.owner.name}/${rc.repo.name}`, {
-      base: repoHome(rc), repoName: `${rc.owner.name}/${rc.repo.name}`, pulls: items.map((v) => toPullRequest(v, viewerOf(req))), state, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+      ...(await repoHeader(req, rc, 'pulls')), repoName: `${rc.owner.name}/${rc.repo.name}`, pulls: items.map((v) => toPullRequest(v, viewerOf(req))), state, total, pageNo, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
       pagerQuery: `state=${state}`,
     });
   }));
@@ -131,8 +132,8 @@ export function pullPages(): Router {
     const rc = await pageRepo(req);
     const b = req.body as Record<string, string>;
     const v = await unlessRefused(req, () => createPull(ctxOf(req), doerOf(req), req.principal, rc, { base: b.base, head: b.head, title: b.title, body: b.content }),
-      (status) => renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
-        base: repoHome(rc), baseBranch: b.base ?? '', headBranch: b.head ?? '', title: b.title ?? '', body: b.content ?? '',
+      async (status) => renderPage(req, res, 'pulls/new', `New pull request - ${rc.owner.name}/${rc.repo.name}`, {
+        ...(await repoHeader(req, rc, 'pulls')), baseBranch: b.base ?? '', headBranch: b.head ?? '', title: b.title ?? '', body: b.content ?? '',
       }, status));
     if (v) res.redirect(303, `${repoHome(rc)}/pulls/${v.issue.row.index}`);
   }));
