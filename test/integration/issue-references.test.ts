@@ -230,7 +230,7 @@ describe('issue references and closing keywords', () => {
     const n = await newIssue('Shown on the page');
     const sha = await pushCommit(`Page fix\n\nfixes #${n}`);
     const page = await (await WebClient.signedIn(w, alice)).get(`/alice/proj/issues/${n}`);
-    expect(page.text).to.match(/carol<\/strong> referenced this issue from a commit\s*<span title="[^"]+">(now|[^<]* ago)</);
+    expect(page.text).to.match(/carol<\/strong> referenced this issue from a commit\s*<relative-time datetime="[^"]+"/);
     expect(page.text).to.include(`<a href="${w.server.url}alice/proj/commit/${sha}">Page fix</a>`);
     expect(page.text).to.match(new RegExp(`closed this issue in <a href="${w.server.url}alice/proj/commit/${sha}" class="sha">${sha.slice(0, 10)}</a>`));
   });

@@ -71,7 +71,7 @@ describe('repository settings pages', () => {
     expect((await a.form('alice/proj/settings/collaboration', { name: 'bob', permission: 'write' })).location).to.equal('/alice/proj/settings/collaboration');
     expect((await api('GET', '/collaborators/bob/permission')).body.permission).to.equal('write');
     const page = await a.get('alice/proj/settings/collaboration');
-    expect(page.text).to.match(/<option value="write" selected>write<\/option>/);
+    expect(page.text).to.match(/<option value="write" selected>Write<\/option>/);
     await a.form('alice/proj/settings/collaboration', { name: 'bob', permission: 'read' });
     expect((await api('GET', '/collaborators/bob/permission')).body.permission).to.equal('read');
     await a.form('alice/proj/settings/collaboration', { name: 'nobody', permission: 'write' });

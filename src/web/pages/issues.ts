@@ -27,6 +27,7 @@ import type { RepoContext } from '../../services/repo/context';
 import { flash, requireCsrf, saveIfDirty, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
 import { repoHeader } from './repo';
+import { eventText } from './names';
 import { renderPage } from './render';
 import { PageSlots } from './slots';
 import { listState, page, pageIndex, pageNumber, pageRepo, repoHome, signedIn } from './route';
@@ -37,16 +38,6 @@ const PAGE_SIZE = 20;
 /** A comment's (or body's) HTML as Gitea renders comments: references to this repository, line breaks. */
 function commentHtml(req: Request, rc: RepoContext, text: string): Promise<string> {
   return renderDocument(ctxOf(req), req.principal, { mode: 'comment', text, links: { app: settings().server.rootUrl, repo: `${settings().server.rootUrl}${rc.owner.name}/${rc.repo.name}` } }, rc, 'once');
-}
-
-/** Unix-style relative time of an RFC 3339 value ("5 minutes ago"), as Gitea's timeline shows it. */
-export function timeAgo(iso: string, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  const units: [number, string][] = [[31536000, 'year'], [2592000, 'month'], [604800, 'week'], [86400, 'day'], [3600, 'hour'], [60, 'minute'], [1, 'second']];
-  if (s < 1) return 'now';
-  const [size, name] = units.find(([n]) => s >= n)!;
-  const n = Math.floor(s / size);
-  return `${n} ${name}${n === 1 ? '' : 's'} ago`;
 }
 
 /** The commit title a commit_ref entry's body (Gitea's `<a href=...>title</a>`) holds, as text. */
@@ -76,7 +67,7 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
   const user = req.principal.user;
   const running = user ? await stopwatchRunning(ctx, user, view.row.id) : false;
   await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-    ...(await repoHeader(req, rc, 'issues')), issue, bodyHtml: issue.body ? slots.put(rendered[0]) : '', events, html: Object.fromEntries(html), commits, ago: timeAgo, repoFullName: `${rc.owner.name}/${rc.repo.name}`,
+    ...(await repoHeader(req, rc, 'issues')), issue, bodyHtml: issue.body ? slots.put(rendered[0]) : '', events, html: Object.fromEntries(html), commits, eventText, repoFullName: `${rc.owner.name}/${rc.repo.name}`,
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
     timetracking: settings().service.enableTimetracking, side: await sidebarData(req, rc, index, false),
   }, status, slots);

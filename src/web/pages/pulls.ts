@@ -30,7 +30,7 @@ import type { RepoContext } from '../../services/repo/context';
 import type { UserModel } from '../../models/user.model';
 import { csrfToken } from '../../services/auth/session.service';
 import { parseDiff } from './diff';
-import { MERGE_STYLE_NAMES } from './names';
+import { eventText, MERGE_STYLE_NAMES } from './names';
 import { diffOf, diffTable, DIFF_FILES_PER_PAGE, pageTables, tableWith } from './diff-view';
 import { flashOutcome, requireCsrf, unlessRefused } from './context';
 import { sidebarData } from './issue-sidebar';
@@ -167,7 +167,7 @@ export function pullPages(): Router {
     const box = req.principal.user ? await mergeBox(ctxOf(req), req.principal.user, rc, index) : null;
     const checks = await combinedStatus(ctxOf(req), rc, head.pull.head.sha);
     await renderPage(req, res, 'pulls/view', `${head.pull.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
-      ...head, events, html, bodyHtml: head.pull.body ? slots.put(rendered[0]) : '', box, styleNames: MERGE_STYLE_NAMES,
+      ...head, events, html, bodyHtml: head.pull.body ? slots.put(rendered[0]) : '', box, styleNames: MERGE_STYLE_NAMES, eventText,
       checks: checks.latest.length ? { state: checks.state, list: checks.latest.map((c) => ({ state: c.state, context: c.context, description: c.description, url: /^https?:\/\//i.test(c.targetUrl) ? c.targetUrl : '' })) } : null,
       reviewState: (id: number) => REVIEW_STATES[reviewOf.get(id)?.type ?? ReviewType.Comment], reviewRow: (id: number) => reviewOf.get(id) ?? null,
       reviewThreads: (id: number) => byReview.get(id) ?? [],

@@ -21,7 +21,7 @@ import { deleteRepo, editRepo, MERGE_STYLES } from '../../services/repo/repo.ser
 import { cancelTransfer, startTransfer, transferViewOf } from '../../services/repo/transfer.service';
 import { addDeployKey, deleteRepoDeployKey, listRepoDeployKeys } from '../../services/keys/deploy-key.service';
 import { listBranches } from '../../services/refs/branch.service';
-import { MERGE_STYLE_NAMES, UNIT_NAMES } from './names';
+import { ACCESS_NAMES, MERGE_STYLE_NAMES, RULE_FIELD_NAMES, UNIT_NAMES } from './names';
 import { repoHookPlace } from '../../services/webhook/hook.service';
 import { testRepoHook } from '../../services/webhook/push-events';
 import { flash, flashOutcome, requireCsrf, saveIfDirty, unlessRefused } from './context';
@@ -175,7 +175,7 @@ export function repoSettingsPages(): Router {
     if (!rc) return;
     const { rows, modes } = await listCollaborators(ctxOf(req), rc, 1000, 0);
     const people = rows.map((u) => ({ name: u.name, mode: modes.get(u.id) }));
-    await show(req, res, rc, 'collaboration', 'Collaborators', { section: 'collaboration', people, modes: { [AccessMode.Read]: 'read', [AccessMode.Write]: 'write', [AccessMode.Admin]: 'admin' } });
+    await show(req, res, rc, 'collaboration', 'Collaborators', { section: 'collaboration', people, modes: { [AccessMode.Read]: 'read', [AccessMode.Write]: 'write', [AccessMode.Admin]: 'admin' }, accessNames: ACCESS_NAMES });
   }));
   const collaboration = (rc: RepoContext) => `${base(rc)}/collaboration`;
   action('/collaboration', async (req, rc, b) => addOrUpdateCollaborator(ctxOf(req), rc, await collaboratorUser(ctxOf(req), (b.name ?? '').trim()), b.permission || 'write'), 'The collaborator is saved.', collaboration);
@@ -203,7 +203,7 @@ export function repoSettingsPages(): Router {
     if (!rc) return;
     const name = typeof req.query.rule === 'string' ? req.query.rule : '';
     const rule = name ? ruleOut(await getBranchProtection(ctxOf(req), rc, name)) : null;
-    await show(req, res, rc, 'branch-rule', 'Branch protection', { section: 'branches', rule, flags: RULE_FLAGS, lists: RULE_LISTS, texts: RULE_TEXTS });
+    await show(req, res, rc, 'branch-rule', 'Branch protection', { section: 'branches', rule, flags: RULE_FLAGS, lists: RULE_LISTS, texts: RULE_TEXTS, fieldNames: RULE_FIELD_NAMES });
   }));
   const branches = (rc: RepoContext) => `${base(rc)}/branches`;
   action('/branches/edit', (req, rc, b) => (b.existing
