@@ -92,7 +92,7 @@ describe('repository home, stars, watches and forks in the browser', () => {
   });
 
   it('keeps a private repository\'s pages from outsiders', async () => {
-    for (const p of ['alice/secret/stars', 'alice/secret/watchers', 'alice/secret/forks', 'alice/secret/fork', 'alice/secret/compare/main...main']) {
+    for (const p of ['alice/secret/stars', 'alice/secret/watchers', 'alice/secret/forks', 'alice/secret/fork', 'alice/secret/compare/main...main', 'alice/secret/activity', 'alice/secret/search?q=a', 'alice/secret/blame/branch/main/README.md']) {
       expect((await b.get(p)).status, p).to.equal(404);
     }
     await b.get('alice/proj');
