@@ -5,6 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { expect } from 'chai';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const EXECUTABLE = process.env.FORGE_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -42,4 +44,28 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = path.join(ARTIFACTS, 'screenshots');
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+/**
+ * What is wrong with the page as it stands: axe violations of impact serious or critical, and a
+ * page wider than the screen at 375 px. Screenshots `<name>-1280` and `<name>-375` are kept; the
+ * viewport is 1280 px again afterwards.
+ */
+export async function pageProblems(page: Page, name: string): Promise<string[]> {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot(page, `${name}-1280`);
+  const axe = await new AxeBuilder({ page: page as never }).analyze();
+  const problems = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${name}: ${v.id} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  await page.setViewportSize({ width: 375, height: 800 });
+  const width = await page.evaluate('document.documentElement.scrollWidth') as number;
+  await screenshot(page, `${name}-375`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  if (width > 375) problems.push(`${name}: ${width} px wide at 375 px`);
+  return problems;
+}
+
+/** Fail the test on any of the page's problems (pageProblems). */
+export async function look(page: Page, name: string): Promise<void> {
+  expect(await pageProblems(page, name), name).to.deep.equal([]);
 }

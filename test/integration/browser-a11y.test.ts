@@ -4,11 +4,10 @@
  * out. Screenshots are kept.
  */
 import { expect } from 'chai';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { GitTool } from '../helpers/refs';
-import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../helpers/browser';
+import { launchBrowser, pageProblems, watchedPage, type WatchedPage } from '../helpers/browser';
 
 describe('the main pages in a browser: narrow screens and accessibility', () => {
   let w: World;
@@ -17,22 +16,10 @@ describe('the main pages in a browser: narrow screens and accessibility', () => 
   let wp: WatchedPage;
   const url = (p = '') => `${w.server.rootUrl}${p}`;
 
-  /** Problems of the page at both widths: overflow at 375 px, serious or critical axe violations. */
+  /** The page's problems (pageProblems), or why it would not load. */
   async function check(page: Page, path: string, name: string): Promise<string[]> {
-    const problems: string[] = [];
-    await page.setViewportSize({ width: 1280, height: 800 });
     const res = await page.goto(url(path));
-    if (!res || res.status() >= 500) problems.push(`${path}: status ${res?.status()}`);
-    await screenshot(page, `a11y-${name}-1280`);
-    const axe = await new AxeBuilder({ page: page as never }).analyze();
-    for (const v of axe.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
-      problems.push(`${path}: ${v.id} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-    }
-    await page.setViewportSize({ width: 375, height: 800 });
-    const width = await page.evaluate('document.documentElement.scrollWidth') as number;
-    await screenshot(page, `a11y-${name}-375`);
-    if (width > 375) problems.push(`${path}: ${width} px wide at 375 px`);
-    return problems;
+    return [...(!res || res.status() >= 500 ? [`${path}: status ${res?.status()}`] : []), ...(await pageProblems(page, `a11y-${name}`))];
   }
 
   before(async () => {

@@ -6,11 +6,10 @@
  * clicking them.
  */
 import { expect } from 'chai';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo, waitFor } from '../helpers/refs';
-import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../helpers/browser';
+import { launchBrowser, look, watchedPage, type WatchedPage } from '../helpers/browser';
 
 describe('dashboard overviews in a browser', () => {
   let w: World;
@@ -29,18 +28,6 @@ describe('dashboard overviews in a browser', () => {
     return Number((await ok('POST', '/repos/alice/web-app/pulls', { head: branch, base: 'main', title })).number);
   };
 
-  /** Screenshots at both widths, the narrow one without horizontal scroll, and the axe check. */
-  async function look(page: Page, name: string): Promise<void> {
-    await screenshot(page, `${name}-1280`);
-    const axe = await new AxeBuilder({ page: page as never }).analyze();
-    const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(bad.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), name).to.deep.equal([]);
-    await page.setViewportSize({ width: 375, height: 800 });
-    const overflow = await page.evaluate('document.documentElement.scrollWidth') as number;
-    await screenshot(page, `${name}-375`);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    expect(overflow, `${name}: page width at 375 px`).to.be.at.most(375);
-  }
 
   before(async () => {
     w = await startWorld();

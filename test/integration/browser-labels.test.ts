@@ -4,10 +4,9 @@
  * horizontal scroll at 375 px, and passes axe with no serious or critical violation.
  */
 import { expect } from 'chai';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startWorld, type World, type TestUser } from '../helpers/world';
-import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../helpers/browser';
+import { launchBrowser, look, watchedPage, type WatchedPage } from '../helpers/browser';
 
 describe('labels and milestones pages in a browser', () => {
   let w: World;
@@ -17,18 +16,6 @@ describe('labels and milestones pages in a browser', () => {
   const url = (p = '') => `${w.server.rootUrl}${p}`;
   const api = (method: string, p: string, body?: unknown) => w.raw(method, `/repos/alice/app${p}`, body, { token: alice.token });
 
-  /** Screenshots at both widths, the narrow one without horizontal scroll, and the axe check. */
-  async function look(page: Page, name: string): Promise<void> {
-    await screenshot(page, `${name}-1280`);
-    const axe = await new AxeBuilder({ page: page as never }).analyze();
-    const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(bad.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), name).to.deep.equal([]);
-    await page.setViewportSize({ width: 375, height: 800 });
-    const overflow = await page.evaluate('document.documentElement.scrollWidth') as number;
-    await screenshot(page, `${name}-375`);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    expect(overflow, `${name}: page width at 375 px`).to.be.at.most(375);
-  }
 
   before(async () => {
     w = await startWorld();
