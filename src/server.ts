@@ -155,11 +155,13 @@ async function runWorker(): Promise<void> {
   if (stopping) process.exit(0);
   server = drainableSrv;
   // why: the services are loaded here, not at the top: the primary, which only migrates and forks, starts in half the time without them.
-  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }] = await Promise.all([
+  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }, { processCommitRefs }, { COMMIT_REFS_TOPIC }] = await Promise.all([
     import('./services/git-push/push.worker'), import('./services/webhook/delivery.worker'), import('./services/actions/background'),
-    import('./services/auth/session.service'),
+    import('./services/auth/session.service'), import('./services/issue/commit-refs'), import('./queue/commit-refs-job'),
   ]);
-  pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
+  pushes = startPushProcessing({
+    reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0', more: { [COMMIT_REFS_TOPIC]: processCommitRefs },
+  });
   hooks = startHookDelivery({ cleanup: process.env.FORGE_WORKER_INDEX === '0' });
   actions = startActionsWork();
   if (process.env.FORGE_WORKER_INDEX === '0') sessionCleanup = startSessionCleanup();

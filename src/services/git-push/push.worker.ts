@@ -22,7 +22,6 @@ import { PULL_CHECK_TOPIC, runPullCheck } from '../pull/check';
 import { AUTO_MERGE_TOPIC, processAutoMerge } from '../pull/auto-merge.service';
 import { ACTIONS_PUSH_TOPIC, processActionsEvent, processActionsPush } from '../actions/trigger';
 import { ACTIONS_EVENT_TOPIC } from '../actions/events';
-import { COMMIT_REFS_TOPIC, processCommitRefs } from '../issue/commit-refs';
 
 /** Record a push whose recording failed on its answer path (idempotent: a replay finds nothing left to record). */
 export async function processPush(payload: unknown): Promise<void> {
@@ -80,18 +79,21 @@ async function cleanQuarantines(olderThanMs: number): Promise<void> {
 
 /**
  * Start the outbox handler for pushes; with `reconcile`, also walk every repository once; with
- * `cleanQuarantine`, remove what interrupted pushes left behind, at start and every hour.
+ * `cleanQuarantine`, remove what interrupted pushes left behind, at start and every hour; `more`
+ * adds handlers of other domains' jobs to the same worker.
  * why: one worker per node does the start-up jobs (the primary chooses it); syncs are idempotent,
  * so several nodes doing it at once only cost time. At start, a node alone on its storage (no
  * Redis: embedded mode) removes every quarantine older than itself; in a cluster, other nodes may
  * be receiving, so only stale ones go.
  */
-export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine: boolean }): PushProcessing {
+export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine: boolean; more?: Record<string, (payload: unknown) => Promise<void>> }): PushProcessing {
   // why: a push job takes seconds at most; a crashed worker's lease is taken over after a minute.
   const handlers = {
     [PUSH_TOPIC]: processPush, [PUSH_EFFECTS_TOPIC]: processPushEffects, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p: unknown) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
     [AUTO_MERGE_TOPIC]: processAutoMerge, [ACTIONS_PUSH_TOPIC]: processActionsPush, [ACTIONS_EVENT_TOPIC]: processActionsEvent,
-    [COMMIT_REFS_TOPIC]: processCommitRefs,
+    // why: other domains' jobs that follow a push (commit references) come from the caller, so this
+    // folder imports none of them.
+    ...opts.more,
     // why: notifications are this node's outbox work too; their jobs are small and independent.
     [NOTIFY_TOPIC]: deliverIssueNotification,
   };

@@ -8,7 +8,7 @@
  */
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { queueActionsPush } from '../actions/trigger';
-import { queueCommitRefs } from '../issue/commit-refs';
+import { queueCommitRefs } from '../../queue/commit-refs-job';
 import { repoPath } from '../../git/paths';
 import { dirExists, setHeadBranch } from '../../git/init';
 import { listBranchAndTagRefs, commitSummaries, headBranch, ZERO_ID } from '../../git/refs';
