@@ -1,11 +1,29 @@
 // Lint rules, including the import direction of docs/ARCHITECTURE.md:
 // controllers/web/ssh -> services -> models/db/git/lock/pool/queue -> config/errors. Nothing imports controllers.
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const deny = (...groups) => ({
   'no-restricted-imports': ['error', {
     patterns: groups.map((g) => ({ group: [`**/${g}`, `**/${g}/**`], message: `this layer must not import ${g} (see docs/ARCHITECTURE.md, layout)` })),
+  }],
+});
+
+// Service folders (docs/ARCHITECTURE.md, events): the notifier's subscribers hear the domains'
+// events, so no domain folder imports a subscriber's folder, nor the payload builders they share;
+// the notifier imports no service folder at all.
+const SERVICE_DENY = ['controllers', 'cli', 'web', 'middleware', 'convert', 'ssh'];
+const SUBSCRIBERS = ['webhook', 'activity', 'notification', 'actions'];
+const serviceFolders = readdirSync('src/services', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const domainFolders = serviceFolders.filter((f) => ![...SUBSCRIBERS, 'payload', 'notify'].includes(f));
+const siblings = (names, message) => names.map((n) => ({ group: [`../${n}`, `../${n}/**`], message }));
+const serviceRules = (layers, folders, message) => ({
+  'no-restricted-imports': ['error', {
+    patterns: [
+      ...layers.map((g) => ({ group: [`**/${g}`, `**/${g}/**`], message: `this layer must not import ${g} (see docs/ARCHITECTURE.md, layout)` })),
+      ...siblings(folders, message),
+    ],
   }],
 });
 
@@ -27,8 +45,24 @@ export default tseslint.config(
   // chai assertions such as `expect(x).to.be.empty` are expressions by design.
   { files: ['test/**/*.ts'], rules: { '@typescript-eslint/no-unused-expressions': 'off' } },
   { files: ['src/**/*.ts', 'workers/**/*.ts', 'ssh/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'], rules: deny('controllers') },
-  { files: ['src/services/**/*.ts'], ignores: ['src/services/webhook/payload.ts'], rules: deny('controllers', 'cli', 'web', 'middleware', 'convert', 'ssh') },
-  // Hook payloads are API objects built when their event happens: the one service file that converts.
+  { files: ['src/services/**/*.ts'], ignores: ['src/services/webhook/payload.ts'], rules: deny(...SERVICE_DENY) },
+  {
+    files: domainFolders.map((f) => `src/services/${f}/**/*.ts`),
+    rules: serviceRules(SERVICE_DENY, [...SUBSCRIBERS, 'payload'], 'a domain states events through the notifier and never imports a subscriber (docs/ARCHITECTURE.md, events)'),
+  },
+  {
+    files: ['src/services/actions/**/*.ts'],
+    rules: serviceRules(SERVICE_DENY, ['webhook', 'activity', 'notification'], 'a subscriber never imports another subscriber\'s folder (docs/ARCHITECTURE.md, events)'),
+  },
+  {
+    files: ['src/services/notify/**/*.ts'],
+    rules: serviceRules(SERVICE_DENY, serviceFolders.filter((f) => f !== 'notify'), 'the notifier imports no service folder (docs/ARCHITECTURE.md, events)'),
+  },
+  // Hook payloads are API objects built when their event happens: the payload builders and the hook emitters convert.
+  {
+    files: ['src/services/payload/**/*.ts'],
+    rules: serviceRules(SERVICE_DENY.filter((g) => g !== 'convert'), SUBSCRIBERS, 'payloads are built for subscribers, never from them (docs/ARCHITECTURE.md, events)'),
+  },
   { files: ['src/services/webhook/payload.ts'], rules: deny('controllers', 'cli', 'web', 'middleware', 'ssh') },
   { files: ['ssh/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'convert', 'models') },
   { files: ['src/convert/**/*.ts'], rules: deny('controllers', 'web', 'services', 'db', 'git', 'lock', 'pool', 'queue') },

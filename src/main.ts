@@ -41,6 +41,8 @@ async function main(argv: string[]): Promise<string | undefined> {
     case 'doctor':
     case 'dump': {
       await bootDatabase(bootSettings());
+      // why: these commands change state (users, repositories, refs), and their events must reach the subscribers.
+      (await import('./services/subscribers')).registerSubscribers();
       try {
         if (cmd === 'admin') await (await import('./cli/admin')).runAdmin(rest);
         else if (cmd === 'doctor') await (await import('./cli/doctor')).runDoctor(rest);

@@ -133,6 +133,7 @@ async function runWorker(): Promise<void> {
   if (s.redis.connStr && !(await waitForRedis(10_000))) console.error('redis: not reachable at start; running without it until it is');
   startBus();
   const { createWebServer, createInternalServer } = await import('./app');
+  (await import('./services/subscribers')).registerSubscribers();
   internal = createInternalServer();
   // why: the hooks of this worker's receive-packs call back on a loopback port of its own, not the
   // shared public port, so they reach this very process while it drains (exclusive: not shared by cluster).
@@ -155,13 +156,11 @@ async function runWorker(): Promise<void> {
   if (stopping) process.exit(0);
   server = drainableSrv;
   // why: the services are loaded here, not at the top: the primary, which only migrates and forks, starts in half the time without them.
-  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }, { processCommitRefs }, { COMMIT_REFS_TOPIC }] = await Promise.all([
+  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }] = await Promise.all([
     import('./services/git-push/push.worker'), import('./services/webhook/delivery.worker'), import('./services/actions/background'),
-    import('./services/auth/session.service'), import('./services/issue/commit-refs'), import('./queue/commit-refs-job'),
+    import('./services/auth/session.service'),
   ]);
-  pushes = startPushProcessing({
-    reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0', more: { [COMMIT_REFS_TOPIC]: processCommitRefs },
-  });
+  pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
   hooks = startHookDelivery({ cleanup: process.env.FORGE_WORKER_INDEX === '0' });
   actions = startActionsWork();
   if (process.env.FORGE_WORKER_INDEX === '0') sessionCleanup = startSessionCleanup();

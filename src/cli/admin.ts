@@ -8,7 +8,8 @@ import { CliError, parseArgs, notifyTableWritten, table, type Flags } from './ut
 import { createUser } from '../services/user/user.service';
 import { createAccessToken } from '../services/user/token.service';
 import { createBadge } from '../services/user/badge.service';
-import { deleteUser, findUserForCli, listAllUsers, setMustChangePassword, setPassword } from '../services/user/admin.service';
+import { findUserForCli, listAllUsers, setMustChangePassword, setPassword } from '../services/user/admin.service';
+import { deleteUser } from '../services/lifecycle/user-delete.service';
 
 /** `admin user create`. */
 async function userCreate(f: Flags): Promise<void> {

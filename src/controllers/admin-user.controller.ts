@@ -12,7 +12,8 @@ import { toUser } from '../convert/user';
 import { settings } from '../config';
 import { searchUsersForAdmin } from '../models/user-admin';
 import { createUser } from '../services/user/user.service';
-import { deleteUser, editUser, renameUser } from '../services/user/admin.service';
+import { editUser, renameUser } from '../services/user/admin.service';
+import { deleteUser } from '../services/lifecycle/user-delete.service';
 import { lookupOwner } from '../services/user/lookup';
 
 @Route('admin/users')

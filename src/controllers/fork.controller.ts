@@ -14,8 +14,8 @@ import type { RepositoryModel } from '../models/repository.model';
 import { findUserById } from '../models/user.model';
 import { repoAssignment } from '../services/repo/context';
 import { viewOf, viewsOf, type RepoView } from '../services/repo/repo.service';
-import { forkRepo, listForks } from '../services/repo/fork.service';
-import { generateRepo } from '../services/repo/generate.service';
+import { forkRepo, listForks } from '../services/lifecycle/fork.service';
+import { generateRepo } from '../services/lifecycle/generate.service';
 
 @Route('repos')
 @Tags('repository')

@@ -15,8 +15,10 @@ import { UserType, type UserModel } from '../models/user.model';
 import { lookupOwner } from '../services/user/lookup';
 import { resolveOrg } from '../services/org/guard';
 import { repoAssignment } from '../services/repo/context';
-import { createRepo, assertCanCreateInOrg } from '../services/repo/repo-create.service';
-import { editRepo, deleteRepo, repoById, viewOf, listRepos, type RepoView, type RepoListQuery } from '../services/repo/repo.service';
+import { createRepo } from '../services/lifecycle/repo-create.service';
+import { assertCanCreateInOrg } from '../services/repo/rules';
+import { editRepo, repoById, viewOf, listRepos, type RepoView, type RepoListQuery } from '../services/repo/repo.service';
+import { deleteRepo } from '../services/lifecycle/repo-delete.service';
 import type { RepositoryModel } from '../models/repository.model';
 
 type Sort = RepoListQuery['sort'];

@@ -12,8 +12,8 @@ import { systemCtx } from '../db';
 import { HttpError, NotFound } from '../errors';
 import { safeGitProtocol } from '../git/run';
 import { authenticate } from '../middleware/auth';
-import { authorizeGitService, GIT_AUTH_HEADERS } from '../services/repo/git-access';
-import { spawnGitService, type GitService } from '../services/repo/git-serve';
+import { authorizeGitService, GIT_AUTH_HEADERS } from '../services/git-serve/git-access';
+import { spawnGitService, type GitService } from '../services/git-serve/git-serve';
 import type { RepoContext } from '../services/repo/context';
 
 const SERVICES: Record<string, GitService> = { 'git-upload-pack': 'upload-pack', 'git-receive-pack': 'receive-pack' };

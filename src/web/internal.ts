@@ -10,7 +10,7 @@ import express, { type Request, type Response, type NextFunction, type Router } 
 import { settings } from '../config';
 import { systemCtx, tableWritten } from '../db';
 import { Unauthorized, Validation } from '../errors';
-import { preReceive, type HookRequest } from '../services/git-push/hook.service';
+import { preReceive, type HookRequest } from '../services/git-serve/hook.service';
 import { procReceive, type ProcReceiveRequest } from '../services/pull/agit.service';
 
 

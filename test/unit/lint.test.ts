@@ -28,7 +28,17 @@ describe('import direction lint rule', () => {
     ['src/models/x.model.ts', "import { settings } from '../config';", true],
     ['ssh/x.ts', "import { findUserById } from '../src/models/user.model';", false],
     ['ssh/x.ts', "import { authenticate } from '../src/middleware/auth';", false],
-    ['ssh/x.ts', "import { authorizeGitService } from '../src/services/repo/git-access';", true],
+    ['ssh/x.ts', "import { authorizeGitService } from '../src/services/git-serve/git-access';", true],
+    // Domains state events through the notifier; subscribers import domains, never the other way.
+    ['src/services/issue/x.ts', "import { emitIssueEvent } from '../webhook/payload';", false],
+    ['src/services/repo/x.ts', "import { recordActivity } from '../activity/record';", false],
+    ['src/services/pull/x.ts', "import { queueIssueNotification } from '../notification/notify';", false],
+    ['src/services/history/x.ts', "import { hookRepo } from '../payload/parts';", false],
+    ['src/services/actions/x.ts', "import { emitRepoEvent } from '../webhook/payload';", false],
+    ['src/services/notify/x.ts', "import type { RepoContext } from '../repo/context';", false],
+    ['src/services/pull/x.ts', "import { notify } from '../notify/notifier';", true],
+    ['src/services/webhook/x.ts', "import { issueViews } from '../issue/view';", true],
+    ['src/services/actions/x.ts', "import { hookRepo } from '../payload/parts';", true],
   ];
   for (const [file, code, allowed] of cases) {
     it(`${allowed ? 'allows' : 'refuses'} in ${file}: ${code}`, async function () {

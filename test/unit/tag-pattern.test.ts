@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { compileGlob, globMatches, isRegexPattern, regexSource, assertPattern, PatternError } from '../../src/services/refs/pattern';
 import { isValidRefName } from '../../src/services/refs/names';
-import { sniffType, typeAllowed } from '../../src/services/release/attachment-store';
+import { sniffType, typeAllowed } from '../../src/services/storage/attachment-store';
 
 const m = (pattern: string, name: string) => globMatches(compileGlob(pattern), name);
 

@@ -21,12 +21,12 @@ import {
 import { findRepoByOwnerAndName } from '../../models/repository.model';
 import { findUserByName } from '../../models/user.model';
 import { nowUnix } from '../../models/issue.model';
-import { assertUnitReadable, assertUnitWriter } from '../refs/access';
+import { assertUnitReadable, assertUnitWriter } from '../repo/access';
 import type { RepoContext } from '../repo/context';
 import { repoUrls } from '../content/view';
 import { verifyRuntimeToken } from './runtime-token';
 import { taskOfToken } from './task.service';
-import { removeLog } from './log-store';
+import { removeLog } from '../storage/log-store';
 import { appendChunk, assemble, openArtifactFile, removeArtifactFile, removeUploadParts, saveBlock, saveBlockList } from './artifact-store';
 
 const SERVICE = 'twirp/github.actions.results.api.v1.ArtifactService';

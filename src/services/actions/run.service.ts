@@ -27,13 +27,13 @@ import { findRepoById, type RepositoryModel } from '../../models/repository.mode
 import { findUserById, pseudoUser, type UserModel } from '../../models/user.model';
 import { nowUnix } from '../../models/issue.model';
 import { recordCommitStatus } from '../history/status.service';
-import { emitWorkflowEvents, type WorkflowChange } from '../webhook/payload';
-import { jobViews } from './job-view';
-import { archiveLog, formatLogLine, logFilename, removeLog } from './log-store';
+import { jobViews } from '../../models/action-job-view';
+import { archiveLog, formatLogLine, logFilename, removeLog } from '../storage/log-store';
 import { signalJobsReady } from './jobs-signal';
 import { actionsConfig } from './config';
 import { planJobs, pushMatches, WorkflowError, type PlannedJob, type Workflow } from './workflow-parse';
 import { parsedWorkflow, workflowFiles, type WorkflowFile } from './workflows';
+import { notify, type WorkflowChange } from '../notify/notifier';
 
 /** An event that may start workflows. */
 export interface WorkflowEvent {
@@ -228,7 +228,7 @@ export async function settleRuns(tx: DbContext, runs: ActionRunModel[], changed:
     out.push(change);
   }
   await setRunStates(tx, states, now);
-  await emitWorkflowEvents(tx, events);
+  await notify.workflowRunsChanged(tx, { changes: events });
   return out;
 }
 

@@ -10,7 +10,7 @@ import { advanceSchedule, dueSchedules, replaceSchedules, type NewSchedule } fro
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { nowUnix } from '../../models/issue.model';
-import { hookRepo, hookUser } from '../webhook/payload';
+import { hookRepo, hookUser } from '../payload/parts';
 import { nextCron, parseCron } from './cron';
 import { createRuns } from './run.service';
 import { parseWorkflow } from './workflow-parse';

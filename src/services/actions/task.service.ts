@@ -28,7 +28,7 @@ import { repoUrls } from '../content/view';
 import { taskSettings } from './settings.service';
 import { aggregateStatus, announce, settleRuns } from './run.service';
 import { removeRunner, notePresence, type RunnerIdentity } from './runner.service';
-import { appendLog, archiveLog, formatLogLine, logFilename } from './log-store';
+import { appendLog, archiveLog, formatLogLine, logFilename } from '../storage/log-store';
 import { stepNames } from './workflow-parse';
 import { signRuntimeToken } from './runtime-token';
 

@@ -11,12 +11,12 @@ import { findJobById, findJobsByIds, listJobs, type ActionRunJobModel, type JobF
 import { findTaskById, listTasksOfRepo } from '../../models/action-task.model';
 import { findUserById, findUserByName } from '../../models/user.model';
 import { findRepoById } from '../../models/repository.model';
-import { assertUnitReadable, assertUnitWriter } from '../refs/access';
+import { assertUnitReadable, assertUnitWriter } from '../repo/access';
 import type { RepoContext } from '../repo/context';
-import { readLog } from './log-store';
-import { jobViews } from './job-view';
+import { readLog } from '../storage/log-store';
+import { jobViews } from '../../models/action-job-view';
 
-export { jobViews } from './job-view';
+export { jobViews } from '../../models/action-job-view';
 import { approveRun, cancelRun, deleteRun, rerun } from './run.service';
 
 /** The statuses a `status` query names (GitHub's words and Gitea's); 400 for another word. */

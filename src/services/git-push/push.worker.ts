@@ -13,15 +13,8 @@ import { removeStaleQuarantines } from '../../git/quarantine';
 import { findRepoById, listRepoIdsAfter } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
 import { startOutboxWorker, type OutboxWorker } from '../../queue/worker';
-import { deliverIssueNotification, NOTIFY_TOPIC } from '../notification/notify';
-import { PUSH_TOPIC, type PushJob } from './hook.service';
-import { syncRepoRefs } from './sync.service';
-import { PUSH_EFFECTS_TOPIC, processPushEffects } from './push-effects';
-import { PULL_BRANCHES_TOPIC, processBranchesMoved } from '../pull/branch-moves';
-import { PULL_CHECK_TOPIC, runPullCheck } from '../pull/check';
-import { AUTO_MERGE_TOPIC, processAutoMerge } from '../pull/auto-merge.service';
-import { ACTIONS_PUSH_TOPIC, processActionsEvent, processActionsPush } from '../actions/trigger';
-import { ACTIONS_EVENT_TOPIC } from '../actions/events';
+import { subscriberJobs } from '../notify/notifier';
+import { PUSH_TOPIC, syncRepoRefs, type PushJob } from './sync.service';
 
 /** Record a push whose recording failed on its answer path (idempotent: a replay finds nothing left to record). */
 export async function processPush(payload: unknown): Promise<void> {
@@ -78,25 +71,19 @@ async function cleanQuarantines(olderThanMs: number): Promise<void> {
 }
 
 /**
- * Start the outbox handler for pushes; with `reconcile`, also walk every repository once; with
- * `cleanQuarantine`, remove what interrupted pushes left behind, at start and every hour; `more`
- * adds handlers of other domains' jobs to the same worker.
+ * Start the outbox handler for pushes and the jobs of the notifier's subscribers; with `reconcile`,
+ * also walk every repository once; with `cleanQuarantine`, remove what interrupted pushes left
+ * behind, at start and every hour.
  * why: one worker per node does the start-up jobs (the primary chooses it); syncs are idempotent,
  * so several nodes doing it at once only cost time. At start, a node alone on its storage (no
  * Redis: embedded mode) removes every quarantine older than itself; in a cluster, other nodes may
  * be receiving, so only stale ones go.
  */
-export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine: boolean; more?: Record<string, (payload: unknown) => Promise<void>> }): PushProcessing {
+export function startPushProcessing(opts: { reconcile: boolean; cleanQuarantine: boolean }): PushProcessing {
   // why: a push job takes seconds at most; a crashed worker's lease is taken over after a minute.
-  const handlers = {
-    [PUSH_TOPIC]: processPush, [PUSH_EFFECTS_TOPIC]: processPushEffects, [PULL_BRANCHES_TOPIC]: processBranchesMoved, [PULL_CHECK_TOPIC]: (p: unknown) => runPullCheck(systemCtx, (p as { pullId: number }).pullId),
-    [AUTO_MERGE_TOPIC]: processAutoMerge, [ACTIONS_PUSH_TOPIC]: processActionsPush, [ACTIONS_EVENT_TOPIC]: processActionsEvent,
-    // why: other domains' jobs that follow a push (commit references) come from the caller, so this
-    // folder imports none of them.
-    ...opts.more,
-    // why: notifications are this node's outbox work too; their jobs are small and independent.
-    [NOTIFY_TOPIC]: deliverIssueNotification,
-  };
+  // why: what follows an event (hook payloads, pull request checks, Actions, notifications, references)
+  // is the subscribers' work; they name their jobs when they register, so this folder imports none of them.
+  const handlers = { [PUSH_TOPIC]: processPush, ...subscriberJobs() };
   // why: a pull request check mostly waits on git children; four at a time keep both cores busy.
   const worker: OutboxWorker = startOutboxWorker(handlers, { leaseMs: 60_000, pollMs: 1000, batch: 16, concurrency: 4 });
   let stopping = false;

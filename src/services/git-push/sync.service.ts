@@ -7,8 +7,6 @@
  * left to record.
  */
 import { systemCtx, withTx, type DbContext } from '../../db';
-import { queueActionsPush } from '../actions/trigger';
-import { queueCommitRefs } from '../../queue/commit-refs-job';
 import { repoPath } from '../../git/paths';
 import { dirExists, setHeadBranch } from '../../git/init';
 import { listBranchAndTagRefs, commitSummaries, headBranch, ZERO_ID } from '../../git/refs';
@@ -21,9 +19,8 @@ import { listBranchRows, liveBranchRows, upsertBranch, markBranchDeleted } from 
 import { listTaggedReleases, upsertTagRelease, removeTagRelease } from '../../models/release.model';
 import { insertPushEvents, type RefChange } from '../../models/push-event.model';
 import type { RefUpdate } from '../../git/hooks';
-import { notePullBranchesMoved } from '../pull/branch-moves';
 import { notifyEnqueued } from '../../queue/outbox';
-import { queuePushEffects } from './push-effects';
+import { notify } from '../notify/notifier';
 
 /** Who caused the changes, when known. */
 export interface SyncHint {
@@ -35,6 +32,12 @@ export interface SyncHint {
   /** false: record the refs as the repository's starting point, without push events (new, forked and generated repositories). */
   events?: boolean;
 }
+
+/** The outbox topic of a push whose recording failed on its answer path. */
+export const PUSH_TOPIC = 'repo.push';
+
+/** The payload of a PUSH_TOPIC job. */
+export interface PushJob { repoId: number; pusherId: number; transport: string; updates: RefUpdate[] }
 
 const HEADS = 'refs/heads/';
 const TAGS = 'refs/tags/';
@@ -168,10 +171,7 @@ export async function syncRepoRefsLocked(repoId: number, hint: SyncHint = NO_HIN
     if (events) {
       await insertPushEvents(tx, repoId, hint.pusherId, hint.transport, fromPush);
       await insertPushEvents(tx, repoId, 0, '', found);
-      await queuePushEffects(tx, { repoId, pusherId: hint.pusherId, fromPush, found, commitGraph: hint.transport === 'http' || hint.transport === 'ssh' });
-      await notePullBranchesMoved(tx, repoId, hint.pusherId, changes);
-      await queueActionsPush(tx, repoId, hint.pusherId, changes);
-      await queueCommitRefs(tx, repoId, hint.pusherId, fromPush);
+      await notify.refsChanged(tx, { repoId, pusherId: hint.pusherId, transport: hint.transport, changes, fromPush, found });
     }
     await updateRepoGitState(tx, repoId, state);
   });

@@ -14,8 +14,7 @@ import {
 import type { RepoContext } from '../repo/context';
 import { assertCodeReadable, resolveCommitId } from './commit.service';
 import { notifyEnqueued } from '../../queue/outbox';
-import { queueAutoMergesOfHead } from '../pull/auto-merge.service';
-import { emitStatusEvent } from '../webhook/payload';
+import { notify } from '../notify/notifier';
 
 /** A status report (Gitea's CreateStatusOption). */
 export interface StatusReport { state: string; target_url?: string; description?: string; context?: string }
@@ -57,8 +56,7 @@ export async function recordCommitStatus(ctx: DbContext, rc: Pick<RepoContext, '
     try {
       const made = await withTx(ctx, async (tx) => {
         const inserted = await insertCommitStatus(tx, row);
-        await queueAutoMergesOfHead(tx, rc.repo.id, commit);
-        await emitStatusEvent(tx, rc, doer, inserted);
+        await notify.commitStatusCreated(tx, { doer, at: rc, status: inserted });
         return inserted;
       });
       notifyEnqueued();

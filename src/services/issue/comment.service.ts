@@ -4,7 +4,6 @@
  * from writers only; a user the repository's owner or the issue's poster blocked cannot comment.
  */
 import { withTx, type DbContext } from '../../db';
-import { emitCommentEvent } from '../webhook/payload';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import {
   CommentType, COUNTED_TYPES, deleteCommentRows, findCommentById, listIssueComments, listRepoComments, saveComment, type CommentModel, type TimeWindow,
@@ -16,15 +15,14 @@ import { markCommentActionsDeleted } from '../../models/action.model';
 import { deleteAttachmentRows, listCommentAttachments, type AttachmentModel } from '../../models/attachment.model';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
-import { assertNotArchived } from '../refs/access';
-import { removeAttachmentFiles } from '../release/attachment-store';
+import { assertNotArchived } from '../repo/access';
+import { removeAttachmentFiles } from '../storage/attachment-store';
 import { assertNotBlocked, assertTrackerReadable, canReadIssues, canWriteIssues, readableIssue } from './access';
 import { record } from './history';
 import { recordMentions } from './mention';
-import { commentActivity, recordActivity } from '../activity/record';
-import { queueIssueNotification } from '../notification/notify';
 import { usersById } from './view';
 import { neuterCommentRefs, resolveCrossRefs, writeCrossRefs } from './xref';
+import { notify } from '../notify/notifier';
 
 /** A comment with its issue, poster and attachments, for the converter. */
 export interface CommentView { row: CommentModel; issue: IssueModel; poster: UserModel | null; assets: AttachmentModel[] }
@@ -82,9 +80,7 @@ export async function createComment(ctx: DbContext, doer: UserModel, rc: RepoCon
     const c = await record(tx, { type: CommentType.Comment, issueId: issue.id, posterId: doer.id, content: body });
     await writeCrossRefs(tx, doer, { issueId: issue.id, repoId: issue.repoId, isPull: issue.isPull, commentId: c.id }, refs, false);
     const mentioned = await recordMentions(tx, rc, issue, doer, body);
-    await emitCommentEvent(tx, doer, issue, c, 'created');
-    await recordActivity(tx, [commentActivity(doer.id, issue, c.id, body)]);
-    await queueIssueNotification(tx, { issueId: issue.id, commentId: c.id, doerId: doer.id, broadcast: true, targets: mentioned });
+    await notify.commentCreated(tx, { doer, issue, comment: c, mentioned });
     return c;
   });
   return { row, issue, poster: doer, assets: [] };
@@ -115,7 +111,7 @@ export async function editComment(ctx: DbContext, doer: UserModel, rc: RepoConte
       if (row.type === CommentType.Comment) await indexCommentText(tx, row, body);
       if (referencing) await writeCrossRefs(tx, doer, { issueId: issue.id, repoId: issue.repoId, isPull: issue.isPull, commentId: row.id }, refs, true);
       await recordMentions(tx, rc, issue, doer, body);
-      await emitCommentEvent(tx, doer, issue, row, 'edited', { body: { from: before } });
+      await notify.commentEdited(tx, { doer, issue, comment: row, oldBody: before });
     });
   }
   return (await views(ctx, [row], new Map([[issue.id, issue]])))[0];
@@ -130,7 +126,7 @@ export async function deleteComment(ctx: DbContext, doer: UserModel, rc: RepoCon
     await lockIssue(tx, issue.id);
     const fresh = await findCommentById(tx, row.id);
     if (!fresh) return [];
-    await emitCommentEvent(tx, doer, issue, fresh, 'deleted');
+    await notify.commentDeleted(tx, { doer, issue, comment: fresh });
     await neuterCommentRefs(tx, issue.id, fresh.id);
     const uuids = await deleteCommentsWithLinks(tx, [fresh]);
     await touchIssue(tx, issue.id);

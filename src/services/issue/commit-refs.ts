@@ -12,7 +12,7 @@
  *   issue (writer of its unit, or its poster); the entry names the commit, and a close that this
  *   commit already made is not made again.
  */
-import { systemCtx, withTx } from '../../db';
+import { systemCtx, withTx, type DbContext } from '../../db';
 import { listCommitIds, readCommits, type CommitRecord } from '../../git/history';
 import { repoPath } from '../../git/paths';
 import { ZERO_ID } from '../../git/refs';
@@ -22,7 +22,7 @@ import { AccessMode } from '../../models/perm';
 import type { RefChange } from '../../models/push-event.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
-import type { CommitRefsJob } from '../../queue/commit-refs-job';
+import { enqueue } from '../../queue/outbox';
 import { settings } from '../../config';
 import { unitOf } from './access';
 import { applyStateWishes, type StateWish } from './closing';
@@ -30,7 +30,22 @@ import { findIssueReferences, RefAction, type IssueReference } from './reference
 import { resolveReferences } from './xref';
 
 /** The outbox topic of a push's commit references. */
+export const COMMIT_REFS_TOPIC = 'issue.commit-refs';
+
+/** What the job carries: the branch changes a known pusher made. */
+interface CommitRefsJob { repoId: number; pusherId: number; changes: RefChange[] }
+
 const HEADS = 'refs/heads/';
+
+/**
+ * In the ref sync's transaction: queue the branch changes a known pusher made. Tags and deletions
+ * bring no commits to read.
+ */
+export async function queueCommitRefs(tx: DbContext, repoId: number, pusherId: number, changes: RefChange[]): Promise<void> {
+  const branches = changes.filter((c) => c.refName.startsWith(HEADS) && c.newCommitId !== ZERO_ID);
+  if (pusherId <= 0 || branches.length === 0) return;
+  await enqueue(tx, COMMIT_REFS_TOPIC, { repoId, pusherId, changes: branches } satisfies CommitRefsJob);
+}
 /** Gitea reads this many commits back from a new branch's tip (CommitsBeforeLimit(10)). */
 const NEW_BRANCH_COMMITS = 10;
 

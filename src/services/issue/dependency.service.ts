@@ -20,7 +20,7 @@ import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
 import { canWriteIssues, readableIssue, readableIssueIds } from './access';
 import { record } from './history';
-import { dependenciesEnabled } from './tracker-settings';
+import { dependenciesEnabled } from '../repo/tracker-settings';
 import { issueViews, issueViewsByIds, type IssueView } from './view';
 
 /** At most this many issues are walked looking for a cycle. */

@@ -4,13 +4,12 @@
  * history entry, written in the same transaction as the change.
  */
 import { withTx, type DbContext } from '../../db';
-import { emitIssueEvent } from '../webhook/payload';
 import { Forbidden, HttpError, NotFound, Validation } from '../../errors';
 import type { EditIssueOption } from '../../api/issue';
 import { CommentType } from '../../models/comment.model';
 import { lockIssue, saveIssue, type IssueModel } from '../../models/issue.model';
 import { findMilestone } from '../../models/milestone.model';
-import { isDraftTitle, pullsOfIssues } from '../../models/pull-request.model';
+import { pullsOfIssues } from '../../models/pull-request.model';
 import { addAssignees, assigneeIdsOfIssues, removeAssignees } from '../../models/issue-links';
 import { indexIssueText } from '../../models/issue-search';
 import type { UserModel } from '../../models/user.model';
@@ -21,9 +20,9 @@ import { dateOf, endOfDay, record } from './history';
 import { issueText, issueTitle, getIssue } from './issue.service';
 import { recordMentions } from './mention';
 import { changeMilestone, changeState } from './state';
-import { queueIssueNotification } from '../notification/notify';
 import type { IssueView } from './view';
 import { resolveCrossRefs, writeCrossRefs } from './xref';
+import { notify } from '../notify/notifier';
 
 /** Set or clear the deadline of a locked issue, with its history entry (added, modified or removed). */
 async function changeDeadline(tx: DbContext, issue: IssueModel, doer: UserModel, deadline: number): Promise<void> {
@@ -89,9 +88,7 @@ export async function editIssue(ctx: DbContext, doer: UserModel, rc: RepoContext
       issue.name = issueTitle(o.title, false);
       await saveIssue(tx, issue);
       await record(tx, { type: CommentType.ChangeTitle, issueId: issue.id, posterId: doer.id, oldTitle, newTitle: issue.name });
-      await emitIssueEvent(tx, doer, issue, '', 'edited', { changes: { title: { from: oldTitle } } });
-      // why: as Gitea, a pull request that stops being work in progress is announced to its followers.
-      if (issue.isPull && isDraftTitle(oldTitle) && !isDraftTitle(issue.name)) await queueIssueNotification(tx, { issueId: issue.id, commentId: 0, doerId: doer.id, broadcast: true, targets: [] });
+      await notify.issueTitleChanged(tx, { doer, issue, oldTitle });
     }
     if (o.body !== undefined && o.body !== null && o.body !== issue.content) {
       const oldBody = issue.content;
@@ -99,7 +96,7 @@ export async function editIssue(ctx: DbContext, doer: UserModel, rc: RepoContext
       issue.contentVersion += 1;
       await saveIssue(tx, issue);
       await recordMentions(tx, rc, issue, doer, issue.content);
-      await emitIssueEvent(tx, doer, issue, '', 'edited', { changes: { body: { from: oldBody } } });
+      await notify.issueBodyChanged(tx, { doer, issue, oldBody });
     }
     if (o.title || o.body !== undefined) await indexIssueText(tx, issue, issueText(issue));
     // why: as Gitea, an edit of the title or body neuters the references the text no longer makes and adds the new ones.
@@ -127,14 +124,9 @@ async function replaceAssignees(tx: DbContext, issue: IssueModel, doer: UserMode
   await removeAssignees(tx, issue.id, removing);
   for (const id of removing) await record(tx, { type: CommentType.Assignees, issueId: issue.id, posterId: doer.id, assigneeId: id, removedAssignee: true });
   await addAssignees(tx, issue.id, adding);
-  for (const id of adding) {
-    const entry = await record(tx, { type: CommentType.Assignees, issueId: issue.id, posterId: doer.id, assigneeId: id });
-    // why: as Gitea, a new assignee hears of it (unless it assigned itself); one who is removed does not.
-    if (id !== doer.id) await queueIssueNotification(tx, { issueId: issue.id, commentId: entry.id, doerId: doer.id, broadcast: false, targets: [id] });
-  }
-  // why: as Gitea, one event per assignee that came or went.
-  for (const _ of removing) await emitIssueEvent(tx, doer, issue, 'assign', 'unassigned');
-  for (const _ of adding) await emitIssueEvent(tx, doer, issue, 'assign', 'assigned');
+  const added: { userId: number; entryId: number }[] = [];
+  for (const userId of adding) added.push({ userId, entryId: (await record(tx, { type: CommentType.Assignees, issueId: issue.id, posterId: doer.id, assigneeId: userId })).id });
+  if (added.length || removing.length) await notify.issueAssigneesChanged(tx, { doer, issue, added, removed: removing });
 }
 
 /**

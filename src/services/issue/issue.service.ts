@@ -4,8 +4,6 @@
  * creators on any node get 1, 2, 3... without gaps; the repository's counts move with it.
  */
 import { withTx, type DbContext } from '../../db';
-import { emitIssueEvent, hookContext } from '../webhook/payload';
-import { actionsWanted } from '../actions/events';
 import { settings } from '../../config';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import type { CreateIssueOption } from '../../api/issue';
@@ -20,16 +18,16 @@ import { deleteIssueActions } from '../../models/action.model';
 import { countFromCounters, countIssues, searchIssueIds, unindexText, type IssueFilter } from '../../models/issue-search';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
-import { assertNotArchived, isRepoAdmin } from '../refs/access';
-import { removeAttachmentFiles } from '../release/attachment-store';
+import { assertNotArchived, isRepoAdmin } from '../repo/access';
+import { removeAttachmentFiles } from '../storage/attachment-store';
 import { assertNotBlocked, assertTrackerReadable, canReadIssues, canWriteIssues, readableIssue } from './access';
 import { resolveAssignees } from './assignee';
 import { parseApiTime } from './history';
 import { mentionedNames, recordMentions } from './mention';
 import { changeState } from './state';
-import { othersWatch, queueIssueNotification } from '../notification/notify';
 import { referencesIn, resolveCrossRefs, writeCrossRefs } from './xref';
 import { issueViews, issueViewsByIds, namesOf, type IssueView } from './view';
+import { notify } from '../notify/notifier';
 
 /** Gitea's title rule on create: trimmed, at most 255 characters (longer ones end in an ellipsis). */
 export function issueTitle(title: string | undefined, trim = true): string {
@@ -55,13 +53,14 @@ export async function newIssueLinks(ctx: DbContext, rc: RepoContext, o: { milest
   return { milestone, labels, assignees };
 }
 
+/** A new issue with whom its creation concerns: the users it mentions and those assigned to it (but its creator). */
+export interface InsertedIssue { issue: IssueModel; mentioned: number[]; assigned: number[] }
+
 /**
  * Insert a numbered issue or pull request with its labels, milestone, assignees and mentions, in
- * the caller's transaction; `closed` closes it at once.
+ * the caller's transaction, which states its creation (an issue's or a pull request's event).
  */
-export async function insertIssueWithLinks(
-  tx: DbContext, rc: RepoContext, doer: UserModel, fields: Omit<NewIssue, 'index'>, links: NewIssueLinks, closed = false,
-): Promise<IssueModel> {
+export async function insertIssueWithLinks(tx: DbContext, rc: RepoContext, doer: UserModel, fields: Omit<NewIssue, 'index'>, links: NewIssueLinks): Promise<InsertedIssue> {
   const created = await insertNextIssue(tx, fields, fields.isPull ? { numPulls: 1 } : { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate });
   const labelIds = links.labels.map((l) => l.id);
   if (labelIds.length) {
@@ -72,11 +71,7 @@ export async function insertIssueWithLinks(
   await addAssignees(tx, created.id, links.assignees.map((u) => u.id));
   const mentioned = await recordMentions(tx, rc, created, doer, created.content);
   const assigned = links.assignees.map((u) => u.id).filter((id) => id !== doer.id);
-  await queueIssueNotification(tx, { issueId: created.id, commentId: 0, doerId: doer.id, broadcast: true, targets: [...mentioned, ...assigned], ignoreWip: fields.isPull });
-  if (!closed) return created;
-  const locked = (await lockIssue(tx, created.id))!;
-  await changeState(tx, locked, doer, true);
-  return locked;
+  return { issue: created, mentioned, assigned };
 }
 
 /** The repository of an issue's JSON. */
@@ -108,21 +103,20 @@ export async function createIssue(ctx: DbContext, doer: UserModel, rc: RepoConte
   // why: a new issue with nothing else to record needs no transaction around it, since insertNextIssue
   // is atomic alone; BEGIN and COMMIT were round trips that held a connection (PostgreSQL) or the
   // single writer (SQLite) between them.
-  const context = await hookContext(ctx, rc.repo.id, doer);
+  const prepared = await notify.prepare(ctx, 'issueCreated', { repo: rc.repo, owner: rc.owner, doer });
   const parsed = referencesIn(title, fields.content);
   // why: a reference to a number of this repository needs no permission check and carries no action (only
   // pull requests close), so the creating statement finds those issues itself; others are resolved first.
   const local = parsed.every((r) => !r.owner || (r.owner === rc.owner.lowerName && r.name === rc.repo.lowerName));
-  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && !context
-    && !(await othersWatch(ctx, rc.repo, doer.id)) && !(await actionsWanted(ctx, rc.repo.id, 'issues'));
+  const plain = !links.labels.length && !links.milestone && !links.assignees.length && !o.closed && mentionedNames(fields.content).length === 0 && prepared.quiet;
   const refs = plain && local ? [] : await resolveCrossRefs(ctx, doer, { repoId: rc.repo.id, isPull: false, comment: false }, title, fields.content, parsed);
   const targets = local ? { ids: [], indexes: parsed.map((r) => r.index) } : { ids: refs.map((r) => r.issue.id), indexes: [] };
   const row = plain
     ? await insertNextIssue(ctx, fields, { numIssues: 1 }, issueText(fields), { actUserId: doer.id, isPrivate: rc.repo.isPrivate }, targets)
     : await withTx(ctx, async (tx) => {
-      const created = await insertIssueWithLinks(tx, rc, doer, fields, links, false);
+      const { issue: created, mentioned, assigned } = await insertIssueWithLinks(tx, rc, doer, fields, links);
       const view = { row: created, repo: repoRefOf(rc), parts: newIssueParts(rc, doer, links) };
-      await emitIssueEvent(tx, doer, created, '', 'opened', { view, context });
+      await notify.issueCreated(tx, { doer, issue: created, mentioned, assigned, view, prepared });
       await writeCrossRefs(tx, doer, { issueId: created.id, repoId: rc.repo.id, isPull: false, commentId: 0 }, refs, false);
       if (!o.closed) return created;
       const locked = (await lockIssue(tx, created.id))!;

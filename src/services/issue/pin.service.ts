@@ -12,7 +12,7 @@ import { lockIssue, saveIssue, type IssueModel } from '../../models/issue.model'
 import { deletePin, insertPin, movePin, pinnedIssueIds, pinOrderOf } from '../../models/issue-pin';
 import type { UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
-import { isRepoAdmin } from '../refs/access';
+import { isRepoAdmin } from '../repo/access';
 import { canReadIssues, canWriteIssues, readableIssue } from './access';
 import { record } from './history';
 import { issueViewsByIds, namesOf, type IssueView } from './view';

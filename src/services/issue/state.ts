@@ -18,10 +18,8 @@ import type { UserModel } from '../../models/user.model';
 import { findStopwatch } from '../../models/stopwatch.model';
 import { record } from './history';
 import { finishStopwatch } from './stopwatch';
-import { dependenciesEnabled } from './tracker-settings';
-import { emitIssueEvent } from '../webhook/payload';
-import { mergeActivity, recordActivity, stateActivity } from '../activity/record';
-import { queueIssueNotification } from '../notification/notify';
+import { dependenciesEnabled } from '../repo/tracker-settings';
+import { notify } from '../notify/notifier';
 
 /** The open/closed increments an issue contributes to a counter. */
 const weight = (closed: boolean) => ({ open: closed ? 0 : 1, closed: closed ? 1 : 0 });
@@ -45,7 +43,7 @@ export async function changeLabels(tx: DbContext, issue: IssueModel, doer: UserM
     await adjustLabelCounts(tx, [...adding].sort((a, b) => a - b), w.open, w.closed);
     for (const labelId of adding) await record(tx, { type: CommentType.Label, issueId: issue.id, posterId: doer.id, labelId, content: '1' });
   }
-  if (adding.length || removing.length) await emitIssueEvent(tx, doer, issue, 'label', cleared ? 'label_cleared' : 'label_updated');
+  if (adding.length || removing.length) await notify.issueLabelsChanged(tx, { doer, issue, cleared });
 }
 
 /** Move a locked issue to another milestone (0: none), with both milestones' counts and a history entry. */
@@ -58,7 +56,7 @@ export async function changeMilestone(tx: DbContext, issue: IssueModel, doer: Us
   issue.milestoneId = milestoneId;
   await saveIssue(tx, issue);
   await record(tx, { type: CommentType.Milestone, issueId: issue.id, posterId: doer.id, oldMilestoneId: old, milestoneId });
-  await emitIssueEvent(tx, doer, issue, 'milestone', milestoneId ? 'milestoned' : 'demilestoned');
+  await notify.issueMilestoneChanged(tx, { doer, issue, milestoneId });
 }
 
 /** What made a close or reopen, when a commit did: the commit and the repository that holds it. */
@@ -88,12 +86,8 @@ export async function changeState(
   await indexIssueState(tx, issue);
   // why: ref_repo_id beside the commit says where it lives, so a reader of another repository is not shown a commit it cannot read.
   const noted = await record(tx, { type: entry, issueId: issue.id, posterId: doer.id, ...(source ? { commitSha: source.commitSha, refRepoId: source.repoId } : {}) });
-  const merged = entry === CommentType.MergePull;
-  await recordActivity(tx, [merged ? mergeActivity(doer.id, issue, issue.name, false) : stateActivity(doer.id, issue, closed, noted.id)]);
-  // why: as Gitea, a merge's notification points at no comment; a close or reopen at its history entry.
-  await queueIssueNotification(tx, { issueId: issue.id, commentId: merged ? 0 : noted.id, doerId: doer.id, broadcast: true, targets: [] });
   // why: as Gitea, closing an issue stops the closer's stopwatch on it.
   const sw = closed ? await findStopwatch(tx, doer.id, issue.id) : null;
   if (sw) await finishStopwatch(tx, sw);
-  await emitIssueEvent(tx, doer, issue, '', closed ? 'closed' : 'reopened');
+  await notify.issueStateChanged(tx, { doer, issue, closed, merged: entry === CommentType.MergePull, entryId: noted.id });
 }

@@ -16,11 +16,11 @@ import {
 import { findUserByName, type UserModel } from '../../models/user.model';
 import { findReposByIds } from '../../models/repository.model';
 import type { RepoContext } from '../repo/context';
-import { isRepoAdmin } from '../refs/access';
+import { isRepoAdmin } from '../repo/access';
 import { assertMayChangeIssue, assertTrackerReadable, canWriteIssues, readableIssue } from './access';
 import { parseApiTime, record } from './history';
 import { finishStopwatch } from './stopwatch';
-import { timetrackerEnabled, trackerConfigOf } from './tracker-settings';
+import { timetrackerEnabled, trackerConfigOf } from '../repo/tracker-settings';
 import { issueViewsByIds, usersById } from './view';
 
 /** May `doer` track time on the issue (Gitea's CanUseTimetracker)? */

@@ -19,7 +19,7 @@ import { enqueue, notifyEnqueued } from '../../queue/outbox';
 import { asUser } from '../auth/principal';
 import { record } from '../issue/history';
 import { repoAssignment, type RepoContext } from '../repo/context';
-import { isRepoAdmin } from '../refs/access';
+import { isRepoAdmin } from '../repo/access';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { headRefOf, repoWithOwner } from './check';
 import { mergePull, statusChecksState } from './merge.service';

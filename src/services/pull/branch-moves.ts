@@ -6,8 +6,6 @@
  * pull request. All of it is carried by the outbox, so a restart loses none of it.
  */
 import { systemCtx, withTx, type DbContext } from '../../db';
-import { emitIssueEvent } from '../webhook/payload';
-import { queueIssueNotification } from '../notification/notify';
 import { listCommitIds, sameChanges } from '../../git/history';
 import { dropsCommits } from '../../git/push-range';
 import { refId } from '../../git/ref-info';
@@ -24,6 +22,7 @@ import { changeState } from '../issue/state';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { record } from '../issue/history';
 import { queueCheck, repoDirById, syncHeadRef } from './check';
+import { notify } from '../notify/notifier';
 
 /** The outbox topic of branches moved under open pull requests. */
 export const PULL_BRANCHES_TOPIC = 'pull.branches-moved';
@@ -80,11 +79,10 @@ export async function recordHeadMove(ctx: DbContext, pr: PullRequestModel, dir: 
     const row = await findPullById(tx, pr.id);
     if (!row || row.hasMerged) return;
     const pushed = await record(tx, { type: CommentType.PullPush, issueId: row.issueId, posterId: pusherId, content: entry });
-    await queueIssueNotification(tx, { issueId: row.issueId, commentId: pushed.id, doerId: pusherId, broadcast: true, targets: [] });
     if (changed) await reviewsAfterPush(tx, row, after, pusherId, !!rule?.dismissStaleApprovals);
     await queueCheck(tx, row);
     const pusher = (await findUserById(tx, pusherId)) ?? standIn(pusherId);
-    await emitIssueEvent(tx, pusher, { id: row.issueId, isPull: true, repoId: row.baseRepoId }, 'sync', 'synchronized');
+    await notify.pullRequestSynchronized(tx, { pusher, issue: { id: row.issueId, isPull: true, repoId: row.baseRepoId }, entryId: pushed.id });
   });
 }
 

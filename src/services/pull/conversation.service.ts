@@ -9,16 +9,14 @@ import { BadRequest, Forbidden, NotFound, Validation } from '../../errors';
 import { commentsOfReviews, CommentType, findCommentById, insertComment, saveComment, type CommentModel } from '../../models/comment.model';
 import { ReviewType, type ReviewModel } from '../../models/review.model';
 import type { UserModel } from '../../models/user.model';
-import { commentActivity, recordActivity } from '../activity/record';
 import { assertNotBlocked, canWriteIssues } from '../issue/access';
 import { recordMentions } from '../issue/mention';
 import { usersById } from '../issue/view';
-import { queueIssueNotification } from '../notification/notify';
-import { assertNotArchived } from '../refs/access';
+import { assertNotArchived } from '../repo/access';
 import type { RepoContext } from '../repo/context';
-import { emitCommentEvent } from '../webhook/payload';
 import { pullByIndex } from './pull.service';
 import { listPullReviews } from './review.service';
+import { notify } from '../notify/notifier';
 
 /** The comments on one line of one file, oldest first. */
 export interface CodeThread {
@@ -87,9 +85,7 @@ export async function replyToThread(ctx: DbContext, doer: UserModel, rc: RepoCon
       commitSha: first.commitSha, patch: first.patch, invalidated: first.invalidated, reviewId: first.reviewId,
     });
     const mentioned = await recordMentions(tx, rc, issue, doer, body);
-    await emitCommentEvent(tx, doer, issue, c, 'created');
-    await recordActivity(tx, [commentActivity(doer.id, issue, c.id, body)]);
-    await queueIssueNotification(tx, { issueId: issue.id, commentId: c.id, doerId: doer.id, broadcast: true, targets: mentioned });
+    await notify.commentCreated(tx, { doer, issue, comment: c, mentioned });
     return c;
   });
 }

@@ -23,8 +23,8 @@ import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
 import { queueCheck, repoWithOwner, runPullCheck } from './check';
 import { assertPullsReadable, getPull, pullExists } from './pull.service';
-import { emitIssueEvent } from '../webhook/payload';
 import type { PullView } from './view';
+import { notify } from '../notify/notifier';
 
 /** Point an open pull request at another base branch of its repository. */
 async function changeBase(ctx: DbContext, doer: UserModel, rc: RepoContext, pr: PullRequestModel, closed: boolean, base: string): Promise<void> {
@@ -41,7 +41,7 @@ async function changeBase(ctx: DbContext, doer: UserModel, rc: RepoContext, pr: 
     await record(tx, { type: CommentType.ChangeTargetBranch, issueId: row.issueId, posterId: doer.id, oldRef: old, newRef: base });
     await queueCheck(tx, row);
     // why: as Gitea, a new base is a pull request edit whose changes name the old branch.
-    await emitIssueEvent(tx, doer, { id: row.issueId, isPull: true, repoId: row.baseRepoId }, '', 'edited', { changes: { ref: { from: old } } });
+    await notify.pullRequestBaseChanged(tx, { doer, issue: { id: row.issueId, isPull: true, repoId: row.baseRepoId }, oldBase: old });
   });
   await runPullCheck(ctx, pr.id);
 }

@@ -6,7 +6,6 @@
  */
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
-import { emitIssueEvent } from '../webhook/payload';
 import { BadRequest, Conflict, Forbidden, HttpError, NotFound, Validation } from '../../errors';
 import { mergeBase } from '../../git/history';
 import { objectInfo } from '../../git/objects';
@@ -24,7 +23,7 @@ import type { CreatePullRequestOption } from '../../api/pull';
 import { asUser, type Principal } from '../auth/principal';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
-import { assertNotArchived } from '../refs/access';
+import { assertNotArchived } from '../repo/access';
 import { assertNotBlocked, canReadIssues, canWriteIssues } from '../issue/access';
 import { parseApiTime, record } from '../issue/history';
 import { resolveCrossRefs, writeCrossRefs } from '../issue/xref';
@@ -37,6 +36,7 @@ import { headRefOf, queueCheck, runPullCheck, syncHeadRef } from './check';
 import { pullViews, type PullView } from './view';
 import { addedCommitsEntry } from './branch-moves';
 import { applyReviewRequests, planReviewRequests } from './review-request.service';
+import { notify } from '../notify/notifier';
 
 /**
  * Gitea's guards of every pull route: 404 for a mirror, an empty repository or pull requests the
@@ -163,11 +163,11 @@ export async function openPullRequest(ctx: DbContext, rc: RepoContext, doer: Use
     const opened = await withTx(ctx, async (tx) => {
       const dup = await o.duplicate(tx);
       if (dup) throw dup;
-      const issue = await insertIssueWithLinks(tx, rc, doer, o.fields, o.links);
+      const { issue, mentioned, assigned } = await insertIssueWithLinks(tx, rc, doer, o.fields, o.links);
       await writeCrossRefs(tx, doer, { issueId: issue.id, repoId: rc.repo.id, isPull: true, commentId: 0 }, refs, false);
       const pull = await insertPull(tx, { ...o.pull, issueId: issue.id, index: issue.index, status: PullStatus.Checking, baseRepoId: rc.repo.id, mergeBase: '' });
       await queueCheck(tx, pull);
-      await emitIssueEvent(tx, doer, issue, '', 'opened');
+      await notify.pullRequestOpened(tx, { doer, issue, mentioned, assigned });
       await o.inTx?.(tx, issue);
       return { issue, pull };
     });

@@ -5,8 +5,6 @@
  * refused request changes nothing.
  */
 import { withTx, type DbContext } from '../../db';
-import { emitIssueEvent } from '../webhook/payload';
-import { queueIssueNotification } from '../notification/notify';
 import { Forbidden, HttpError, Validation } from '../../errors';
 import { collaboratorMode, teamGrants } from '../../models/access';
 import { CommentType } from '../../models/comment.model';
@@ -32,6 +30,7 @@ import { teamUnits } from '../org/team.service';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { pullByIndex, assertPullsReadable } from './pull.service';
 import { isOfficialReviewer, restoreOfficial } from './review.service';
+import { notify } from '../notify/notifier';
 
 /** The body of `POST`/`DELETE /pulls/{index}/requested_reviewers`. */
 export interface ReviewRequestOptions { reviewers?: string[]; team_reviewers?: string[] }
@@ -132,8 +131,7 @@ export async function applyReviewRequests(tx: DbContext, issue: Pick<IssueModel,
   const announce = async (users: UserModel[]) => {
     for (const u of users) {
       if (u.id === issue.posterId) continue;
-      await emitIssueEvent(tx, plan.doer, pull, 'review_request', plan.add ? 'review_requested' : 'review_request_removed', { requestedReviewer: u });
-      if (plan.add) await queueIssueNotification(tx, { issueId, commentId: 0, doerId: plan.doer.id, broadcast: false, targets: [u.id] });
+      await notify.pullReviewRequested(tx, { doer: plan.doer, issue: pull, reviewer: u, added: plan.add });
     }
   };
   const membersOf = async (teamId: number) => (await listTeamMembers(tx, teamId, 10_000, 0)).rows;

@@ -8,7 +8,6 @@
  */
 import { resolveCrossRefs, writeCrossRefs, type CrossRef } from '../issue/xref';
 import { withTx, type DbContext } from '../../db';
-import { emitIssueEvent, type IssueEventKind } from '../webhook/payload';
 import { Forbidden, HttpError, Validation } from '../../errors';
 import { sameChanges, mergeBase } from '../../git/history';
 import { cutDiffAroundLine, fileDiff, lineBlame } from '../../git/line-context';
@@ -32,18 +31,17 @@ import { assertNotBlocked } from '../issue/access';
 import { deleteCommentsWithLinks } from '../issue/comment.service';
 import { record } from '../issue/history';
 import { recordMentions } from '../issue/mention';
-import { recordActivity, reviewActivity } from '../activity/record';
-import { queueIssueNotification } from '../notification/notify';
 import { usersById } from '../issue/view';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
-import { assertNotArchived, isRepoAdmin } from '../refs/access';
+import { assertNotArchived, isRepoAdmin } from '../repo/access';
 import { ruleForBranch } from '../refs/branch-protection.service';
-import { removeAttachmentFiles } from '../release/attachment-store';
+import { removeAttachmentFiles } from '../storage/attachment-store';
 import { teamUnits } from '../org/team.service';
 import { queueAutoMerges } from './auto-merge.service';
 import { headRefOf } from './check';
 import { assertPullsReadable, pullByIndex } from './pull.service';
+import { notify } from '../notify/notifier';
 
 /** A comment on a line of the diff, as `POST /pulls/{index}/reviews` takes it. */
 export interface LineCommentRequest { path?: string; body?: string; old_position?: number; new_position?: number }
@@ -148,17 +146,9 @@ async function submit(
   }
   const entry = await record(tx, { type: CommentType.Review, issueId: issue.id, posterId: doer.id, content: body, reviewId: review.id });
   await writeCrossRefs(tx, doer, { issueId: issue.id, repoId: issue.repoId, isPull: true, commentId: entry.id }, refs, false);
-  // why: as Gitea, the feed gets each line comment of the review and its verdict (a comment review only with a body).
   const lines = await commentsOfReviews(tx, [review.id], [CommentType.Code]);
-  const verdictName = type === ReviewType.Approve ? 'approve' : type === ReviewType.Reject ? 'reject' : 'comment';
-  await recordActivity(tx, [
-    ...lines.map((c) => reviewActivity(doer.id, issue, 'comment', c.id, c.content)),
-    ...(verdict || body.trim() ? [reviewActivity(doer.id, issue, verdictName, entry.id, body)] : []),
-  ]);
   const mentioned = await recordMentions(tx, rc, issue, doer, [body, ...lines.map((c) => c.content)].join('\n'));
-  await queueIssueNotification(tx, { issueId: issue.id, commentId: entry.id, doerId: doer.id, broadcast: true, targets: mentioned });
-  const kind = REVIEW_EVENT[type];
-  if (kind) await emitIssueEvent(tx, doer, issue, kind, 'reviewed', { requestedReviewer: doer, review: { type: `pull_request_${kind}`, content: body } });
+  await notify.pullReviewed(tx, { doer, issue, type, body, verdict: !!verdict, entryId: entry.id, lineComments: lines, mentioned });
 }
 
 /** The issues a review's body references (read before its transaction). */
@@ -167,9 +157,6 @@ function reviewRefs(ctx: DbContext, doer: UserModel, rc: RepoContext, body: stri
 }
 
 /** The hook event of a submitted review of each type (pending reviews and requests send none). */
-const REVIEW_EVENT: Partial<Record<ReviewType, IssueEventKind>> = {
-  [ReviewType.Approve]: 'review_approved', [ReviewType.Reject]: 'review_rejected', [ReviewType.Comment]: 'review_comment',
-};
 
 /** A line comment checked and placed: its signed line (negative: old side), blamed commit and kept diff lines. */
 interface PlacedComment { path: string; body: string; line: number; commit: string; patch: string }

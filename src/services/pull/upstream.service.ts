@@ -18,7 +18,7 @@ import { AccessMode, UnitType } from '../../models/perm';
 import type { UserModel } from '../../models/user.model';
 import { commitPeople } from '../content/identity';
 import type { RepoContext } from '../repo/context';
-import { assertNotArchived, assertUnitWriter } from '../refs/access';
+import { assertNotArchived, assertUnitWriter } from '../repo/access';
 import { canUserPush } from '../refs/branch-guard';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { isValidRefName } from '../refs/names';

@@ -19,7 +19,7 @@ import { asUser } from '../auth/principal';
 import { repoPermission } from '../perm/permission';
 import { AccessMode } from '../../models/perm';
 import type { RepoContext } from '../repo/context';
-import { assertNotArchived, UnitType } from './access';
+import { assertNotArchived, UnitType } from '../repo/access';
 import { allowlistTeamIds, allowlistUserIds } from './allowlist';
 import { assertRepoAdmin } from './tag-protection.service';
 import { compileGlob, globMatches } from './pattern';

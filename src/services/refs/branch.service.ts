@@ -22,7 +22,7 @@ import type { UserModel } from '../../models/user.model';
 import type { CreateBranchRepoOption, UpdateBranchRepoOption } from '../../api/refs';
 import type { RepoContext } from '../repo/context';
 import { syncRepoRefs } from '../git-push/sync.service';
-import { assertNotArchived, assertUnitReadable, assertUnitWriter, gitDirOf, isRepoAdmin, UnitType } from './access';
+import { assertNotArchived, assertUnitReadable, assertUnitWriter, gitDirOf, isRepoAdmin, UnitType } from '../repo/access';
 import { assertBranchDeletable, protectionStates, type BranchProtectionState } from './branch-guard';
 import { ruleForBranch } from './branch-protection.service';
 import { findProtectedBranch, renameProtectedBranch, type ProtectedBranchModel } from '../../models/protected-branch.model';

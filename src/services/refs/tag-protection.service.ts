@@ -16,7 +16,7 @@ import {
 } from '../../models/protected-tag.model';
 import type { CreateTagProtectionOption, EditTagProtectionOption } from '../../api/refs';
 import type { RepoContext } from '../repo/context';
-import { assertNotArchived, isRepoAdmin } from './access';
+import { assertNotArchived, isRepoAdmin } from '../repo/access';
 import { assertPattern, matchPatterns, PatternError } from './pattern';
 
 /** A rule with its allow-lists as names, for the converter. */

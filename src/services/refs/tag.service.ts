@@ -13,7 +13,7 @@ import { deleteReleaseRow, findReleaseByTag } from '../../models/release.model';
 import type { UserModel } from '../../models/user.model';
 import type { CreateTagOption } from '../../api/refs';
 import type { RepoContext } from '../repo/context';
-import { assertNotArchived, assertUnitReadable, assertUnitWriter, gitDirOf, UnitType } from './access';
+import { assertNotArchived, assertUnitReadable, assertUnitWriter, gitDirOf, UnitType } from '../repo/access';
 import { assertRefName, isValidRefName } from './names';
 import { moveRefsAndSync, resolveRev } from './ref-ops';
 import { canControlTag } from './tag-protection.service';

@@ -19,9 +19,9 @@ import { findUserById, type UserModel } from '../../models/user.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { Principal } from '../auth/principal';
 import { repoAssignment, type RepoContext } from '../repo/context';
-import { assertUnitWriter } from '../refs/access';
+import { assertUnitWriter } from '../repo/access';
 import { releaseRow } from './release.service';
-import { FORBIDDEN_TYPE, openAttachmentFile, removeAttachmentFiles, storeUpload, typeAllowed } from './attachment-store';
+import { FORBIDDEN_TYPE, openAttachmentFile, removeAttachmentFiles, storeUpload, typeAllowed } from '../storage/attachment-store';
 
 /** 404 `attachment is not enabled` while [attachment] ENABLED is off. */
 export function assertAttachmentsEnabled(): void {

@@ -7,7 +7,6 @@
  * a push. Deleting a release keeps its tag (the row turns back into a tag-only row).
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
-import { emitReleaseEvent } from '../webhook/payload';
 import { Conflict, NotFound, Validation } from '../../errors';
 import { readTag, refId } from '../../git/ref-info';
 import { withRepoLock } from '../../lock';
@@ -19,14 +18,14 @@ import { deleteAttachmentRows, listReleaseAttachments, type AttachmentModel } fr
 import { findUsersByIds, standIn, type UserModel } from '../../models/user.model';
 import type { CreateReleaseOption, EditReleaseOption } from '../../api/release';
 import type { RepoContext } from '../repo/context';
-import { assertNotArchived, assertUnitReadable, assertUnitWriter, canWrite, gitDirOf, UnitType } from '../refs/access';
+import { assertNotArchived, assertUnitReadable, assertUnitWriter, canWrite, gitDirOf, UnitType } from '../repo/access';
 import { isValidRefName } from '../refs/names';
 import { resolveRev } from '../refs/ref-ops';
 import { canControlTag } from '../refs/tag-protection.service';
 import { writeTag } from '../refs/tag.service';
 import { syncRepoRefsLocked } from '../git-push/sync.service';
-import { removeAttachmentFiles } from './attachment-store';
-import { recordActivity, releaseActivity } from '../activity/record';
+import { removeAttachmentFiles } from '../storage/attachment-store';
+import { notify } from '../notify/notifier';
 
 /** A release with its publisher and assets, for the converter. */
 export interface ReleaseView { row: ReleaseModel; publisher: UserModel; assets: AttachmentModel[] }
@@ -158,10 +157,7 @@ export async function createRelease(ctx: DbContext, doer: UserModel, rc: RepoCon
     stamp(converted, new Date());
     await withTx(ctx, async (tx) => {
       await saveRelease(tx, converted);
-      if (!converted.isDraft) {
-        await emitReleaseEvent(tx, rc, doer, converted, 'published');
-        await recordActivity(tx, [releaseActivity(doer.id, rc.repo.id, converted.tagName, converted.title)]);
-      }
+      if (!converted.isDraft) await notify.releaseChanged(tx, { doer, at: rc, release: converted, action: 'published', firstPublished: true });
     });
     return converted.id;
   });
@@ -205,10 +201,12 @@ export async function editRelease(ctx: DbContext, doer: UserModel, rc: RepoConte
       row.isDraft = draft;
       if (created || (before.isDraft && !draft)) stamp(row, new Date());
       await saveRelease(tx, row);
-      // why: as Gitea, an edit that made the tag (or turned a tag-only release into a release) publishes; a draft's edits send nothing.
-      if (!draft) await emitReleaseEvent(tx, rc, doer, row, created || before.isTag ? 'published' : 'updated');
-      // why: the feed tells of a release when it is first published (made, or out of draft or tag-only).
-      if (!draft && (created || before.isTag || before.isDraft)) await recordActivity(tx, [releaseActivity(row.publisherId, rc.repo.id, row.tagName, row.title)]);
+      // why: as Gitea, an edit that made the tag (or turned a tag-only release into a release) publishes; a draft's edits
+      // send nothing; the feed tells of a release when it is first published (made, or out of draft or tag-only).
+      if (!draft) {
+        const action = created || before.isTag ? 'published' : 'updated';
+        await notify.releaseChanged(tx, { doer, at: rc, release: row, action, firstPublished: !!created || before.isTag || before.isDraft });
+      }
       // why: the old tag is still in git; as in a push-made tag it keeps a tag-only row, so the next sync finds nothing new.
       if (oldTagStays) {
         await insertRelease(tx, rc.repo.id, {
@@ -227,7 +225,7 @@ async function removeRelease(ctx: DbContext, doer: UserModel, rc: RepoContext, r
   const uuids = await withRepoLock(rc.repo.id, () => withTx(ctx, async (tx) => {
     const fresh = await findReleaseById(tx, rc.repo.id, row.id);
     if (!fresh || fresh.isTag) throw new NotFound();
-    if (!fresh.isDraft) await emitReleaseEvent(tx, rc, doer, fresh, 'deleted');
+    if (!fresh.isDraft) await notify.releaseChanged(tx, { doer, at: rc, release: fresh, action: 'deleted', firstPublished: false });
     const assets = await listReleaseAttachments(tx, [fresh.id]);
     await deleteAttachmentRows(tx, assets.map((a) => a.id));
     if (fresh.sha1) {

@@ -9,10 +9,7 @@ import { withRepoLock } from '../../lock';
 import { branchExists, dirExists, moveRepoDir, removeRepoDir, setHeadBranch, validBranchName } from '../../git/init';
 import { findUserById, findUsersByIds, visibleUsersSql, type UserModel } from '../../models/user.model';
 import { visibilityScopeOf } from '../user/directory.service';
-import {
-  findRepoById, findRepoByOwnerAndName, saveRepo, setRepoUnits, deleteRepoRows, adjustNumRepos, renameRepoRow,
-  searchRepos, repoCandidatesOf, collaborationRepoIdsOf, type RepositoryModel, type RepoSearch, type RepoVisibility,
-} from '../../models/repository.model';
+import { findRepoById, findRepoByOwnerAndName, saveRepo, setRepoUnits, renameRepoRow, searchRepos, repoCandidatesOf, collaborationRepoIdsOf, type RepositoryModel, type RepoSearch, type RepoVisibility } from '../../models/repository.model';
 import { enabledUnits } from '../../models/access';
 import { TableCache } from '../../models/table-cache';
 import { formatScopes } from '../auth/scope';
@@ -20,23 +17,17 @@ import {
   parseExternalTrackerConfig, parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, type ExternalTrackerConfig, type IssuesConfig,
   type PullRequestsConfig,
 } from '../../models/repo-unit.model';
-import { trackerConfigOf } from '../issue/tracker-settings';
-import { attachmentUuidsOfRepos } from '../../models/attachment.model';
-import { removeAttachmentFiles } from '../release/attachment-store';
+import { trackerConfigOf } from './tracker-settings';
 import { AccessMode, UnitType } from '../../models/perm';
 import { issueCountsOf, type IssueCounts } from '../../models/repo-issue-counter.model';
 import type { EditRepoOption, ExternalTracker, RepoPermissions } from '../../api/repo';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
 import type { Principal } from '../auth/principal';
-import { assertRepoName } from './repo-create.service';
-import { removeArchives } from '../archive/archive.service';
+import { assertRepoName } from './rules';
 import type { RepoContext } from './context';
 import { transferViewOf, type TransferView } from './transfer.service';
-import { emitRepositoryEvent } from '../webhook/payload';
-import { ActionType, markRepoActionsPrivate } from '../../models/action.model';
-import { logFilesOfRepo } from '../../models/action-run.model';
-import { removeLog } from '../actions/log-store';
-import { recordActivity, repoActivity } from '../activity/record';
+import { markRepoActionsPrivate } from '../../models/action.model';
+import { notify } from '../notify/notifier';
 
 /**
  * A repository ready to convert: owner, enabled units, the caller's permissions, the pull-request
@@ -240,7 +231,7 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, doer: UserModel,
     if (o.private === true && !wasPrivate) await markRepoActionsPrivate(tx, repo.id);
     if (renaming) {
       await renameRepoRow(tx, repo, o.name!);
-      await recordActivity(tx, [repoActivity(ActionType.RenameRepo, doer.id, repo.id, oldName)]);
+      await notify.repositoryRenamed(tx, { doer, repo, oldName });
       for (const wiki of [false, true]) {
         const from = repoPath(rc.owner.name, oldName, wiki);
         const to = repoPath(rc.owner.name, o.name!, wiki);
@@ -261,26 +252,6 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, doer: UserModel,
     throw err;
   });
   return repo;
-}
-
-/** Delete a repository (admins of it): rows, stars, watches and topic links with their counters, and the directory. */
-export async function deleteRepo(ctx: DbContext, doer: UserModel, rc: RepoContext): Promise<void> {
-  assertRepoAdmin(rc);
-  await withRepoLock(rc.repo.id, async () => {
-    const attachments = await attachmentUuidsOfRepos(ctx, [rc.repo.id]);
-    const logs = await logFilesOfRepo(ctx, rc.repo.id);
-    await withTx(ctx, async (tx) => {
-      // why: written before the rows go, it reaches the owner's and the system's hooks (the repository's own go with it).
-      await emitRepositoryEvent(tx, rc.repo, rc.owner, doer, 'deleted');
-      await deleteRepoRows(tx, rc.repo.id);
-      await adjustNumRepos(tx, rc.owner.id, -1);
-    });
-    await removeRepoDir(repoPath(rc.owner.name, rc.repo.name));
-    await removeRepoDir(repoPath(rc.owner.name, rc.repo.name, true));
-    await removeArchives(rc.repo.id);
-    await removeAttachmentFiles(attachments);
-    for (const log of logs) await removeLog(log);
-  });
 }
 
 // why: which repositories beyond the public ones a caller reaches decides every listing and search;

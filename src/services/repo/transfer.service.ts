@@ -5,15 +5,13 @@
  * rejects. Moving renames the git directory under the repository's write lock.
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
-import { ActionType } from '../../models/action.model';
 import { insertRepoNotifications } from '../../models/notification.model';
 import { orgRepoCreatorIds } from '../../models/team-user.model';
-import { recordActivity, repoActivity } from '../activity/record';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { dirExists, moveRepoDir } from '../../git/init';
 import { withRepoLock } from '../../lock';
-import { isRepoAdmin } from '../refs/access';
+import { isRepoAdmin } from './access';
 import { findUserById, findUserByName, pseudoUser, UserType, type UserModel } from '../../models/user.model';
 import { findRepoById, findRepoByOwnerAndName, changeRepoOwner, adjustNumRepos, type RepositoryModel } from '../../models/repository.model';
 import { findTransferOfRepo, hasTransfer, insertTransfer, deleteTransferOfRepo, transferTeamIds } from '../../models/repo-transfer.model';
@@ -28,7 +26,8 @@ import type { TransferRepoOption } from '../../api/repo';
 import { canSeeOwner, repoPermission, RepoPermission } from '../perm/permission';
 import type { Principal } from '../auth/principal';
 import { repoAssignment, type RepoContext } from './context';
-import { assertRepoLimit, canCreateOrgRepo } from './repo-create.service';
+import { assertRepoLimit, canCreateOrgRepo } from './rules';
+import { notify } from '../notify/notifier';
 
 /** A pending transfer as the API shows it (Gitea's RepoTransfer). */
 export interface TransferView { doer: UserModel; recipient: UserModel; teams: { team: TeamModel; units: Map<UnitType, AccessMode> }[] }
@@ -104,7 +103,7 @@ async function moveOwnership(ctx: DbContext, doer: UserModel, repo: RepositoryMo
       if (doer.id > 0 && !(await findWatch(tx, doer.id, repo.id))) await insertWatch(tx, doer.id, repo.id);
       await deleteTransferOfRepo(tx, repo.id);
       for (const t of teams) await insertTeamRepo(tx, newOwner.id, t.id, repo.id);
-      await recordActivity(tx, [repoActivity(ActionType.TransferRepo, doer.id, repo.id, `${oldOwner.name}/${repo.name}`)]);
+      await notify.repositoryTransferred(tx, { doer, repo, oldOwnerName: oldOwner.name });
       for (const [from, to] of dirs) {
         if (!(await dirExists(from))) continue;
         await moveRepoDir(from, to);

@@ -6,18 +6,11 @@
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { BadRequest, NotFound, Validation } from '../../errors';
 import { findUserByName, findUserById, UserType, type UserModel } from '../../models/user.model';
-import {
-  countAdminsLocked, countReposOwnedBy, deleteFollowsOf, deleteRepoRowsOwnedBy, deleteUserRows, emailUsedByOther,
-  findUserForUpdate, makePrimaryEmail, orgIdsOfMember, orgsWhereSoleOwner, renameOwner, tokenHashesOf, updateUserColumns,
-  allIndividualUsers, updateMustChangePassword,
-} from '../../models/user-admin';
+import { countAdminsLocked, emailUsedByOther, findUserForUpdate, makePrimaryEmail, renameOwner, tokenHashesOf, updateUserColumns, allIndividualUsers, updateMustChangePassword } from '../../models/user-admin';
 import { findEmail } from '../../models/email-address.model';
 import { ownerPath } from '../../git/paths';
-import { removeArchives } from '../archive/archive.service';
-import { dirExists, moveRepoDir, removeRepoDir } from '../../git/init';
+import { dirExists, moveRepoDir } from '../../git/init';
 import { hashPassword } from '../auth/password';
-import { attachmentUuidsOfOwner } from '../../models/attachment.model';
-import { removeAttachmentFiles } from '../release/attachment-store';
 import { revokeCachedToken } from '../auth/token-cache';
 import { parseVisibility } from './user.service';
 import { assertEmail, assertPassword, assertUsername, emailDomainAllowed } from './validate';
@@ -47,11 +40,11 @@ export interface UserEdit {
 /** An edited user and the warning to send when its new email bypasses the domain lists. */
 export interface Edited { user: UserModel; warning: string | null }
 
-function lastAdmin(uid: number): Validation {
+export function lastAdmin(uid: number): Validation {
   return new Validation(`can not delete the last admin user [uid: ${uid}]`);
 }
 
-function notAnIndividual(u: UserModel): Validation {
+export function notAnIndividual(u: UserModel): Validation {
   return new Validation(`${u.name} is an organization not a user`);
 }
 
@@ -122,44 +115,6 @@ export async function editUser(ctx: DbContext, target: UserModel, e: UserEdit): 
     ? `the domain of user email ${e.email} conflicts with EMAIL_DOMAIN_ALLOWLIST or EMAIL_DOMAIN_BLOCKLIST`
     : null;
   return { user, warning };
-}
-
-/**
- * Delete an individual user and what belongs to it (tokens, emails, keys, follows, blocks, badges,
- * memberships). Refused for organizations, the doer, the last administrator, and (without purge)
- * owners of repositories and members of organizations. `doer` is null for the command line.
- */
-export async function deleteUser(ctx: DbContext, doer: UserModel | null, target: UserModel, purge: boolean): Promise<void> {
-  if (target.type !== UserType.Individual) throw notAnIndividual(target);
-  // why: null is the command line (`forge admin user delete`), which has no signed-in doer.
-  if (doer && target.id === doer.id) throw new Validation('you cannot delete yourself');
-  let purgedRepos: number[] = [];
-  let attachments: string[] = [];
-  const hashes = await withTx(ctx, async (tx) => {
-    const fresh = await findUserForUpdate(tx, target.id);
-    if (!fresh) throw new NotFound(`user redirect does not exist [name: ${target.name}]`);
-    if (fresh.isAdmin && (await countAdminsLocked(tx)) <= 1) throw lastAdmin(fresh.id);
-    if (!purge && (await countReposOwnedBy(tx, fresh.id)) > 0) throw new Validation(`user still has ownership of repositories [uid: ${fresh.id}]`);
-    if (!purge && (await orgIdsOfMember(tx, fresh.id)).length > 0) throw new Validation(`user still has membership of organizations [uid: ${fresh.id}]`);
-    if (purge) {
-      // why: Gitea would delete such an organization; we refuse rather than leave one nobody can administer.
-      if ((await orgsWhereSoleOwner(tx, fresh.id)).length > 0) throw new Validation(`user is the last member of owner team [uid: ${fresh.id}]`);
-      attachments = await attachmentUuidsOfOwner(tx, fresh.id);
-      purgedRepos = await deleteRepoRowsOwnedBy(tx, fresh.id);
-    }
-    const tokens = await tokenHashesOf(tx, fresh.id);
-    await deleteFollowsOf(tx, fresh.id);
-    await deleteUserRows(tx, fresh.id);
-    return tokens;
-  });
-  for (const h of hashes) revokeCachedToken(h);
-  // why: git data goes after the rows are committed; a crash in between leaves only an unregistered directory,
-  // which repository creation already knows to reuse.
-  if (purge) {
-    await removeRepoDir(ownerPath(target.name));
-    for (const id of purgedRepos) await removeArchives(id);
-  }
-  await removeAttachmentFiles(attachments);
 }
 
 /** Rename an individual user (204 in the API); repositories (rows and directories) follow the new owner name. */

@@ -5,25 +5,18 @@
  * why: payloads are API objects; this is the one service file that converts (docs/ARCHITECTURE.md).
  */
 import { settings } from '../../config';
-import { withTx, type DbContext } from '../../db';
-import type { Repository } from '../../api/repo';
-import type { User } from '../../api/user';
+import type { DbContext } from '../../db';
 import type {
   IssuePayload, PullRequestPayload, ChangesPayload, IssueCommentPayload, HookPayload, ReleasePayload, RepositoryPayload, WikiPayload,
   WorkflowJobPayload, WorkflowRunPayload,
 } from '../../api/webhook';
-import type { PayloadCommit } from '../../api/refs';
-import { toRepositoryView } from '../../convert/repo';
-import { toUser } from '../../convert/user';
 import { toIssueOf, toComment } from '../../convert/issue';
 import { toPullRequest } from '../../convert/pull';
-import { toPayloadCommit } from '../../convert/refs';
 import { toRelease } from '../../convert/release';
 import { isoTime } from '../../convert/time';
 import { toWorkflowJob, toWorkflowRun } from '../../convert/actions';
 import { toOrganization } from '../../convert/org';
-import type { ActionRunModel } from '../../models/action-run.model';
-import type { JobView } from '../actions/job-view';
+import type { WorkflowChange } from '../notify/notifier';
 import { actionsWanted, queueActionsEvent } from '../actions/events';
 import { findUserById, pseudoUser, standIn, UserType, type UserModel } from '../../models/user.model';
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
@@ -35,59 +28,20 @@ import type { CommentModel } from '../../models/comment.model';
 import { listCommentAttachments, listReleaseAttachments } from '../../models/attachment.model';
 import type { ReleaseModel } from '../../models/release.model';
 import type { CommitStatusModel } from '../../models/commit-status.model';
-import { findUsersByEmails } from '../../models/email-address.model';
-import { diffCommits, readCommits, type CommitRecord } from '../../git/history';
+import { diffCommits, readCommits } from '../../git/history';
 import { repoPath } from '../../git/paths';
-import { asUser, ANONYMOUS } from '../auth/principal';
+import { asUser } from '../auth/principal';
 import { openCounts, viewOf, type RepoView } from '../repo/repo.service';
 import type { RepoContext } from '../repo/context';
 import { repoUrls } from '../content/view';
 import { issueViewsByIds, namesOf, type IssueView } from '../issue/view';
 import { pullViews } from '../pull/view';
+import { hookCommits, hookUser, repoPayload } from '../payload/parts';
 import { queueHookTasks, selectHooks, type EventScope, type QueuedEvent } from './emit';
 import { repoPermission } from '../perm/permission';
 import type { HookEventType } from './events';
 
 const rootUrl = () => settings().server.rootUrl;
-
-/** A user as hooks show it (signed-out: no admin fields, the placeholder email unless public); the Ghost for none. */
-export function hookUser(u: UserModel | null): User {
-  return toUser(u ?? pseudoUser(-1), null, rootUrl());
-}
-
-/** Whose permission the payload's repository carries: an owner's (all true), none (all false), or the doer's own. */
-export type PayloadAccess = 'owner' | 'none' | 'doer';
-
-/** The repository of a payload, read in `ctx` (in the change's transaction, it shows the counts the change moved). */
-export async function hookRepo(ctx: DbContext, repo: RepositoryModel, owner: UserModel, doer: UserModel | null, access: PayloadAccess): Promise<Repository> {
-  return repoPayload(await viewOf(ctx, doer ? asUser(doer) : ANONYMOUS, repo, owner), access);
-}
-
-function repoPayload(v: RepoView, access: PayloadAccess): Repository {
-  const permissions = access === 'doer' ? v.permissions : { admin: access === 'owner', push: access === 'owner', pull: access === 'owner' };
-  return toRepositoryView({ ...v, permissions }, null, rootUrl());
-}
-
-/** Commits as a push payload lists them, with the usernames of their authors and committers found by email. */
-export async function hookCommits(ctx: DbContext, commits: (CommitRecord & { files?: { status: string; path: string }[] })[], repoHtml: string): Promise<PayloadCommit[]> {
-  const emails = [...new Set(commits.flatMap((c) => [c.author.email.toLowerCase(), c.committer.email.toLowerCase()]))];
-  const found = await findUsersByEmails(ctx, emails);
-  const usernames = new Map([...found].map(([e, u]) => [e.toLowerCase(), u.name]));
-  return commits.map((c) => {
-    const pc = toPayloadCommit({ ...c, verification: null }, { html: repoHtml, api: '' }, usernames);
-    if (c.files) {
-      pc.added = c.files.filter((f) => f.status === 'A').map((f) => f.path);
-      pc.removed = c.files.filter((f) => f.status === 'D').map((f) => f.path);
-      pc.modified = c.files.filter((f) => f.status !== 'A' && f.status !== 'D').map((f) => f.path);
-    }
-    return pc;
-  });
-}
-
-/** One verified commit as the test delivery shows it (with its verification, without files). */
-export function hookVerifiedCommit(c: Parameters<typeof toPayloadCommit>[0], repoHtml: string, usernames: Map<string, string>): PayloadCommit {
-  return toPayloadCommit(c, { html: repoHtml, api: '' }, usernames);
-}
 
 /**
  * The variant of an issue or pull request event: `issues`/`pull_request` themselves (''), their
@@ -206,7 +160,7 @@ export async function emitCommentEvent(
 }
 
 /** Emit a release event in `tx` (its assets and publisher read in it). */
-export async function emitReleaseEvent(tx: DbContext, rc: RepoContext, doer: UserModel, release: ReleaseModel, action: ReleasePayload['action']): Promise<void> {
+export async function emitReleaseEvent(tx: DbContext, rc: Pick<RepoContext, 'repo' | 'owner'>, doer: UserModel, release: ReleaseModel, action: ReleasePayload['action']): Promise<void> {
   await emitRepoEvent(tx, rc.repo.id, doer, 'release', async (hc) => {
     const publisher = (await findUserById(tx, release.publisherId)) ?? standIn(release.publisherId);
     const assets = await listReleaseAttachments(tx, [release.id]);
@@ -249,16 +203,11 @@ function absoluteUrl(target: string, root: string): string {
   return target.startsWith('/') ? new URL(target, root).href : target;
 }
 
-/** Emit a wiki event (`page` the page's web path, `comment` the message the doer gave) in its own transaction: the change is a git commit. */
-export async function emitWikiEvent(ctx: DbContext, rc: RepoContext, doer: UserModel, action: WikiPayload['action'], page: string, comment: string): Promise<void> {
-  await withTx(ctx, (tx) => emitRepoEvent(tx, rc.repo.id, doer, 'wiki', async (hc) => ({
+/** Emit a wiki event in `tx` (`page` the page's web path, `comment` the message the doer gave). */
+export async function emitWikiEvent(tx: DbContext, rc: Pick<RepoContext, 'repo'>, doer: UserModel, action: WikiPayload['action'], page: string, comment: string): Promise<void> {
+  await emitRepoEvent(tx, rc.repo.id, doer, 'wiki', async (hc) => ({
     action, repository: repoPayload(hc.repo, 'owner'), sender: hookUser(doer), page, comment,
-  })));
-}
-
-/** A run's changes to emit: the run as it now is, the changed jobs' views (read only when wanted), and the run's action if it moved. */
-export interface WorkflowChange {
-  run: ActionRunModel; workflowName: () => string; jobs: () => Promise<JobView[]>; runAction: WorkflowRunPayload['action'] | null;
+  }));
 }
 
 /**

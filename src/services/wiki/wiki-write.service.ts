@@ -15,8 +15,8 @@ import { notFoundWith, NOT_FOUND_MESSAGE } from '../content/access';
 import { isSafeGitPath, isSafeTitle, reservedSegment, titleToWebPath, webPathToGitPath } from './wiki-path';
 import { ensureWikiLocked, wikiHead, type WikiRepo } from './wiki-repo';
 import { invalidName } from './wiki-read.service';
-import { emitWikiEvent } from '../webhook/payload';
-import { systemCtx } from '../../db';
+import { systemCtx, withTx } from '../../db';
+import { notify } from '../notify/notifier';
 
 /** Go's %q for a commit message: a double-quoted string with Go's escapes. */
 export function goQuote(s: string): string {
@@ -87,6 +87,11 @@ async function commitEdit(w: WikiRepo, doer: UserModel, message: string, edit: E
 }
 
 /** Add page `title` (Gitea's AddWikiPage); returns its web path. 400 when it exists or is reserved. */
+/** State a page's change; why: a wiki page is a git commit, made before this, so its event gets a transaction of its own. */
+function announce(w: WikiRepo, doer: UserModel, action: 'created' | 'edited' | 'deleted', page: string, comment: string): Promise<void> {
+  return withTx(systemCtx, (tx) => notify.wikiChanged(tx, { doer, at: w, action, page, comment }));
+}
+
 export async function addPage(w: WikiRepo, doer: UserModel, title: string, content: Buffer, message: string): Promise<string> {
   const wp = webPathOfTitle(title);
   assertNotReserved(wp);
@@ -96,7 +101,7 @@ export async function addPage(w: WikiRepo, doer: UserModel, title: string, conte
     if (!isSafeGitPath(at.path, true)) throw invalidName(wp);
     await ed.set(at.path, '100644', await ed.hashBlob(content));
   }, true);
-  await emitWikiEvent(systemCtx, w, doer, 'created', wp, message);
+  await announce(w, doer, 'created', wp, message);
   return wp;
 }
 
@@ -119,7 +124,7 @@ export async function editPage(w: WikiRepo, doer: UserModel, oldWp: string, titl
     if (old.exists) await ed.remove(old.path);
     await ed.set(target.path, '100644', await ed.hashBlob(content));
   }, true);
-  await emitWikiEvent(systemCtx, w, doer, 'edited', newWp, message);
+  await announce(w, doer, 'edited', newWp, message);
   return newWp;
 }
 
@@ -131,5 +136,5 @@ export async function deletePage(w: WikiRepo, doer: UserModel, wp: string): Prom
     if (!at.exists) throw notFoundWith(NOT_FOUND_MESSAGE, ['file does not exist']);
     await ed.remove(at.path);
   }, false);
-  await emitWikiEvent(systemCtx, w, doer, 'deleted', wp, '');
+  await announce(w, doer, 'deleted', wp, '');
 }

@@ -16,7 +16,7 @@ import { editIssue } from '../../services/issue/issue-edit.service';
 import { usableLabels, replaceIssueLabels } from '../../services/issue/label.service';
 import { listMilestones } from '../../services/issue/milestone.service';
 import { addReaction, reactionGroups, removeReaction } from '../../services/issue/reaction.service';
-import { dependenciesEnabled } from '../../services/issue/tracker-settings';
+import { dependenciesEnabled } from '../../services/repo/tracker-settings';
 import { getIssue } from '../../services/issue/issue.service';
 import { assigneesOf } from '../../services/repo/collaborator.service';
 import type { RepoContext } from '../../services/repo/context';

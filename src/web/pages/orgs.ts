@@ -23,7 +23,8 @@ import { listMembers, removeMember, seesAllMembers } from '../../services/org/me
 import { createOrg, listOrgsOf, orgPermissionsOf } from '../../services/org/org.service';
 import { addTeamMember, createTeam, removeTeamMember, teamUnits } from '../../services/org/team.service';
 import { labelTemplateNames } from '../../services/issue/label.service';
-import { assertCanCreateInOrg, createRepo } from '../../services/repo/repo-create.service';
+import { createRepo } from '../../services/lifecycle/repo-create.service';
+import { assertCanCreateInOrg } from '../../services/repo/rules';
 import { viewsOf } from '../../services/repo/repo.service';
 import { gitignoreTemplateNames, licenseTemplateNames } from '../../services/repo/templates';
 import { lookupUser } from '../../services/user/lookup';

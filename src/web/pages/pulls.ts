@@ -23,7 +23,7 @@ import { changeReviewRequests } from '../../services/pull/review-request.service
 import { addPendingLineComment, createPullReview, dismissPullReview, listPullReviews, submitPullReview } from '../../services/pull/review.service';
 import { codeConversations, markThread, replyToThread, type CodeThread, type Conversations } from '../../services/pull/conversation.service';
 import { ReviewType, type ReviewModel } from '../../models/review.model';
-import { isRepoAdmin } from '../../services/refs/access';
+import { isRepoAdmin } from '../../services/repo/access';
 import { toUser } from '../../convert/user';
 import { settings } from '../../config';
 import type { RepoContext } from '../../services/repo/context';

@@ -11,7 +11,7 @@ import { toRelease } from '../../convert/release';
 import { ctxOf, doerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
 import { repoUrls } from '../../services/content/view';
-import { canWrite, UnitType } from '../../services/refs/access';
+import { canWrite, UnitType } from '../../services/repo/access';
 import { createBranch, deleteBranch, divergence, listBranches } from '../../services/refs/branch.service';
 import { createTag, deleteTag, listTags } from '../../services/refs/tag.service';
 import { assertCanUpload, createAsset, deleteAsset } from '../../services/release/attachment.service';

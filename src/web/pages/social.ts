@@ -9,7 +9,7 @@ import { toUser } from '../../convert/user';
 import { ctxOf, doerOf, viewerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
 import type { UserModel } from '../../models/user.model';
-import { forkRepo, listForks } from '../../services/repo/fork.service';
+import { forkRepo, listForks } from '../../services/lifecycle/fork.service';
 import { stargazersOf, starRepo, unstarRepo } from '../../services/repo/star.service';
 import { unwatchRepo, watchersOf, watchRepo } from '../../services/repo/watch.service';
 import type { RepoContext } from '../../services/repo/context';

@@ -6,7 +6,7 @@
 import { HttpError, Forbidden, NotFound } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { AccessMode, UnitType } from '../../models/perm';
-import type { RepoContext } from '../repo/context';
+import type { RepoContext } from './context';
 
 /**
  * 404 when the unit is disabled on the repository (so a disabled releases unit looks like no

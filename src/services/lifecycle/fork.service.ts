@@ -5,8 +5,6 @@
 import { withTx, type DbContext } from '../../db';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
-import { ActionType } from '../../models/action.model';
-import { recordActivity, repoActivity } from '../activity/record';
 import { repoPath } from '../../git/paths';
 import { cloneBare, dirExists } from '../../git/init';
 import { withRepoLock } from '../../lock';
@@ -20,10 +18,11 @@ import type { CreateForkOption } from '../../api/repo';
 import { canSeeOwner } from '../perm/permission';
 import type { Principal } from '../auth/principal';
 import { recordInitialRefs } from '../git-push/sync.service';
-import type { RepoContext } from './context';
-import { readableRepoPage, type OwnedRepo } from './visible';
-import { assertCanCreateInOrg, assertRepoLimit, assertRepoName, discardNewRepo, insertOwnedRepo } from './repo-create.service';
-import { emitForkEvent, emitRepositoryEvent } from '../webhook/payload';
+import type { RepoContext } from '../repo/context';
+import { readableRepoPage, type OwnedRepo } from '../repo/visible';
+import { discardNewRepo, insertOwnedRepo } from './repo-create.service';
+import { assertCanCreateInOrg, assertRepoLimit, assertRepoName } from '../repo/rules';
+import { notify } from '../notify/notifier';
 
 /** Units a fork starts with (Gitea's DEFAULT_FORK_REPO_UNITS). */
 export const FORK_UNITS: UnitType[] = [UnitType.Code, UnitType.PullRequests];
@@ -102,12 +101,7 @@ export async function forkRepo(ctx: DbContext, p: Principal, doer: UserModel, rc
   });
   // why: the branch table, size and empty flag of the fork come from its refs, as after a push.
   await recordInitialRefs(fork.id, doer.id, fork.defaultBranch, ctx);
-  await withTx(ctx, async (tx) => {
-    await emitForkEvent(tx, rc.repo, fork, owner, doer);
-    await recordActivity(tx, [repoActivity(ActionType.CreateRepo, doer.id, fork.id)]);
-    // why: as Gitea, only a fork into an organization is announced as a new repository.
-    if (owner.type === UserType.Organization) await emitRepositoryEvent(tx, fork, owner, doer, 'created');
-  });
+  await withTx(ctx, (tx) => notify.repositoryForked(tx, { doer, original: rc.repo, fork, forkOwner: owner }));
   return (await findRepoById(ctx, fork.id)) ?? fork;
 }
 

@@ -8,7 +8,7 @@ import type { DbContext } from '../../db';
 import { Forbidden, NotFound, Unauthorized } from '../../errors';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { Principal } from '../auth/principal';
-import { repoAssignment, type RepoContext } from './context';
+import { repoAssignment, type RepoContext } from '../repo/context';
 import type { GitService } from './git-serve';
 import { prepareWikiForGit } from '../wiki/wiki-repo';
 import { maintainerMayPush } from '../refs/maintainer-edit';

@@ -8,8 +8,6 @@ import { withTx, type DbContext } from '../../db';
 import { Conflict, Forbidden, NotFound, Validation } from '../../errors';
 import { settings } from '../../config';
 import { repoPath } from '../../git/paths';
-import { ActionType } from '../../models/action.model';
-import { recordActivity, repoActivity } from '../activity/record';
 import { dirExists, initBare, validBranchName } from '../../git/init';
 import { commitTree, updateRef } from '../../git/tree-edit';
 import { readBlob, writeBlob } from '../../git/objects';
@@ -26,9 +24,11 @@ import { adjustTopicRepoCount } from '../../models/topic.model';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { GenerateRepoOption } from '../../api/repo';
 import { recordInitialRefs } from '../git-push/sync.service';
-import type { RepoContext } from './context';
-import { DEFAULT_UNITS, assertCanCreateInOrg, assertRepoName, discardNewRepo, insertOwnedRepo } from './repo-create.service';
-import { expandBytes, expandVariables, parseTemplateGlobs, templateVariables, type TemplateInfo } from './template-vars';
+import type { RepoContext } from '../repo/context';
+import { DEFAULT_UNITS, discardNewRepo, insertOwnedRepo } from './repo-create.service';
+import { assertCanCreateInOrg, assertRepoName } from '../repo/rules';
+import { expandBytes, expandVariables, parseTemplateGlobs, templateVariables, type TemplateInfo } from '../repo/template-vars';
+import { notify } from '../notify/notifier';
 
 /** The clone addresses of owner/name, as the API shows them (built by the caller from the one URL rule). */
 export type CloneUrls = (owner: string, name: string) => { https: string; ssh: string };
@@ -158,6 +158,6 @@ export async function generateRepo(ctx: DbContext, doer: UserModel, rc: RepoCont
     }
   });
   await recordInitialRefs(repo.id, doer.id, branch, ctx);
-  await withTx(ctx, (tx) => recordActivity(tx, [repoActivity(ActionType.CreateRepo, doer.id, repo.id)]));
+  await withTx(ctx, (tx) => notify.repositoryCreated(tx, { doer, repo, owner }));
   return (await findRepoById(ctx, repo.id)) ?? repo;
 }

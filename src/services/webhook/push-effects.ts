@@ -14,7 +14,7 @@ import { findUserById } from '../../models/user.model';
 import type { RefChange } from '../../models/push-event.model';
 import { completeInTx, enqueue, notifyEnqueued } from '../../queue/outbox';
 import type { OutboxJobRef } from '../../queue/worker';
-import { planPushEvents, queuePushEvents } from '../webhook/push-events';
+import { planPushEvents, queuePushEvents } from './push-events';
 import { PushRanges } from '../refs/push-range';
 import { planPushActivity } from '../activity/push';
 import { recordActivity } from '../activity/record';

@@ -2,12 +2,12 @@
  * A job as its views show it: with its run, its place among the run's jobs, and its latest
  * task's runner and steps.
  */
-import type { DbContext } from '../../db';
-import { findRunsByIds, type ActionRunModel } from '../../models/action-run.model';
-import { listJobsOfRuns, type ActionRunJobModel } from '../../models/action-run-job.model';
-import { findTasksByIds } from '../../models/action-task.model';
-import { listStepsOfTasks, type ActionTaskStepModel } from '../../models/action-task-step.model';
-import { findRunnersByIds, type ActionRunnerModel } from '../../models/action-runner.model';
+import type { DbContext } from '../db';
+import { findRunsByIds, type ActionRunModel } from './action-run.model';
+import { listJobsOfRuns, type ActionRunJobModel } from './action-run-job.model';
+import { findTasksByIds } from './action-task.model';
+import { listStepsOfTasks, type ActionTaskStepModel } from './action-task-step.model';
+import { findRunnersByIds, type ActionRunnerModel } from './action-runner.model';
 
 /** Jobs with what their view needs: the run, the job's place in it, and its latest task's runner and steps. */
 export interface JobView { job: ActionRunJobModel; run: ActionRunModel; index: number; task?: { runner?: ActionRunnerModel; steps: ActionTaskStepModel[] } }

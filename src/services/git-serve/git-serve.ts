@@ -11,8 +11,8 @@ import { settings } from '../../config';
 import { missingRepo, spawnGit, type GitChild } from '../../git/run';
 import { repoPath } from '../../git/paths';
 import type { Principal } from '../auth/principal';
-import { recordPush } from '../git-push/hook.service';
-import type { RepoContext } from './context';
+import { recordPush } from './hook.service';
+import type { RepoContext } from '../repo/context';
 
 /** The git services a client may run. */
 export type GitService = 'upload-pack' | 'receive-pack' | 'upload-archive';

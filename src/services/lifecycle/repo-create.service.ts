@@ -4,9 +4,9 @@
  * generated repositories insert their rows through the same insertOwnedRepo.
  */
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
-import { Conflict, Forbidden, Validation } from '../../errors';
+import { Conflict, Validation } from '../../errors';
 import { settings } from '../../config';
-import { repoPath, assertStorageName } from '../../git/paths';
+import { repoPath } from '../../git/paths';
 import { initBare, commitInitialFiles, dirExists, removeRepoDir, validBranchName } from '../../git/init';
 import { recordInitialRefs } from '../git-push/sync.service';
 import { findUserById, UserType, type UserModel } from '../../models/user.model';
@@ -19,12 +19,11 @@ import { orgMembership } from '../../models/access';
 import { UnitType } from '../../models/perm';
 import type { CreateRepoOption } from '../../api/repo';
 import { applyLabelTemplate, labelTemplate } from '../issue/label.service';
-import { initialFiles } from './templates';
-import { emitRepositoryEvent } from '../webhook/payload';
+import { initialFiles } from '../repo/templates';
 import { copyDefaultWebhooks } from '../../models/webhook.model';
 import { insertWatch } from '../../models/watch.model';
-import { ActionType } from '../../models/action.model';
-import { recordActivity, repoActivity } from '../activity/record';
+import { notify } from '../notify/notifier';
+import { RepoLimitKind, assertRepoLimit, assertRepoName } from '../repo/rules';
 
 /** Units a new repository starts with. */
 export const DEFAULT_UNITS: UnitType[] = [
@@ -32,56 +31,7 @@ export const DEFAULT_UNITS: UnitType[] = [
   UnitType.Projects, UnitType.Packages, UnitType.Actions,
 ];
 
-const RESERVED = new Set(['.', '..', '-']);
-const RESERVED_SUFFIXES = ['.git', '.rss', '.atom', '.wiki'];
-
-/** Throw 422 unless `name` may name a repository (storage rules plus Gitea's reserved names and patterns). */
-export function assertRepoName(name: string): void {
-  assertStorageName(name, 'Name');
-  if (RESERVED.has(name)) throw new Validation(`name is reserved [name: ${name}]`);
-  const suffix = RESERVED_SUFFIXES.find((s) => name.toLowerCase().endsWith(s));
-  if (suffix) throw new Validation(`name pattern is not allowed [pattern: *${suffix}]`);
-}
-
 const TAKEN = 'The repository with the same name already exists.';
-
-/** How a repository would come to an owner; each way answers a reached limit as Gitea does. */
-export type RepoLimitKind = 'create' | 'fork' | 'transfer';
-
-/** The number of repositories `owner` may have: its own max_repo_creation, else [repository] MAX_CREATION_LIMIT; -1 = no limit. */
-export function repoLimitOf(owner: UserModel): number {
-  return owner.maxRepoCreation >= 0 ? owner.maxRepoCreation : settings().repository.maxCreationLimit;
-}
-
-/**
- * Throw when one more repository would exceed `owner`'s limit. The one check for creating,
- * generating, forking and transferring in. Site admins are not limited, whether they act or own
- * (Gitea exempts the acting admin in CanCreateRepoIn and the owning admin in CanCreateRepo).
- * Creation and generation answer 403; a fork answers 409 as Gitea's fork API does, and only when
- * [repository] ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT is false (Gitea's default lets forks through);
- * a transfer answers 403 with Gitea's transfer message.
- */
-export function assertRepoLimit(doer: UserModel, owner: UserModel, kind: RepoLimitKind = 'create'): void {
-  if (doer.isAdmin || owner.isAdmin) return;
-  if (kind === 'fork' && settings().repository.allowForkWithoutMaximumLimit) return;
-  const limit = repoLimitOf(owner);
-  if (limit < 0 || owner.numRepos < limit) return;
-  if (kind === 'transfer') throw new Forbidden('Repository limit has been reached');
-  const message = `user has reached maximum limit of repositories [limit: ${limit}]`;
-  throw kind === 'fork' ? new Conflict(message) : new Forbidden(message);
-}
-
-/** May `uid` create repositories in organization `orgId` (owners, or a team with can_create_org_repo)? Site admins are not special here. */
-export async function canCreateOrgRepo(ctx: DbContext, orgId: number, uid: number): Promise<boolean> {
-  if ((await orgMembership(ctx, orgId, uid)) === 'owner') return true;
-  return (await teamsOfUserInOrg(ctx, orgId, uid)).some((t) => t.canCreateOrgRepo);
-}
-
-/** Throw 403 unless `doer` may create repositories in organization `org`: site admins, owners, or teams with can_create_org_repo. */
-export async function assertCanCreateInOrg(ctx: DbContext, doer: UserModel, org: UserModel): Promise<void> {
-  if (doer.isAdmin || (await canCreateOrgRepo(ctx, org.id, doer.id))) return;
-  throw new Forbidden('Given user is not allowed to create repository in organization.');
-}
 
 /** How insertOwnedRepo answers a taken name and a reached limit, and what else belongs in its transaction. */
 export interface InsertRules {
@@ -163,9 +113,6 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
     throw err;
   }
   // why: the repository exists once its directory does; a creation that failed on disk announces nothing.
-  await withTx(ctx, async (tx) => {
-    await emitRepositoryEvent(tx, repo, owner, doer, 'created');
-    await recordActivity(tx, [repoActivity(ActionType.CreateRepo, doer.id, repo.id)]);
-  });
+  await withTx(ctx, (tx) => notify.repositoryCreated(tx, { doer, repo, owner }));
   return (await findRepoById(ctx, repo.id)) ?? repo;
 }

@@ -23,11 +23,8 @@ import { assertBranchPushAllowed } from '../refs/branch-guard';
 import { asUser } from '../auth/principal';
 import { repoPermission } from '../perm/permission';
 import { maintainerMayPush } from '../refs/maintainer-edit';
-import { syncRepoRefs } from './sync.service';
+import { PUSH_TOPIC, syncRepoRefs, type PushJob } from '../git-push/sync.service';
 import { pullRequestPushMessage } from './push-message';
-
-/** The outbox topic of a recorded push. */
-export const PUSH_TOPIC = 'repo.push';
 
 /** What a hook sends. */
 export interface HookRequest {
@@ -43,9 +40,6 @@ export interface HookRequest {
   /** The push's object directories while it is in quarantine (pre-receive only). */
   git_env?: Record<string, unknown>;
 }
-
-/** The payload of a PUSH_TOPIC job. */
-export interface PushJob { repoId: number; pusherId: number; transport: string; updates: RefUpdate[] }
 
 const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 

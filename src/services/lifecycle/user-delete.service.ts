@@ -1,0 +1,55 @@
+/**
+ * Deleting a user account: its rows in one transaction (with purge, its repositories too), then what
+ * it kept on disk (repository directories, archives, attachments).
+ */
+import { withTx, type DbContext } from '../../db';
+import { NotFound, Validation } from '../../errors';
+import { ownerPath } from '../../git/paths';
+import { removeRepoDir } from '../../git/init';
+import { UserType, type UserModel } from '../../models/user.model';
+import {
+  countAdminsLocked, countReposOwnedBy, deleteFollowsOf, deleteRepoRowsOwnedBy, deleteUserRows, findUserForUpdate, orgIdsOfMember, orgsWhereSoleOwner, tokenHashesOf,
+} from '../../models/user-admin';
+import { attachmentUuidsOfOwner } from '../../models/attachment.model';
+import { revokeCachedToken } from '../auth/token-cache';
+import { removeAttachmentFiles } from '../storage/attachment-store';
+import { removeArchives } from '../archive/archive.service';
+import { lastAdmin, notAnIndividual } from '../user/admin.service';
+
+/**
+ * Delete an individual user and what belongs to it (tokens, emails, keys, follows, blocks, badges,
+ * memberships). Refused for organizations, the doer, the last administrator, and (without purge)
+ * owners of repositories and members of organizations. `doer` is null for the command line.
+ */
+export async function deleteUser(ctx: DbContext, doer: UserModel | null, target: UserModel, purge: boolean): Promise<void> {
+  if (target.type !== UserType.Individual) throw notAnIndividual(target);
+  // why: null is the command line (`forge admin user delete`), which has no signed-in doer.
+  if (doer && target.id === doer.id) throw new Validation('you cannot delete yourself');
+  let purgedRepos: number[] = [];
+  let attachments: string[] = [];
+  const hashes = await withTx(ctx, async (tx) => {
+    const fresh = await findUserForUpdate(tx, target.id);
+    if (!fresh) throw new NotFound(`user redirect does not exist [name: ${target.name}]`);
+    if (fresh.isAdmin && (await countAdminsLocked(tx)) <= 1) throw lastAdmin(fresh.id);
+    if (!purge && (await countReposOwnedBy(tx, fresh.id)) > 0) throw new Validation(`user still has ownership of repositories [uid: ${fresh.id}]`);
+    if (!purge && (await orgIdsOfMember(tx, fresh.id)).length > 0) throw new Validation(`user still has membership of organizations [uid: ${fresh.id}]`);
+    if (purge) {
+      // why: Gitea would delete such an organization; we refuse rather than leave one nobody can administer.
+      if ((await orgsWhereSoleOwner(tx, fresh.id)).length > 0) throw new Validation(`user is the last member of owner team [uid: ${fresh.id}]`);
+      attachments = await attachmentUuidsOfOwner(tx, fresh.id);
+      purgedRepos = await deleteRepoRowsOwnedBy(tx, fresh.id);
+    }
+    const tokens = await tokenHashesOf(tx, fresh.id);
+    await deleteFollowsOf(tx, fresh.id);
+    await deleteUserRows(tx, fresh.id);
+    return tokens;
+  });
+  for (const h of hashes) revokeCachedToken(h);
+  // why: git data goes after the rows are committed; a crash in between leaves only an unregistered directory,
+  // which repository creation already knows to reuse.
+  if (purge) {
+    await removeRepoDir(ownerPath(target.name));
+    for (const id of purgedRepos) await removeArchives(id);
+  }
+  await removeAttachmentFiles(attachments);
+}
