@@ -8,7 +8,7 @@
  *                  places) repositories/, lfs/ and attachments/; not the archive cache or the SQLite file
  *   repos/, lfs/, attachments/   those stores when they are configured outside APP_DATA_PATH
  *
- * The README's "Backups" tells how to restore it. git, LFS and attachment files are copied as they
+ * docs/operations.md (backups) tells how to restore it. git, LFS and attachment files are copied as they
  * are; stop the forge for a copy that no push can change while it is taken.
  */
 import { spawn } from 'node:child_process';
