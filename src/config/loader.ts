@@ -29,7 +29,7 @@ export function readSections(sections: SectionSpec<unknown>[], file: Record<stri
   const warnings = unknownKeys(sections, file, env);
   const values = new Map<string, Record<string, unknown>>();
   for (const { name, keys } of sections) {
-    const fromFile = (name === '' ? file : (file[name] as Record<string, unknown>)) ?? {};
+    const fromFile = fileSection(file, name) ?? {};
     const target: Record<string, unknown> = {};
     for (const [key, spec] of Object.entries(keys)) {
       const fv = fromFile[key];
@@ -42,6 +42,19 @@ export function readSections(sections: SectionSpec<unknown>[], file: Record<stri
     values.set(name, target);
   }
   return { get: <T>(spec: SectionSpec<T>) => values.get(spec.name) as T, warnings };
+}
+
+/**
+ * The keys of one section in the parsed file. why: the ini package reads `[repository.signing]` as
+ * the object `signing` inside `repository`, so a dotted section is found by walking its parts.
+ */
+function fileSection(file: Record<string, unknown>, name: string): Record<string, unknown> | undefined {
+  if (name === '') return file;
+  let at: unknown = file;
+  for (const part of name.split('.')) {
+    at = at && typeof at === 'object' ? (at as Record<string, unknown>)[part] : undefined;
+  }
+  return at && typeof at === 'object' ? at as Record<string, unknown> : undefined;
 }
 
 /** The known key nearest to `key` (a typo of it), if any. */
@@ -78,10 +91,11 @@ function unknownKeys(sections: SectionSpec<unknown>[], file: Record<string, unkn
     out.push(`${where}: unknown key ${name} is ignored${hint ? ` (did you mean ${hint}?)` : ''}`);
   };
   for (const { name, keys } of sections) {
-    const fromFile = name === '' ? file : file[name];
-    if (!fromFile || typeof fromFile !== 'object') continue;
-    for (const [key, value] of Object.entries(fromFile as Record<string, unknown>)) {
-      if (name === '' && typeof value === 'object') continue;
+    const fromFile = fileSection(file, name);
+    if (!fromFile) continue;
+    for (const [key, value] of Object.entries(fromFile)) {
+      // why: an object is a section nested in this one ([repository.signing] in [repository]), not a key.
+      if (typeof value === 'object') continue;
       if (!(key in keys)) warn(name, key, 'app.ini');
     }
   }
