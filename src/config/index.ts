@@ -31,9 +31,13 @@ import {
 import { sshMinimumKeySizesSection, userSection, type SshMinimumKeySizesSettings, type UserSettings } from './user';
 import { hookTaskCleanupSection, webhookSection, type HookTaskCleanupSettings, type WebhookSettings } from './webhook';
 import { actionsSection, resolveActions, type ActionsSettings } from './actions';
-import { logSection, type LogSettings } from './log';
+import { logSection, resolveLog, type LogSettings } from './log';
 
 export { ConfigError, StartupError };
+export { LOG_LEVELS, type LogLevel, type LogMode } from './log';
+export {
+  ACCESS_PLACEHOLDERS, ACCESS_TIME_LAYOUTS, GITEA_ACCESS_LOG_TEMPLATE, parseAccessLogTemplate, type AccessField, type AccessTemplatePart,
+} from './access-template';
 export type {
   GlobalSettings, ServerSettings, LfsSettings, RepoArchiveSettings, AttachmentSettings, PictureSettings, GitSettings, GitTimeoutSettings,
   DatabaseSettings, RedisSettings, SecuritySettings, ServiceSettings, ApiSettings, UiSettings, MarkupSettings, RepositorySettings,
@@ -132,6 +136,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   resolveRepository(data, s.repository);
   checkGit(s.git);
   checkApi(s.api);
+  resolveLog(data, s.log);
   return s;
 }
 

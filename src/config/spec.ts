@@ -17,6 +17,8 @@ export interface KeySpec {
   max?: number;
   /** Keep the case of list items (paths); other lists are lower-cased. */
   keepCase?: boolean;
+  /** An enum-like string key whose value is matched and kept lower-cased (Gitea's `LEVEL = Info`). */
+  ignoreCase?: boolean;
 }
 
 /**
@@ -93,10 +95,12 @@ export function convert(sectionName: string, key: string, spec: KeySpec, raw: st
         }
       }
       return value;
-    default:
-      if (spec.oneOf && !spec.oneOf.includes(value)) {
-        throw new ConfigError(`${where}: "${raw}" is not one of ${spec.oneOf.map((v) => v || '""').join(', ')}`);
+    default: {
+      const v = spec.ignoreCase ? value.toLowerCase() : value;
+      if (spec.oneOf && !spec.oneOf.includes(v)) {
+        throw new ConfigError(`${where}: "${raw}" is not one of ${spec.oneOf.map((o) => o || '""').join(', ')}${spec.ignoreCase ? ' (in any case)' : ''}`);
       }
-      return value;
+      return v;
+    }
   }
 }
