@@ -54,6 +54,17 @@ function esc(s: string): string {
   return UNSAFE.test(s) ? s.replace(UNSAFE_ALL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`) : s;
 }
 
+const SECRET_QUERY = /([?&](?:token|access_token|sig)=)[^&#]*/g;
+
+/**
+ * The request target without the credentials a query may carry: an API token (`token`,
+ * `access_token`) or an artifact download's signature (`sig`). why: Gitea writes them into its
+ * access log; a log is read by more people and programs than should hold a token.
+ */
+function redactedUri(u: string): string {
+  return u.includes('token=') || u.includes('sig=') ? u.replace(SECRET_QUERY, '$1REDACTED') : u;
+}
+
 /** An IPv4 client seen through an IPv6 socket, written as IPv4 (as Go prints it). */
 function plainIp(ip: string | undefined): string {
   if (!ip) return '-';
@@ -72,7 +83,7 @@ const FIELDS: Record<AccessField, (f: Facts) => string> = {
   },
   identity: (f) => esc(identityOf(f.req.principal)),
   method: (f) => esc(f.req.method ?? ''),
-  requestUri: (f) => esc(f.req.originalUrl ?? f.req.url ?? ''),
+  requestUri: (f) => esc(redactedUri(f.req.originalUrl ?? f.req.url ?? '')),
   path: (f) => {
     const u = f.req.originalUrl ?? f.req.url ?? '';
     const q = u.indexOf('?');
@@ -118,7 +129,7 @@ function jsonLine(f: Facts): string {
   const user = identityOf(req.principal);
   return `${JSON.stringify({
     time: new Date(f.start).toISOString(), level: 'info', type: 'access', pid: process.pid,
-    remote_addr: remoteHost(f), user: user === '-' ? null : user, method: req.method, uri: req.originalUrl ?? req.url,
+    remote_addr: remoteHost(f), user: user === '-' ? null : user, method: req.method, uri: redactedUri(req.originalUrl ?? req.url ?? ''),
     proto: `HTTP/${req.httpVersion}`, status: res.statusCode, size: res.forgeBodyBytes,
     referrer: req.headers.referer ?? '', user_agent: req.headers['user-agent'] ?? '',
     request_id: req.requestId ?? null, duration_ms: Number(msText(f.ms)),

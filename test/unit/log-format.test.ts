@@ -58,6 +58,13 @@ describe('access log template', () => {
     expect(line.split('\n')).to.have.length(2);
   });
 
+  it('writes no token or signature a query carries', () => {
+    const line = compileAccessTemplate('{{.Ctx.Req.URL.RequestURI}}')(facts({ url: '/api/v1/user?token=abc123&page=2&access_token=def&x=token' }));
+    expect(line).to.match(/^\/api\/v1\/user\?token=REDACTED&page=2&access_token=REDACTED&x=token /);
+    const dl = compileAccessTemplate('{{.Ctx.Req.URL.RequestURI}}')(facts({ url: '/api/v1/repos/o/r/actions/artifacts/1/zip/raw?sig=c2lnbmVk&expires=99' }));
+    expect(dl).to.match(/\?sig=REDACTED&expires=99 /);
+  });
+
   it('names a deploy key, and nobody as -', () => {
     expect(identityOf({ deployKey: { id: 4 } })).to.equal('deploy-key/4');
     expect(identityOf({ user: null })).to.equal('-');
