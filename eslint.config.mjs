@@ -1,5 +1,5 @@
 // Lint rules, including the import direction of docs/ARCHITECTURE.md:
-// controllers/web/ssh -> services -> models/db/git/lock/pool/queue -> config/errors. Nothing imports controllers.
+// controllers/web/ssh -> services -> models/db/git/lock/pool/queue -> config/errors/log. Nothing imports controllers.
 import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -73,6 +73,8 @@ export default tseslint.config(
   // Rendering is pure: the caller says what a document may link to.
   { files: ['src/markup/**/*.ts'], rules: deny('controllers', 'cli', 'web', 'middleware', 'services', 'convert', 'models', 'db', 'git', 'lock', 'pool', 'queue', 'ssh') },
   { files: ['src/config/**/*.ts', 'src/errors/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'services', 'convert', 'models', 'db', 'git', 'lock', 'pool', 'queue') },
+  // The log sits beside config: anything may write to it; it reads only the settings.
+  { files: ['src/log/**/*.ts'], rules: deny('controllers', 'cli', 'web', 'middleware', 'services', 'convert', 'models', 'db', 'git', 'lock', 'pool', 'queue', 'ssh', 'markup') },
   { files: ['workers/**/*.ts'], rules: deny('controllers', 'web', 'middleware', 'services', 'models', 'db') },
   { files: ['migrations/**/*.ts'], rules: deny('models', 'services', 'controllers') },
 );

@@ -26,6 +26,8 @@ import { healthRouter } from './web/health';
 import { downloadsRouter } from './web/downloads';
 import { runnerRpcHandler, runnerUnaryCall } from './web/runner-rpc';
 import { artifactsRouter } from './web/artifacts';
+import { log } from './log';
+import { accessLogHook } from './log/access';
 
 /** The HTTP server of one worker process, serving the Express application. */
 export function createWebServer(): http.Server {
@@ -44,10 +46,23 @@ export function createWebServer(): http.Server {
   }
   app.request = ExpressRequest.prototype as Express['request'];
   app.response = ExpressResponse.prototype as Express['response'];
+  const access = accessLogHook(ExpressResponse.prototype);
   // why: a runner's unary call skips Express: a thousand runners polling make it the most frequent request.
   return http.createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, (req, res) => {
+    assignRequestId(req as Request, res);
+    access?.(req, res);
     if (!runnerUnaryCall(req, res)) app(req, res);
   });
+}
+
+/**
+ * Every request's id: the client's X-Request-Id (at most 64 characters) or a new one, answered in
+ * X-Request-Id; a logged 500 and the request's access line name it. Set before anything else, so
+ * the runners' calls that skip Express have one too.
+ */
+function assignRequestId(req: Request, res: http.ServerResponse): void {
+  req.requestId = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || crypto.randomUUID();
+  res.setHeader('X-Request-Id', req.requestId);
 }
 
 /** The worker's private loopback server for its hooks: the internal API only. */
@@ -77,7 +92,7 @@ function errorHandler() {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const swaggerUrl = `${s.server.rootUrl}api/swagger`;
     const out = mapError(err, swaggerUrl, !!req.principal?.user?.isAdmin);
-    if (out.log) console.error(`[${req.requestId ?? '-'}] ${req.method} ${req.originalUrl}:`, err);
+    if (out.log) log.error(`[${req.requestId ?? '-'}] ${req.method} ${req.originalUrl}:`, err);
     if (res.headersSent) {
       res.destroy();
       return;
@@ -99,11 +114,6 @@ function buildApp(): Express {
   // why: reading the list once now makes a bad REVERSE_PROXY_TRUSTED_PROXIES stop the start, not fail a request.
   isTrustedProxy('127.0.0.1');
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    req.requestId = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || crypto.randomUUID();
-    res.setHeader('X-Request-Id', req.requestId);
-    next();
-  });
   // why: a malformed escape or a NUL must be refused before any router decodes it or a query carries it to the database.
   app.use(inputGuard());
   // why: git started for a read dies with its client (a crafted tree can keep git busy for hours);

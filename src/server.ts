@@ -11,6 +11,7 @@ import clusterConfig from '../cluster.config';
 import { bootSettings, bootDatabase } from './boot';
 import { ConfigError, StartupError, settings } from './config';
 import { drainable, type DrainableServer } from './drain';
+import { flushLogs, log, startLogging } from './log';
 import { closeDatabase, openDatabase } from './db';
 import { closeRedis, waitForRedis } from './lock/redis';
 import { relayInPrimary, startBus } from './queue/bus';
@@ -21,12 +22,13 @@ import type { SshServerHandle } from '../ssh/server';
 async function runPrimary(workers: number): Promise<void> {
   const startedAt = Date.now();
   const s = bootSettings();
+  startLogging(s, { access: false });
   // why: a cluster shares state through PostgreSQL and Redis; refusing early beats split-brain SQLite files.
   if (clusterConfig.mode === 'cluster' && (s.database.dbType !== 'postgres' || !s.redis.connStr)) {
     throw new ConfigError('cluster mode needs [database] DB_TYPE = postgres and [redis] CONN_STR');
   }
   const applied = await bootDatabase(s);
-  if (applied.length) console.log(`migrations applied: ${applied.join(', ')}`);
+  if (applied.length) log.info(`migrations applied: ${applied.join(', ')}`);
   // why: without Redis this node is alone on its database; a hook lease it finds belongs to a worker of its own that died.
   if (!s.redis.connStr) await (await import('./services/webhook/delivery.worker')).releaseLeasesOfDeadWorkers();
   await closeDatabase();
@@ -49,6 +51,8 @@ async function runPrimary(workers: number): Promise<void> {
   const fatal = (message: string) => {
     if (stopping) return;
     process.stderr.write(`forge cannot start: ${message}\n`);
+    // why: the reason always reaches stderr (above); a log kept in files gets it too.
+    if (!s.log.mode.includes('console')) log.fatal(`forge cannot start: ${message}`);
     stopping = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
     process.exit(1);
@@ -56,7 +60,7 @@ async function runPrimary(workers: number): Promise<void> {
   cluster.on('exit', (w, code, signal) => {
     if (stopping) return;
     if (!everReady) return fatal(`worker ${w.process.pid} exited (${signal ?? code}) before it was ready; its error is above`);
-    console.error(`worker ${w.process.pid} died (${signal ?? code}); starting another`);
+    log.error(`worker ${w.process.pid} died (${signal ?? code}); starting another`);
     const index = indexOf.get(w) ?? 0;
     indexOf.delete(w);
     setTimeout(() => fork(index), 200);
@@ -68,17 +72,19 @@ async function runPrimary(workers: number): Promise<void> {
     if (!m?.forgeReady || ++ready !== workers || everReady) return;
     everReady = true;
     const sshPart = m.ssh ? `, SSH on ${m.ssh}` : ', SSH off';
-    console.log(`forge is listening: HTTP on ${m.http}${sshPart} (ROOT_URL ${s.server.rootUrl}; ${workers} worker${workers > 1 ? 's' : ''}, ${clusterConfig.mode})`);
+    log.notice(`forge is listening: HTTP on ${m.http}${sshPart} (ROOT_URL ${s.server.rootUrl}; ${workers} worker${workers > 1 ? 's' : ''}, ${clusterConfig.mode})`);
   });
   const stop = () => {
     if (stopping) return;
     stopping = true;
     const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
-    if (alive.length === 0) process.exit(0);
+    const exit = () => { void flushLogs(1000).finally(() => process.exit(0)); };
+    if (alive.length === 0) return exit();
+    log.notice(`forge stopping: ${alive.length} worker${alive.length > 1 ? 's' : ''} finishing what is in flight`);
     let left = alive.length;
     for (const w of alive) {
       w.once('exit', () => {
-        if (--left === 0) process.exit(0);
+        if (--left === 0) exit();
       });
       w.send({ forgeStop: true });
     }
@@ -105,7 +111,7 @@ async function runWorker(): Promise<void> {
     const hammer = settings().server.gracefulHammerTime;
     setTimeout(() => process.exit(0), hammer * 1000).unref();
     if (!server) process.exit(0);
-    console.log(`worker ${process.pid} stopping: no new connections; what is in flight may finish (at most ${hammer}s)`);
+    log.notice(`worker ${process.pid} stopping: no new connections; what is in flight may finish (at most ${hammer}s)`);
     // why: both listeners stop accepting at once; SSH sessions and HTTP exchanges in flight finish.
     // The hooks of a push still in flight reach this worker's private internal listener, which
     // stays open until the end.
@@ -114,7 +120,7 @@ async function runWorker(): Promise<void> {
       .then(() => Promise.all([closeDatabase(), closeRedis()]))
       .finally(() => {
         internal?.close();
-        process.exit(0);
+        void flushLogs(1000).finally(() => process.exit(0));
       });
   };
   // why: listen for the primary's stop before booting, so a worker told to stop while starting does not linger.
@@ -125,12 +131,13 @@ async function runWorker(): Promise<void> {
   process.on('SIGINT', () => undefined);
   // why: a worker carries every clone and push in flight; one request's bug must cost that request
   // only. Handlers answer their own errors; anything that escapes them is logged here, never fatal.
-  process.on('unhandledRejection', (err) => console.error('unhandled rejection:', err));
-  process.on('uncaughtException', (err) => console.error('uncaught exception:', err));
+  process.on('unhandledRejection', (err) => log.error('unhandled rejection:', err));
+  process.on('uncaughtException', (err) => log.error('uncaught exception:', err));
 
   const s = bootSettings();
+  startLogging(s, { access: true });
   openDatabase(s);
-  if (s.redis.connStr && !(await waitForRedis(10_000))) console.error('redis: not reachable at start; running without it until it is');
+  if (s.redis.connStr && !(await waitForRedis(10_000))) log.warn('redis: not reachable at start; running without it until it is');
   startBus();
   const { createWebServer, createInternalServer } = await import('./app');
   (await import('./services/subscribers')).registerSubscribers();

@@ -9,6 +9,7 @@ import { Server, utils, type AuthContext, type Connection, type PublicKeyAuthCon
 import { settings } from '../src/config';
 import { systemCtx } from '../src/db';
 import { identifySshKey, markSshKeyUsed, type SshIdentity } from '../src/services/keys/ssh-auth.service';
+import { log } from '../src/log';
 import { loadHostKeys, type HostKey } from './host-keys';
 import { handleSession } from './session';
 
@@ -66,10 +67,10 @@ function onAuthentication(ctx: AuthContext, done: (id: SshIdentity) => void, fai
     if (!identity) return refuse();
     if (!ctx.signature) return ctx.accept();
     done(identity);
-    markSshKeyUsed(systemCtx, identity).catch((err: unknown) => console.error('ssh: cannot record key use:', err));
+    markSshKeyUsed(systemCtx, identity).catch((err: unknown) => log.error('ssh: cannot record key use:', err));
     ctx.accept();
   }, (err: unknown) => {
-    console.error('ssh: key lookup failed:', err);
+    log.error('ssh: key lookup failed:', err);
     refuse();
   });
 }
@@ -81,7 +82,7 @@ export async function startSshServer(opts: { host?: string; port?: number } = {}
   const conns = new Set<Conn>();
   let stopping = false;
 
-  const server = new Server({ hostKeys: hostKeys.map((k) => k.pem), ident: 'Forge', keepaliveInterval: 15_000, keepaliveCountMax: 4, algorithms: { cipher: CIPHERS } }, (client) => {
+  const server = new Server({ hostKeys: hostKeys.map((k) => k.pem), ident: 'Forge', keepaliveInterval: 15_000, keepaliveCountMax: 4, algorithms: { cipher: CIPHERS } }, (client, info) => {
     const conn: Conn = { client, active: 0, authed: false };
     conns.add(conn);
     if (stopping) client.end();
@@ -112,6 +113,7 @@ export async function startSshServer(opts: { host?: string; port?: number } = {}
       handleSession(session, identity, {
         started: () => { conn.active++; },
         finished: () => { conn.active--; idle(); },
+        remoteHost: info.ip,
       });
     });
     client.on('error', () => undefined);
@@ -130,7 +132,7 @@ export async function startSshServer(opts: { host?: string; port?: number } = {}
       resolve();
     });
   });
-  server.on('error', (err: Error) => console.error('ssh: server error:', err));
+  server.on('error', (err: Error) => log.error('ssh: server error:', err));
   const bound = (server.address() as { port: number } | null)?.port ?? port;
 
   return {

@@ -7,10 +7,13 @@
  */
 import zlib from 'node:zlib';
 import { pipeline } from 'node:stream';
+import { performance } from 'node:perf_hooks';
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
 import { systemCtx } from '../db';
 import { HttpError, NotFound } from '../errors';
 import { safeGitProtocol } from '../git/run';
+import { log } from '../log';
+import { logGitOperation } from '../log/access';
 import { authenticate } from '../middleware/auth';
 import { authorizeGitService, GIT_AUTH_HEADERS } from '../services/git-serve/git-access';
 import { spawnGitService, type GitService } from '../services/git-serve/git-serve';
@@ -61,6 +64,8 @@ function abortOnDisconnect(res: Response): AbortController {
 /** Run git and stream its stdout into the response; stderr is drained (and kept short for the log). */
 function streamGit(req: Request, res: Response, t: Target, service: GitService, flags: string[], input: NodeJS.ReadableStream | null, prefix?: string): void {
   const ac = abortOnDisconnect(res);
+  const start = Date.now();
+  const t0 = performance.now();
   const child = spawnGitService(t.rc, req.principal, service, { transport: 'http', gitProtocol: clientProtocol(req), signal: ac.signal, flags, wiki: t.wiki });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => { if (stderr.length < 4096) stderr += d.toString(); });
@@ -68,9 +73,16 @@ function streamGit(req: Request, res: Response, t: Target, service: GitService, 
   // Node has let go of the request by then; a client still sending would wait on a full socket until
   // keep-alive gives up, so the connection itself is closed.
   const socket = req.socket;
-  child.once('close', (code) => {
-    if (code !== 0 && !ac.signal.aborted) console.error(`[${req.requestId}] git ${service} exited ${code}: ${stderr.trim()}`);
+  child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+    if (code !== 0 && !ac.signal.aborted) log.error(`[${req.requestId}] git ${service} exited ${code ?? signal}: ${stderr.trim()}`);
     if (input && !req.complete) socket.destroy();
+    // why: the fetch or push itself (the POST); the ref advertisement before it has only its access line.
+    if (input) {
+      logGitOperation({
+        transport: 'http', command: `git-${service}`, repo: `${t.rc.owner.name}/${t.rc.repo.name}${t.wiki ? '.wiki' : ''}`, principal: req.principal,
+        remote: req.ip, requestId: req.requestId, start, t0, outcome: { exitCode: code, signal, aborted: ac.signal.aborted },
+      });
+    }
   });
   res.status(200);
   if (prefix) res.write(prefix);
@@ -141,7 +153,7 @@ function gitErrors(err: unknown, req: Request, res: Response, next: NextFunction
     next(err);
     return;
   }
-  if (err.log) console.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
+  if (err.log) log.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
   noCache(res);
   const service = typeof req.query.service === 'string' ? SERVICES[req.query.service] : undefined;
   if (err.status >= 500 && req.method === 'GET' && service) {

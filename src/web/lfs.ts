@@ -19,6 +19,7 @@ import { LFS_MEDIA_TYPE, lfsBatch, lfsDownloadable, lfsUpload, lfsVerify, type L
 import { createLock, listLocks, unlock, verifyLocks, type LockView } from '../services/lfs/locks.service';
 import { toLfsLock } from '../convert/lfs';
 import type { LfsErrorBody } from '../api/lfs';
+import { log } from '../log';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 const BASE = '/:owner/:repo/info/lfs';
@@ -145,7 +146,7 @@ function lfsErrors(err: unknown, req: Request, res: Response, _next: NextFunctio
     status = (err as { status: number }).status;
     message = http.STATUS_CODES[status] ?? 'Bad Request';
   } else {
-    console.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
+    log.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
   }
   if (status === 401) headers = { ...headers, ...LFS_AUTH_HEADERS };
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);

@@ -19,6 +19,7 @@ import { ViewHelpers } from './helpers';
 import { countUnread } from '../../services/notification/notification.service';
 import { ctxOf } from '../../middleware/context';
 import pkg from '../../../package.json';
+import { log } from '../../log';
 
 // why: compiled code runs from dist/src/web/pages; the templates stay in the source tree.
 const VIEWS = [path.resolve(__dirname, '../views'), path.resolve(__dirname, '../../../../src/web/views')].find((d) => fs.existsSync(path.join(d, 'layout.eta'))) ?? '';
@@ -96,7 +97,7 @@ export function pageErrors() {
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent || !req.web) return next(err);
     const out = mapError(err, `${settings().server.rootUrl}api/swagger`, !!req.web.principal.user?.isAdmin);
-    if (out.log) console.error(`[${req.requestId ?? '-'}] ${req.method} ${req.originalUrl}:`, err);
+    if (out.log) log.error(`[${req.requestId ?? '-'}] ${req.method} ${req.originalUrl}:`, err);
     // why: a 404's text may name what the caller asked for in the API's internal words; the page
     // says it in a sentence, as Gitea's does, and shows a refusal's own words otherwise.
     const message = out.status === 404 ? 'The page you are looking for does not exist, or you are not allowed to see it.'
