@@ -10,7 +10,7 @@ const deny = (...groups) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'src/generated/**', 'coverage/**', '.bench/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'src/generated/**', 'coverage/**', '.bench/**', '.tools/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
