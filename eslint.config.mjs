@@ -28,7 +28,7 @@ const serviceRules = (layers, folders, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'src/generated/**', 'coverage/**', '.bench/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'src/generated/**', 'coverage/**', '.bench/**', '.tools/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
