@@ -139,7 +139,11 @@ class Launcher {
   dead = false;
 
   constructor(memoryLimitBytes: number) {
-    this.proc = spawn(process.execPath, ['--max-old-space-size=64', path.join(__dirname, 'launcher-process.js')], {
+    // why: the launcher takes the data limit itself, so its own mappings must stay far below it: since
+    // Node 22 V8 reserves a 512 MiB code range for its JIT at start, which RLIMIT_DATA counts, and a
+    // launcher over a 256 MiB limit could start no git. The launcher's JavaScript is a little message
+    // passing per git child; without the JIT it reserves 50 MiB.
+    this.proc = spawn(process.execPath, ['--max-old-space-size=64', '--jitless', path.join(__dirname, 'launcher-process.js')], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // why: the launcher takes the data limit for itself at start, so every git it starts inherits it.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', FORGE_GIT_DATA_LIMIT: String(memoryLimitBytes) },
