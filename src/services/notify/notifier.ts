@@ -106,11 +106,6 @@ export function subscriberJobs(): Record<string, OutboxHandler> {
   return Object.assign({}, ...subscribers.map((s) => s.jobs ?? {}));
 }
 
-/** Whether subscribers were registered in this process (a process that changes state must have them). */
-export function hasSubscribers(): boolean {
-  return subscribers.length > 0;
-}
-
 async function emit<K extends EventName>(name: K, tx: DbContext, e: Events[K]): Promise<void> {
   for (const s of subscribers) {
     const handler = s[name] as ((tx: DbContext, e: Events[K]) => Promise<void>) | undefined;
