@@ -1,7 +1,7 @@
 /**
  * Server-owned repository hooks. The scripts are static and hold no paths or secrets: the server
  * passes the hook program and how to reach its internal API in the environment of each
- * receive-pack it starts (src/services/repo/git-serve.ts). A push that does not come through the
+ * receive-pack it starts (src/services/git-serve/git-serve.ts). A push that does not come through the
  * server has none of it, and the hooks refuse it. post-receive starts no program of ours: it
  * hands git's list of updated refs to the server through the file FORGE_PUSH_FILE names, which
  * the server records once receive-pack exits, and prints what pre-receive left beside that file.
