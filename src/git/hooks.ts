@@ -39,8 +39,7 @@ function script(name: string): string {
     '  echo "forge: pushes must go through the forge server" >&2',
     '  exit 1',
     'fi',
-    // why: the hook runs under git's data limit ([git] PROCESS_MEMORY_LIMIT), which Node's JIT code range alone can exceed (src/git/launcher.ts).
-    `exec "$FORGE_HOOK_NODE" --jitless "$FORGE_HOOK_SCRIPT" ${name}`,
+    `exec "$FORGE_HOOK_NODE" "$FORGE_HOOK_SCRIPT" ${name}`,
     '',
   ].join('\n');
 }

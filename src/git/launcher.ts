@@ -133,17 +133,22 @@ export class GitChild extends EventEmitter {
 }
 
 /** The launcher of this thread. */
+/**
+ * Flags of the Node processes that run under git's data limit (the launcher and the push hooks).
+ * why: since Node 22 V8 reserves a 512 MiB code range for its JIT at start, which RLIMIT_DATA
+ * counts, so under a 256 MiB [git] PROCESS_MEMORY_LIMIT the launcher could start no git and a hook
+ * could not start at all. They pass messages and make one HTTP call; without the JIT Node reserves
+ * 50 MiB. Node 20 reserves little and would only warn about the flag.
+ */
+export const LEAN_NODE_FLAGS: string[] = Number(process.versions.node.split('.')[0]) >= 22 ? ['--jitless'] : [];
+
 class Launcher {
   private readonly proc: ChildProcess;
   private readonly running = new Map<number, GitChild>();
   dead = false;
 
   constructor(memoryLimitBytes: number) {
-    // why: the launcher takes the data limit itself, so its own mappings must stay far below it: since
-    // Node 22 V8 reserves a 512 MiB code range for its JIT at start, which RLIMIT_DATA counts, and a
-    // launcher over a 256 MiB limit could start no git. The launcher's JavaScript is a little message
-    // passing per git child; without the JIT it reserves 50 MiB.
-    this.proc = spawn(process.execPath, ['--max-old-space-size=64', '--jitless', path.join(__dirname, 'launcher-process.js')], {
+    this.proc = spawn(process.execPath, ['--max-old-space-size=64', ...LEAN_NODE_FLAGS, path.join(__dirname, 'launcher-process.js')], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // why: the launcher takes the data limit for itself at start, so every git it starts inherits it.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', FORGE_GIT_DATA_LIMIT: String(memoryLimitBytes) },

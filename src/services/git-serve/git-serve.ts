@@ -13,6 +13,7 @@ import { repoPath } from '../../git/paths';
 import type { Principal } from '../auth/principal';
 import { recordPush } from './hook.service';
 import type { RepoContext } from '../repo/context';
+import { LEAN_NODE_FLAGS } from '../../git/launcher';
 
 /** The git services a client may run. */
 export type GitService = 'upload-pack' | 'receive-pack' | 'upload-archive';
@@ -32,6 +33,8 @@ export function hookEnv(rc: RepoContext, p: Principal, transport: GitTransport, 
   const s = settings();
   return {
     FORGE_HOOK_NODE: process.execPath,
+    // why: the hooks run under git's data limit (src/git/launcher.ts, LEAN_NODE_FLAGS).
+    ...(LEAN_NODE_FLAGS.length ? { NODE_OPTIONS: LEAN_NODE_FLAGS.join(' ') } : {}),
     FORGE_HOOK_SCRIPT: HOOK_SCRIPT,
     FORGE_INTERNAL_URL: s.server.localRootUrl || `http://127.0.0.1:${s.server.httpPort}/`,
     FORGE_INTERNAL_TOKEN: s.security.internalToken,
