@@ -1,8 +1,9 @@
 /**
- * The parts of hook payloads, as Gitea converts them for hooks: users as a signed-out viewer sees
- * them (the placeholder email unless public), the repository with the permission the event names
- * (an owner's, none, or the doer's own), issues, pull requests and comments as the API shows them.
- * why: payloads are API objects; this is the one service file that converts (docs/ARCHITECTURE.md).
+ * The hook events of the webhook subscriber, built in the change's transaction: issues, pull
+ * requests, comments, releases, repositories, statuses, wikis and workflow runs as the API shows
+ * them, from the payload parts shared with Actions (src/services/payload).
+ * why: payloads are API objects; with src/services/payload this is the service code that converts
+ * (docs/ARCHITECTURE.md).
  */
 import { settings } from '../../config';
 import type { DbContext } from '../../db';
