@@ -8,8 +8,8 @@ import { section } from './spec';
  */
 export interface GitSettings { processMemoryLimit: number; maxTreeEntries: number; backgroundNiceness: number; pullRequestPushMessage: boolean }
 
-/** Seconds a git command may run unless it has its own bound (clones and pushes end with their client). */
-export interface GitTimeoutSettings { default: number }
+/** Seconds a git command may run unless it has its own bound (clones and pushes end with their client); a migration's clone and a mirror's fetch or push have their own. */
+export interface GitTimeoutSettings { default: number; migrate: number; mirror: number }
 
 /** [git]. */
 export const gitSection = section<GitSettings>('git', {
@@ -20,7 +20,11 @@ export const gitSection = section<GitSettings>('git', {
 });
 
 /** [git.timeout]. */
-export const gitTimeoutSection = section<GitTimeoutSettings>('git.timeout', { DEFAULT: { kind: 'int', def: '360', min: 1, max: 1e7 } });
+export const gitTimeoutSection = section<GitTimeoutSettings>('git.timeout', {
+  DEFAULT: { kind: 'int', def: '360', min: 1, max: 1e7 },
+  MIGRATE: { kind: 'int', def: '600', min: 1, max: 1e7 },
+  MIRROR: { kind: 'int', def: '300', min: 1, max: 1e7 },
+});
 
 /** Refuse a memory limit git cannot run under. */
 export function checkGit(git: GitSettings): void {

@@ -32,6 +32,9 @@ import { sshMinimumKeySizesSection, userSection, type SshMinimumKeySizesSettings
 import { hookTaskCleanupSection, webhookSection, type HookTaskCleanupSettings, type WebhookSettings } from './webhook';
 import { actionsSection, resolveActions, type ActionsSettings } from './actions';
 import { logSection, resolveLog, type LogSettings } from './log';
+import {
+  migrationsSection, mirrorSection, resolveMirror, updateMirrorsSection, type MigrationsSettings, type MirrorSettings, type UpdateMirrorsSettings,
+} from './mirror';
 
 export { ConfigError, StartupError };
 export { LOG_LEVELS, type LogLevel, type LogMode } from './log';
@@ -43,7 +46,9 @@ export type {
   DatabaseSettings, RedisSettings, SecuritySettings, ServiceSettings, ApiSettings, UiSettings, MarkupSettings, RepositorySettings,
   SigningSettings, RepositoryUploadSettings, RepositoryReleaseSettings, RepositoryIssueSettings, RepositoryPullRequestSettings,
   SshMinimumKeySizesSettings, UserSettings, WebhookSettings, HookTaskCleanupSettings, ActionsSettings, LogSettings,
+  MirrorSettings, MigrationsSettings, UpdateMirrorsSettings,
 };
+export { formatGoDuration, parseGoDuration } from './duration';
 
 // why: one table of every section we read, so an unknown value fails start-up with the key's name;
 // the order is the order of the unknown-key warnings.
@@ -51,7 +56,8 @@ const SECTIONS: SectionSpec<unknown>[] = [
   globalSection, serverSection, lfsSection, repoArchiveSection, gitSection, gitTimeoutSection, databaseSection, redisSection,
   securitySection, serviceSection, apiSection, uiSection, markupSection, repositorySection, signingSection, repositoryUploadSection,
   sshMinimumKeySizesSection, attachmentSection, repositoryReleaseSection, repositoryIssueSection, repositoryPullRequestSection,
-  pictureSection, hookTaskCleanupSection, webhookSection, actionsSection, userSection, logSection,
+  pictureSection, hookTaskCleanupSection, webhookSection, actionsSection, userSection, logSection, mirrorSection, migrationsSection,
+  updateMirrorsSection,
 ];
 
 /** Every setting the forge reads, typed. */
@@ -85,6 +91,10 @@ export interface Settings extends GlobalSettings {
   hookTaskCleanup: HookTaskCleanupSettings;
   actions: ActionsSettings;
   log: LogSettings;
+  mirror: MirrorSettings;
+  migrations: MigrationsSettings;
+  /** [cron.update_mirrors]. */
+  updateMirrors: UpdateMirrorsSettings;
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
 }
@@ -125,6 +135,9 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     hookTaskCleanup: read.get(hookTaskCleanupSection),
     actions: read.get(actionsSection),
     log: read.get(logSection),
+    mirror: read.get(mirrorSection),
+    migrations: read.get(migrationsSection),
+    updateMirrors: read.get(updateMirrorsSection),
     warnings: read.warnings,
   };
   // why: the data dir first: every other default path lies under it.
@@ -137,6 +150,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   checkGit(s.git);
   checkApi(s.api);
   resolveLog(data, s.log);
+  resolveMirror(s.mirror);
   return s;
 }
 

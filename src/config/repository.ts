@@ -14,6 +14,8 @@ export interface RepositorySettings {
   maxPushSize: number;
   /** The most refs one push may change (0 = no limit). */
   maxPushRefs: number;
+  /** No migrations: POST /repos/migrate answers 403. */
+  disableMigrations: boolean;
 }
 
 /** Commit signing: the instance signer's name and email, its key format, and SSH keys trusted for every user. */
@@ -46,6 +48,7 @@ export const repositorySection = section<RepositorySettings>('repository', {
   ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT: { kind: 'bool', def: 'true' },
   MAX_PUSH_SIZE: { kind: 'int', def: '2048', min: 0, max: 1e9 },
   MAX_PUSH_REFS: { kind: 'int', def: '5000', min: 0, max: 1e9 },
+  DISABLE_MIGRATIONS: { kind: 'bool', def: 'false' },
 });
 
 /** [repository.signing]. */

@@ -11,6 +11,8 @@ export interface SecuritySettings {
   disableWebhooks: boolean;
   /** Proxies (CIDRs) whose X-Forwarded-For and X-WEBAUTH-USER are believed, and how many hops of them. */
   reverseProxyTrustedProxies: string[]; reverseProxyLimit: number; reverseProxyAuthenticationUser: string;
+  /** Site administrators may migrate from a directory on the server. */
+  importLocalPaths: boolean;
 }
 
 /** [security]. */
@@ -27,4 +29,5 @@ export const securitySection = section<SecuritySettings>('security', {
   REVERSE_PROXY_TRUSTED_PROXIES: { kind: 'list', def: '127.0.0.0/8,::1/128' },
   REVERSE_PROXY_LIMIT: { kind: 'int', def: '1', min: 0, max: 100 },
   REVERSE_PROXY_AUTHENTICATION_USER: { kind: 'string', def: 'X-WEBAUTH-USER' },
+  IMPORT_LOCAL_PATHS: { kind: 'bool', def: 'false' },
 });

@@ -3,6 +3,7 @@
  * (from app.ini or a FORGE__SECTION__KEY variable) to its typed value.
  */
 import { ConfigError } from './errors';
+import { parseGoDuration } from './duration';
 
 /** How a key's text is read. */
 export type Kind = 'string' | 'int' | 'bool' | 'list' | 'url' | 'duration';
@@ -77,8 +78,7 @@ export function convert(sectionName: string, key: string, spec: KeySpec, raw: st
     case 'duration': {
       // why: Gitea writes durations as Go does ("60s", "1m30s"); a bare number is seconds.
       if (value === '') return undefined;
-      const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value);
-      const n = /^\d+$/.test(value) ? Number(value) : m && value !== '' ? Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) : NaN;
+      const n = /^\d+$/.test(value) ? Number(value) : parseGoDuration(value) ?? NaN;
       if (!Number.isFinite(n)) throw new ConfigError(`${where}: "${raw}" is not a duration (e.g. 60s, 5m, 1h)`);
       if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
         throw new ConfigError(`${where}: ${n}s is outside ${spec.min}..${spec.max} seconds`);

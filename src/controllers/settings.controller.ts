@@ -42,11 +42,10 @@ export class SettingsController extends Controller {
     return {
       http_git_disabled: false,
       lfs_disabled: !s.server.lfsStartServer,
-      // why: mirrors, migrations and time tracking are not built yet; saying so keeps clients from offering them.
-      migrations_disabled: true,
-      mirrors_disabled: true,
+      migrations_disabled: s.repository.disableMigrations,
+      mirrors_disabled: !s.mirror.enabled,
       stars_disabled: false,
-      time_tracking_disabled: true,
+      time_tracking_disabled: !s.service.enableTimetracking,
     };
   }
 

@@ -1,13 +1,14 @@
 /** repository rows -> API Repository. */
 import type { Repository, RepoPermissions, RepoTransfer } from '../api/repo';
 import type { RepositoryModel } from '../models/repository.model';
+import { addressWithoutUserinfo } from '../models/mirror.model';
 import { Visibility, type UserModel } from '../models/user.model';
 import type { TeamModel } from '../models/team.model';
 import { NEW_REPO_PULLS_CONFIG, type ExternalTrackerConfig, type IssuesConfig, type PullRequestsConfig } from '../models/repo-unit.model';
 import { UnitType, type AccessMode } from '../models/perm';
 import { toUser, type Viewer } from './user';
 import { toTeam } from './org';
-import { isoTime } from './time';
+import { isoTime, ZERO_TIME } from './time';
 import { settings } from '../config';
 
 /**
@@ -77,7 +78,7 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     link: '',
     ssh_url: sshCloneUrl(full),
     clone_url: `${rootUrl}${full}.git`,
-    original_url: '',
+    original_url: r.originalUrl ? addressWithoutUserinfo(r.originalUrl) : '',
     website: r.website,
     stars_count: r.numStars,
     forks_count: r.numForks,
@@ -128,7 +129,7 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     internal: !r.isPrivate && owner.visibility === Visibility.Private,
     mirror_interval: r.mirrorInterval,
     object_format_name: r.objectFormatName,
-    mirror_updated: '0001-01-01T00:00:00Z',
+    mirror_updated: r.mirrorUpdatedUnix ? isoTime(new Date(Number(r.mirrorUpdatedUnix) * 1000)) : ZERO_TIME,
     repo_transfer: x.transfer ?? null,
     topics: [],
     licenses: [],

@@ -43,6 +43,14 @@ export class RepositoryModel extends Model {
   @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: '' }) declare mirrorInterval: string;
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: true }) declare enablePrune: boolean;
   @Column({ type: DataType.DATE, allowNull: true }) declare archivedAt: Date | null;
+  /** Where a migrated repository came from, as given (userinfo is removed when shown). */
+  @Column({ type: DataType.STRING(2048), allowNull: false, defaultValue: '' }) declare originalUrl: string;
+  /** Gitea's service type of the source: 1 plain git, 3 Gitea (0 when not migrated). */
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare originalServiceType: number;
+  /** Gitea's repository status: 0 ready, 1 being migrated. */
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare status: number;
+  /** When the pull mirror last tried to sync, unix seconds (0: never). */
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare mirrorUpdatedUnix: number;
   declare createdAt: Date;
   declare updatedAt: Date;
 }
@@ -116,6 +124,8 @@ export interface NewRepoRow {
   templateId?: number;
   /** Defaults to true; git content arrives after the row. */
   isEmpty?: boolean;
+  /** A migration: where from, whether it is a pull mirror (with its interval in Go's form), and status 1 while it runs. */
+  originalUrl?: string; originalServiceType?: number; isMirror?: boolean; mirrorInterval?: string; status?: number;
 }
 
 /** Insert a repository row with the given units enabled. */
@@ -123,6 +133,16 @@ export async function insertRepoWithUnits(ctx: DbContext, row: NewRepoRow, units
   const repo = await RepositoryModel.create({ ...row, lowerName: row.name.toLowerCase(), isEmpty: row.isEmpty ?? true }, { transaction: ctx.tx });
   await RepoUnitModel.bulkCreate(units.map((type) => ({ repoId: repo.id, type })), { transaction: ctx.tx });
   return repo;
+}
+
+/** A migrated repository is ready (Gitea's status 0); its mirror, if any, synced at `mirrorUpdatedUnix`. */
+export async function markRepoMigrated(ctx: DbContext, repoId: number, mirrorUpdatedUnix: number): Promise<void> {
+  await RepositoryModel.update({ status: 0, mirrorUpdatedUnix }, { where: { id: repoId }, transaction: ctx.tx });
+}
+
+/** Record when a pull mirror last tried to sync. */
+export async function touchRepoMirror(ctx: DbContext, repoId: number, unix: number): Promise<void> {
+  await RepositoryModel.update({ mirrorUpdatedUnix: unix }, { where: { id: repoId }, transaction: ctx.tx });
 }
 
 /** Add `delta` to a repository's num_forks. */
@@ -170,7 +190,7 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   await exec('UPDATE repository SET num_forks = num_forks - 1 WHERE id IN (SELECT fork_id FROM repository WHERE id = :repoId AND fork_id > 0)');
   await exec('UPDATE repository SET is_fork = :no, fork_id = 0 WHERE fork_id = :repoId');
   await exec('UPDATE topic SET repo_count = repo_count - 1 WHERE id IN (SELECT topic_id FROM repo_topic WHERE repo_id = :repoId)');
-  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event', 'repo_transfer', 'commit_status', 'attachment', 'protected_tag', 'protected_branch', 'action', 'notification']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
+  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event', 'repo_transfer', 'commit_status', 'attachment', 'protected_tag', 'protected_branch', 'action', 'notification', 'mirror', 'push_mirror']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
   // why: LFS links and locks go with the repository; the content files stay on disk (other repositories may link
   // the same oid) until a later garbage collection removes unreferenced ones.
   await exec('DELETE FROM lfs_meta_object WHERE repository_id = :repoId');

@@ -10,8 +10,9 @@ import { notificationSubscriber } from './notification/notifier';
 import { activitySubscriber } from './activity/notifier';
 import { pullSubscriber } from './pull/notifier';
 import { issueSubscriber } from './issue/notifier';
+import { mirrorSubscriber } from './mirror/notifier';
 
 /** Register every subscriber with this process's notifier. */
 export function registerSubscribers(): void {
-  for (const s of [webhookSubscriber, actionsSubscriber, notificationSubscriber, activitySubscriber, pullSubscriber, issueSubscriber]) registerSubscriber(s);
+  for (const s of [webhookSubscriber, actionsSubscriber, notificationSubscriber, activitySubscriber, pullSubscriber, issueSubscriber, mirrorSubscriber]) registerSubscriber(s);
 }

@@ -129,3 +129,10 @@ export async function startWorld(opts: ServerOptions = {}): Promise<World> {
   w.admin = { name: 'root', password: ROOT_PASSWORD, email: 'root@example.com', token: from.token, id: 1, api: w.client(from.token) };
   return w;
 }
+
+/** Expect a Gitea error answer: the status and, when given, the message (exact, or matching). */
+export function expectError(res: RawResponse, status: number, message?: string | RegExp): void {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text}`);
+  if (message instanceof RegExp && !message.test(res.body?.message ?? '')) throw new Error(`message ${JSON.stringify(res.body?.message)} does not match ${message}`);
+  if (typeof message === 'string' && res.body?.message !== message) throw new Error(`message ${JSON.stringify(res.body?.message)} is not ${JSON.stringify(message)}`);
+}

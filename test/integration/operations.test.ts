@@ -116,6 +116,7 @@ describe('operating the forge', function () {
         FORGE__API__DEFAULT_PAGING_NUM: '20', FORGE__API__MAX_RESPONSE_ITEMS: '40', FORGE__API__DEFAULT_MAX_BLOB_SIZE: '2048',
         FORGE__UI__REACTIONS: '+1, heart, rocket', FORGE__UI__DEFAULT_THEME: 'forge-dark', FORGE__SERVER__LFS_START_SERVER: 'false',
         FORGE__ATTACHMENT__MAX_SIZE: '7', FORGE__ATTACHMENT__MAX_FILES: '3',
+        FORGE__MIRROR__ENABLED: 'false', FORGE__REPOSITORY__DISABLE_MIGRATIONS: 'true', FORGE__SERVICE__ENABLE_TIMETRACKING: 'false',
       } });
     });
     after(async () => { await w?.stop(); });

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { parseHostList } from '../../src/services/webhook/host-matcher';
+import { parseHostList } from '../../src/services/net/host-matcher';
 import { KEPT_RESPONSE_BYTES, send } from '../../src/services/webhook/client';
 
 describe('webhook client', () => {

@@ -4,7 +4,7 @@
  * SSRF addresses of security class 9 refused under the default.
  */
 import { expect } from 'chai';
-import { hostAllowed, parseHostList } from '../../src/services/webhook/host-matcher';
+import { hostAllowed, parseHostList } from '../../src/services/net/host-matcher';
 
 describe('webhook host allow list', () => {
   it('allows only external addresses by default', () => {

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import YAML from 'yaml';
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { BadRequest } from '../../errors';
+import { formatGoDuration } from '../../config';
 import { repoPath } from '../../git/paths';
 import { changedPaths } from '../../git/history';
 import {
@@ -355,16 +356,8 @@ const STATE: Record<ActionStatus, 'success' | 'failure' | 'pending' | 'error'> =
   [ActionStatus.Skipped]: 'success', [ActionStatus.Waiting]: 'pending', [ActionStatus.Running]: 'pending', [ActionStatus.Blocked]: 'pending',
 };
 
-/** Go's duration text for whole seconds (`0s`, `1m5s`, `2h0m3s`). */
-function goDuration(secs: number): string {
-  const h = Math.floor(secs / 3600);
-  const m = Math.floor((secs % 3600) / 60);
-  const s = secs % 60;
-  return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`;
-}
-
 function describe(j: ActionRunJobModel): string {
-  const took = goDuration(Math.max(0, (j.stopped || nowUnix()) - j.started));
+  const took = formatGoDuration(Math.max(0, (j.stopped || nowUnix()) - j.started));
   switch (j.status) {
     case ActionStatus.Success: return `Successful in ${took}`;
     case ActionStatus.Failure: return `Failing after ${took}`;

@@ -11,9 +11,14 @@ export interface CronTask { name: string; schedule: string; everyMs: number; pre
 
 const tasks = new Map<string, CronTask>();
 
+/** A period as Gitea's cron lines write it: `1h`, `10m`, `30s`. */
+function everyText(secs: number): string {
+  return secs % 3600 === 0 ? `${secs / 3600}h` : secs % 60 === 0 ? `${secs / 60}m` : `${secs}s`;
+}
+
 /** Register a task that runs every `everyMs` (its schedule shown as Gitea's `@every` form). */
 export function registerCronTask(name: string, everyMs: number, run: () => Promise<unknown>): void {
-  if (!tasks.has(name)) tasks.set(name, { name, schedule: `@every ${everyMs / 3600_000}h`, everyMs, prev: 0, next: Date.now() + everyMs, execTimes: 0, run });
+  if (!tasks.has(name)) tasks.set(name, { name, schedule: `@every ${everyText(everyMs / 1000)}`, everyMs, prev: 0, next: Date.now() + everyMs, execTimes: 0, run });
 }
 
 /** Run a task now; 404 for a name no module registered. */

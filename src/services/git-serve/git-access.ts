@@ -55,6 +55,8 @@ export async function authorizeGitService(ctx: DbContext, p: Principal, ownerNam
       && (rc.perm.can(UnitType.PullRequests, AccessMode.Read) || (await maintainerMayPush(ctx, p.user, rc.repo.id, 'any')));
     if (!writes && !proposes) throw new Forbidden('User permission denied');
     if (rc.repo.isArchived) throw new Forbidden('repo is archived');
+    // why: a pull mirror's branches follow its source; a push would be undone by the next sync (Gitea's words).
+    if (rc.repo.isMirror && !wiki) throw new Forbidden('mirror repository is read-only');
   }
   if (wiki) await prepareWikiForGit(rc, () => (anonymous ? askCredentials() : notFound));
   return rc;

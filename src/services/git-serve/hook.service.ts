@@ -64,6 +64,7 @@ export async function preReceive(r: HookRequest, ctx: DbContext = systemCtx): Pr
   const owner = repo && (await findUserById(ctx, repo.ownerId));
   if (!repo || !owner) throw new NotFound('repository does not exist');
   if (repo.isArchived) throw new Forbidden(`repository ${owner.name}/${repo.name} is archived and cannot be pushed to`);
+  if (repo.isMirror && r.repo_kind !== 'wiki') throw new Forbidden('mirror repository is read-only');
   const maxRefs = settings().repository.maxPushRefs;
   if (maxRefs > 0 && r.updates.length > maxRefs) {
     throw new Forbidden(`this push changes ${r.updates.length} refs; a push may change at most ${maxRefs} ([repository] MAX_PUSH_REFS)`);

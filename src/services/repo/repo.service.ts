@@ -23,7 +23,10 @@ import { issueCountsOf, type IssueCounts } from '../../models/repo-issue-counter
 import type { EditRepoOption, ExternalTracker, RepoPermissions } from '../../api/repo';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
 import type { Principal } from '../auth/principal';
-import { assertRepoName } from './rules';
+import { assertRepoName, mirrorIntervalSeconds } from './rules';
+import { formatGoDuration } from '../../config';
+import { setMirrorSchedule } from '../../models/mirror.model';
+import { nowUnix } from '../../models/issue.model';
 import type { RepoContext } from './context';
 import { transferViewOf, type TransferView } from './transfer.service';
 import { markRepoActionsPrivate } from '../../models/action.model';
@@ -139,7 +142,9 @@ async function pullsConfigAfter(ctx: DbContext, rc: RepoContext, o: EditRepoOpti
 async function validateEdit(ctx: DbContext, rc: RepoContext, o: EditRepoOption): Promise<UnitType[] | null> {
   if (o.name !== undefined) assertRepoName(o.name);
   if (o.website !== undefined && o.website !== '' && !/^https?:\/\/\S+$/i.test(o.website)) throw new Validation('[Website]: invalid url');
-  if (o.mirror_interval !== undefined && !DURATION.test(o.mirror_interval)) throw new Validation('Invalid mirror interval');
+  // why: a pull mirror's interval is its schedule, held to [mirror] MIN_INTERVAL; another repository only keeps the text.
+  if (o.mirror_interval !== undefined && rc.repo.isMirror) mirrorIntervalSeconds(o.mirror_interval);
+  else if (o.mirror_interval !== undefined && !DURATION.test(o.mirror_interval)) throw new Validation('Invalid mirror interval');
   if (o.default_merge_style !== undefined && !MERGE_STYLES.includes(o.default_merge_style)) {
     throw new Validation(`[DefaultMergeStyle]: must be one of ${MERGE_STYLES.join(', ')}`);
   }
@@ -213,7 +218,12 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, doer: UserModel,
     if (o.website !== undefined) repo.website = o.website;
     if (o.private !== undefined) repo.isPrivate = o.private;
     if (o.template !== undefined) repo.isTemplate = o.template;
-    if (o.mirror_interval !== undefined) repo.mirrorInterval = o.mirror_interval;
+    if (o.mirror_interval !== undefined && repo.isMirror) {
+      const secs = mirrorIntervalSeconds(o.mirror_interval);
+      repo.mirrorInterval = formatGoDuration(secs);
+      // why: a new interval counts from now, as Gitea's ScheduleNextUpdate does.
+      await setMirrorSchedule(tx, repo.id, secs > 0 ? nowUnix() + secs : 0);
+    } else if (o.mirror_interval !== undefined) repo.mirrorInterval = o.mirror_interval;
     if (o.enable_prune !== undefined) repo.enablePrune = o.enable_prune;
     if (o.archived !== undefined && o.archived !== repo.isArchived) {
       repo.isArchived = o.archived;

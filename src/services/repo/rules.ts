@@ -4,7 +4,7 @@
  */
 import type { DbContext } from '../../db';
 import { Conflict, Forbidden, Validation } from '../../errors';
-import { settings } from '../../config';
+import { settings, formatGoDuration, parseGoDuration } from '../../config';
 import { assertStorageName } from '../../git/paths';
 import type { UserModel } from '../../models/user.model';
 import { teamsOfUserInOrg } from '../../models/team.model';
@@ -57,4 +57,17 @@ export async function canCreateOrgRepo(ctx: DbContext, orgId: number, uid: numbe
 export async function assertCanCreateInOrg(ctx: DbContext, doer: UserModel, org: UserModel): Promise<void> {
   if (doer.isAdmin || (await canCreateOrgRepo(ctx, org.id, doer.id))) return;
   throw new Forbidden('Given user is not allowed to create repository in organization.');
+}
+
+/**
+ * Seconds of a pull mirror interval given through the API: '' is [mirror] DEFAULT_INTERVAL, 0 turns
+ * scheduled syncs off, anything else is a Go duration of at least MIN_INTERVAL (422 otherwise).
+ */
+export function mirrorIntervalSeconds(text: string | undefined): number {
+  const m = settings().mirror;
+  if (text === undefined || text.trim() === '') return m.defaultInterval;
+  const secs = parseGoDuration(text);
+  if (secs === null || secs < 0) throw new Validation(`invalid mirror interval: time: invalid duration ${JSON.stringify(text)}`);
+  if (secs !== 0 && secs < m.minInterval) throw new Validation(`invalid mirror interval: ${formatGoDuration(secs)} is below minimum interval: ${formatGoDuration(m.minInterval)}`);
+  return Math.round(secs);
 }

@@ -7,12 +7,12 @@
  * tunnel for https); as Gitea, their name must then be allowed by the list, and the proxy itself is
  * always dialed.
  */
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
-import { hostAllowed, type HostMatchList } from './host-matcher';
+import { hostAllowed, type HostMatchList } from '../net/host-matcher';
+import { checkedLookup } from '../net/dial';
 
 /** The most response body kept, in bytes. */
 export const KEPT_RESPONSE_BYTES = 64 * 1024;
@@ -34,20 +34,6 @@ const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
 export class DeliveryError extends Error {}
 
 const deny = (host: string, ip: string) => new DeliveryError(`webhook can only call allowed HTTP servers (check your webhook.ALLOWED_HOST_LIST setting), deny '${host}(${ip})'`);
-
-/** A lookup that resolves a name once and answers only an allowed address (the one then dialed). */
-function checkedLookup(hosts: HostMatchList, hostname: string): net.LookupFunction {
-  return (name, options, callback) => {
-    dns.lookup(name, { all: true, verbatim: true }, (err, addresses) => {
-      if (err) return (callback as (e: Error | null, a: string, f: number) => void)(err, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      const ok = list.find((a) => hostAllowed(hosts, hostname, a.address));
-      if (!ok) return (callback as (e: Error | null, a: string, f: number) => void)(deny(hostname, list[0]?.address ?? ''), '', 0);
-      if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, [ok]);
-      (callback as (e: null, a: string, f: number) => void)(null, ok.address, ok.family);
-    });
-  };
-}
 
 /** Open a CONNECT tunnel through `proxy` to `host:port`. */
 function tunnel(proxy: URL, host: string, port: string, deadline: number): Promise<net.Socket> {
@@ -84,7 +70,7 @@ function requestOptions(url: URL, method: string, headers: Record<string, string
   const secure = url.protocol === 'https:';
   if (socket) return { method, headers, createConnection: () => tls.connect({ socket, servername: net.isIP(host) ? undefined : host, rejectUnauthorized: !o.skipTlsVerify }) };
   if (proxy) return { method, headers: { ...headers, Host: url.host }, host: proxy.hostname, port: proxy.port || 80, path: url.href, agent: false };
-  return { method, headers, agent: secure ? httpsAgent : httpAgent, lookup: checkedLookup(o.hosts, host), rejectUnauthorized: !o.skipTlsVerify };
+  return { method, headers, agent: secure ? httpsAgent : httpAgent, lookup: checkedLookup(host, (name, ip) => hostAllowed(o.hosts, name, ip), deny), rejectUnauthorized: !o.skipTlsVerify };
 }
 
 async function once(url: URL, method: string, headers: Record<string, string>, body: string | null, o: SendOptions, deadline: number): Promise<{ res: http.IncomingMessage; text: string }> {

@@ -20,7 +20,7 @@ import { leaseDueHooks, releaseAllHookLeases, releaseHook, renewHookLease, HookS
 import { withTx } from '../../db';
 import { onEnqueued } from '../../queue/outbox';
 import type { HookEventType } from './events';
-import { globRegExp, parseHostList } from './host-matcher';
+import { globRegExp, parseHostList } from '../net/host-matcher';
 import { open } from '../auth/secret-box';
 import { buildRequest, type DeliveryRequest } from './request';
 import { send, type SendOptions } from './client';

@@ -23,7 +23,7 @@ import { assertOrgOwner, resolveOrg } from '../org/guard';
 import type { RepoContext } from '../repo/context';
 import { compileGlob } from '../refs/pattern';
 import { eventNames, parseStoredEvents, storedEvents } from './events';
-import { hostAllowed, parseHostList } from './host-matcher';
+import { hostAllowed, parseHostList } from '../net/host-matcher';
 import { open, seal } from '../auth/secret-box';
 
 /** The hook types Gitea knows (modules/webhook/type.go). */

@@ -14,6 +14,7 @@ import { applicationPages } from './applications';
 import { keyPages } from './keys';
 import { explorePages } from './explore';
 import { adminPages } from './admin';
+import { migratePages } from './migrate';
 import { orgPages } from './orgs';
 import { orgSettingsPages } from './org-settings';
 import { repoPages } from './repo';
@@ -64,6 +65,7 @@ export function pagesRouter(): Router {
   r.use(keyPages());
   r.use(adminPages());
   r.use(orgPages());
+  r.use(migratePages());
   r.use(orgSettingsPages());
   r.use(explorePages());
   r.use(editorPages());

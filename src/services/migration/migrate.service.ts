@@ -1,0 +1,135 @@
+/**
+ * Migrating a repository from another server (POST /repos/migrate), as Gitea's API does it: checks
+ * in Gitea's order and words, then a row marked "being migrated" (status 1, what a reader sees while
+ * it runs), the clone, the wiki when asked, the mirror when asked, and the row marked ready. A
+ * migration that fails leaves nothing: no directory, no row, no count (Gitea leaves a broken row).
+ */
+import { withTx, type DbContext } from '../../db';
+import { Forbidden, HttpError, Validation } from '../../errors';
+import { settings, formatGoDuration } from '../../config';
+import { repoPath } from '../../git/paths';
+import { cloneRemote, remoteExists, type RemoteTarget } from '../../git/remote';
+import { dirExists, removeRepoDir } from '../../git/init';
+import { headBranch } from '../../git/refs';
+import { findRepoById, markRepoMigrated, type RepositoryModel } from '../../models/repository.model';
+import { findUserById, findUserByName, UserType, type UserModel } from '../../models/user.model';
+import { orgMembership } from '../../models/access';
+import { insertMirror } from '../../models/mirror.model';
+import { nowUnix } from '../../models/issue.model';
+import type { MigrateRepoOptions } from '../../api/mirror';
+import { recordInitialRefs } from '../git-push/sync.service';
+import { DEFAULT_UNITS, discardNewRepo, insertOwnedRepo } from '../lifecycle/repo-create.service';
+import { assertRepoName, mirrorIntervalSeconds } from '../repo/rules';
+import { checkRemoteAddress, RemoteAddressError } from '../net/remote-address';
+import { failureText, sealCredentials } from '../mirror/credentials';
+import { notify } from '../notify/notifier';
+
+/** Gitea's service types, as stored in original_service_type. */
+const SERVICE_TYPES: Record<string, number> = { git: 1, gitea: 3 };
+
+/** The owner of the new repository: repo_owner, else uid, else the caller (422 when named but unknown). */
+async function ownerOf(ctx: DbContext, doer: UserModel, o: MigrateRepoOptions): Promise<UserModel> {
+  if (o.repo_owner) {
+    const u = await findUserByName(ctx, o.repo_owner);
+    if (!u) throw new Validation(`user does not exist [uid: 0, name: ${o.repo_owner}]`);
+    return u;
+  }
+  if (o.uid) {
+    const u = await findUserById(ctx, o.uid);
+    if (!u) throw new Validation(`user does not exist [uid: ${o.uid}, name: ]`);
+    return u;
+  }
+  return doer;
+}
+
+/** Gitea's words for a refused address: every refusal is a 422 that names no credential. */
+function refusal(err: unknown, cloneAddr: string): never {
+  if (!(err instanceof RemoteAddressError)) throw err;
+  const shown = err.shown;
+  switch (err.problem) {
+    case 'protocol': throw new Validation(`migration/cloning from '${shown}' is not allowed: the provided url protocol is not allowed`);
+    case 'local-denied': throw new Validation('You are not allowed to import local repositories.');
+    case 'local-invalid': throw new Validation('Invalid local path, it does not exist or not a directory.');
+    case 'blocked': throw new Validation('You can not import from disallowed hosts.');
+    default: throw new Validation(`migration/cloning from '${shown || cloneAddr.replace(/\/\/[^/@]*@/, '//')}' is not allowed: the provided url is invalid`);
+  }
+}
+
+/** Every check before anything is made, in Gitea's order; returns the owner, the source and the mirror interval. */
+async function validate(ctx: DbContext, doer: UserModel, o: MigrateRepoOptions): Promise<{ owner: UserModel; source: RemoteTarget; intervalS: number }> {
+  if (!o.clone_addr?.trim()) throw new Validation('[CloneAddr]: Required');
+  if (!o.repo_name) throw new Validation('[RepoName]: Required');
+  if (!/^[\w.-]+$/.test(o.repo_name)) throw new Validation('[RepoName]: AlphaDashDot');
+  if (o.repo_name.length > 100) throw new Validation('[RepoName]: MaxSize');
+  if ((o.description ?? '').length > 2048) throw new Validation('[Description]: MaxSize');
+  assertRepoName(o.repo_name);
+  const owner = await ownerOf(ctx, doer, o);
+  if (!doer.isAdmin) {
+    if (owner.type !== UserType.Organization && owner.id !== doer.id) throw new Forbidden('Given user is not an organization.');
+    if (owner.type === UserType.Organization && (await orgMembership(ctx, owner.id, doer.id)) !== 'owner') throw new Forbidden('Given user is not owner of organization.');
+  }
+  const source = await checkRemoteAddress(o.clone_addr, {
+    username: o.auth_username ?? '', password: o.auth_password || o.auth_token || '',
+    canImportLocal: settings().security.importLocalPaths && doer.isAdmin,
+  }).catch((err: unknown) => refusal(err, o.clone_addr));
+  if (o.mirror && settings().mirror.disableNewPull) throw new Forbidden('the site administrator has disabled the creation of new pull mirrors');
+  if (settings().repository.disableMigrations) throw new Forbidden('the site administrator has disabled migrations');
+  const service = (o.service ?? 'git').toLowerCase();
+  if (!(service in SERVICE_TYPES)) throw new Validation(`migrations from ${service} are not supported; use service git (code only) or gitea`);
+  if (o.mirror && source.local) throw new Validation('a pull mirror needs an http(s) source');
+  // why: Gitea reads the interval after the clone and answers 500; here a bad one is refused before anything is made.
+  const intervalS = o.mirror ? mirrorIntervalSeconds(o.mirror_interval) : 0;
+  return { owner, source, intervalS };
+}
+
+/** The wiki beside a source (`x.git` -> `x.wiki.git`), with the same address and credentials. */
+function wikiOf(source: RemoteTarget): RemoteTarget {
+  const url = new URL(source.url);
+  url.pathname = `${url.pathname.replace(/\/+$/, '').replace(/\.git$/, '')}.wiki.git`;
+  return { ...source, url: url.href };
+}
+
+/** A clone failure in Gitea's words (422), its text free of credentials. */
+function cloneFailure(err: unknown, source: RemoteTarget): HttpError {
+  const text = failureText(err, { username: source.username ?? '', password: source.password ?? '' });
+  if (/Authentication failed|could not read Username|Bad credentials|401/i.test(text)) return new Validation(`Authentication failed: ${text}.`);
+  return new Validation(`Migration failed: ${text}.`);
+}
+
+/** Migrate a repository for `doer` (POST /repos/migrate); returns the new repository, once it is ready, and its owner. */
+export async function migrateRepo(ctx: DbContext, doer: UserModel, o: MigrateRepoOptions): Promise<{ repo: RepositoryModel; owner: UserModel }> {
+  const { owner, source, intervalS } = await validate(ctx, doer, o);
+  const service = (o.service ?? 'git').toLowerCase();
+  const repo = await insertOwnedRepo(ctx, doer, owner, {
+    name: o.repo_name, description: o.description ?? '', defaultBranch: 'main',
+    isPrivate: !!o.private || settings().repository.forcePrivate, isTemplate: false, objectFormatName: 'sha1',
+    isMirror: !!o.mirror, mirrorInterval: o.mirror ? formatGoDuration(intervalS) : '', status: 1,
+    originalUrl: source.local ? '' : o.clone_addr.trim(), originalServiceType: SERVICE_TYPES[service],
+  }, DEFAULT_UNITS, { kind: 'create', taken: () => 'The repository with the same name already exists.' });
+  const dir = repoPath(owner.name, o.repo_name);
+  const wikiDir = repoPath(owner.name, o.repo_name, true);
+  try {
+    // why: a leftover directory without a row (a crash between disk and database) is not anyone's repository; it is replaced.
+    if (await dirExists(dir)) await removeRepoDir(dir);
+    await cloneRemote(source, dir).catch((err: unknown) => { throw cloneFailure(err, source); });
+    // why: as Gitea, a wiki that is not there (or not readable) is skipped, not a failure.
+    if (o.wiki && !source.local && (await remoteExists(wikiOf(source)))) await cloneRemote(wikiOf(source), wikiDir).catch(() => undefined);
+    await recordInitialRefs(repo.id, doer.id, (await headBranch(dir)) ?? 'main', ctx);
+    const now = nowUnix();
+    await withTx(ctx, async (tx) => {
+      if (o.mirror) {
+        await insertMirror(tx, {
+          repoId: repo.id, remoteAddress: source.url, credentials: sealCredentials({ username: source.username ?? '', password: source.password ?? '' }),
+          lfsEnabled: !!o.lfs, lfsEndpoint: o.lfs_endpoint ?? '', nextUpdateUnix: intervalS > 0 ? now + intervalS : 0,
+        });
+      }
+      await markRepoMigrated(tx, repo.id, o.mirror ? now : 0);
+    });
+  } catch (err) {
+    await removeRepoDir(wikiDir).catch(() => undefined);
+    await discardNewRepo(ctx, repo, dir);
+    throw err;
+  }
+  await withTx(ctx, (tx) => notify.repositoryCreated(tx, { doer, repo, owner }));
+  return { repo: (await findRepoById(ctx, repo.id)) ?? repo, owner };
+}

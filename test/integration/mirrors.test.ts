@@ -1,0 +1,369 @@
+/**
+ * Migrations and mirrors between two running forges and a plain `git http-backend`: POST
+ * /repos/migrate (code, private sources with credentials), pull mirrors (syncs after new commits,
+ * force-pushes, deleted branches with and without prune; the interval; the schedule; backoff),
+ * push mirrors (add, list, get, push now, on commit, delete), and the refusals: Gitea's validation
+ * and permission answers, and the server-side request forgery matrix, each with proof that nothing
+ * was made. Credentials are looked for where they must never be.
+ *
+ * `src` runs with the default network rules (loopback refused); `dst` may reach local networks,
+ * refuses the name `localhost`, and looks at the mirror schedule every second.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { startWorld, expectError, type World, type TestUser } from '../helpers/world';
+import { GitTool, apiRepo, outboxSettled, waitFor } from '../helpers/refs';
+import { count, sql } from '../helpers/db';
+import { git, gitHome, serverRepoDir } from '../helpers/repo-fixture';
+import { startGitHttpBackend, type GitHttpServer } from '../helpers/git-http-backend';
+
+/** Every file under `dir` whose bytes contain `needle`. */
+function filesContaining(dir: string, needle: string): string[] {
+  const hits: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && fs.readFileSync(p).includes(needle)) hits.push(p);
+    }
+  };
+  if (fs.existsSync(dir)) walk(dir);
+  return hits;
+}
+
+describe('mirrors and migrations', () => {
+  let src: World;
+  let dst: World;
+  let alice: TestUser; // on src: owns the sources
+  let bob: TestUser; // on dst: migrates and mirrors
+  let carol: TestUser; // on dst: no rights on bob's repositories
+  let gs: GitTool;
+  let gd: GitTool;
+  let plain: GitHttpServer;
+  let plainRoot: string;
+
+  const srcUrl = (repo: string) => `${src.server.url}alice/${repo}.git`;
+  const repoCount = (w: World) => count(w.server, 'SELECT COUNT(*) AS n FROM repository');
+  const refsOf = async (w: World, g: GitTool, owner: string, repo: string) => (await g.serverRefs(owner, repo)).split('\n')
+    .filter((l) => / refs\/(heads|tags)\//.test(l)).sort().join('\n');
+  const migrate = (body: Record<string, unknown>, u: TestUser = bob, w: World = dst) => w.raw('POST', '/repos/migrate', body, { token: u.token });
+
+  /** Make a refusal's proof: the answer, and no new repository row or directory. */
+  async function refused(res: Promise<import('../helpers/world').RawResponse>, status: number, message: string | RegExp, w: World = dst, name?: string): Promise<void> {
+    const before = await repoCount(w);
+    expectError(await res, status, message);
+    expect(await repoCount(w)).to.equal(before);
+    if (name) expect(fs.existsSync(serverRepoDir(w.server, 'bob', name))).to.equal(false);
+  }
+
+  before(async () => {
+    [src, dst] = await Promise.all([
+      startWorld(),
+      startWorld({ env: {
+        FORGE__MIGRATIONS__ALLOW_LOCALNETWORKS: 'true', FORGE__MIGRATIONS__BLOCKED_DOMAINS: 'localhost',
+        FORGE__CRON_0X2E_UPDATE_MIRRORS__SCHEDULE: '1',
+      } }),
+    ]);
+    [alice, bob, carol] = await Promise.all([src.user('alice'), dst.user('bob'), dst.user('carol')]);
+    gs = new GitTool(src);
+    gd = new GitTool(dst);
+    await apiRepo(src, alice, 'proj');
+    await apiRepo(src, alice, 'secret', { auto_init: true, private: true });
+    const wc = await gs.clone(alice, 'alice', 'proj');
+    await gs.commit(wc, 'a.txt', 'one');
+    await gs.ok(['branch', 'feature'], wc);
+    await gs.ok(['branch', 'gone'], wc);
+    await gs.ok(['branch', 'keep'], wc);
+    await gs.ok(['tag', '-a', 'v1', '-m', 'v1'], wc);
+    await gs.ok(['push', '-q', 'origin', 'main', 'feature', 'gone', 'keep', 'v1'], wc);
+    plainRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-plain-'));
+    const home = gitHome();
+    await git(['clone', '-q', '--bare', serverRepoDir(src.server, 'alice', 'proj'), path.join(plainRoot, 'plain.git')], { home });
+    plain = await startGitHttpBackend(plainRoot);
+  });
+  after(async () => {
+    await plain?.close();
+    await Promise.all([src?.stop(), dst?.stop()]);
+  });
+
+  describe('migrate', () => {
+    it('copies the branches and tags of another forge and remembers where they came from', async () => {
+      const r = await migrate({ clone_addr: srcUrl('proj'), repo_name: 'proj-copy', description: 'copied' });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.body).to.include({ name: 'proj-copy', mirror: false, empty: false, default_branch: 'main', original_url: srcUrl('proj'), description: 'copied' });
+      expect(r.body.permissions).to.deep.equal({ admin: true, push: true, pull: true });
+      expect(await refsOf(dst, gd, 'bob', 'proj-copy')).to.equal(await refsOf(src, gs, 'alice', 'proj'));
+      const branches = await dst.raw('GET', '/repos/bob/proj-copy/branches', undefined, { token: bob.token });
+      expect(branches.body.map((b: { name: string }) => b.name).sort()).to.deep.equal(['feature', 'gone', 'keep', 'main']);
+      const tags = await dst.raw('GET', '/repos/bob/proj-copy/tags', undefined, { token: bob.token });
+      expect(tags.body.map((t: { name: string }) => t.name)).to.deep.equal(['v1']);
+      // why: the server owns the repository's configuration; the source's address lives in the database only.
+      const config = fs.readFileSync(path.join(serverRepoDir(dst.server, 'bob', 'proj-copy'), 'config'), 'utf8');
+      expect(config).to.not.include('[remote');
+      expect(config).to.include('fsckObjects = true');
+    });
+
+    it('migrates from a plain git server (git http-backend)', async () => {
+      const r = await migrate({ clone_addr: `${plain.url}plain.git`, repo_name: 'from-plain', service: 'git' });
+      expect(r.status, r.text).to.equal(201);
+      expect(await refsOf(dst, gd, 'bob', 'from-plain')).to.equal(await refsOf(src, gs, 'alice', 'proj'));
+    });
+
+    it('signs in to a private source with the credentials given, and keeps them nowhere', async () => {
+      const r = await migrate({ clone_addr: srcUrl('secret'), repo_name: 'secret-copy', auth_username: 'alice', auth_password: alice.password, private: true });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.body).to.include({ private: true, original_url: srcUrl('secret') });
+      await refused(migrate({ clone_addr: srcUrl('secret'), repo_name: 'secret-bad', auth_username: 'alice', auth_password: 'wrong-password-1' }), 422, /^Authentication failed: /, dst, 'secret-bad');
+      // why: userinfo typed into the address is taken as the credentials and never shown.
+      const inUrl = srcUrl('secret').replace('http://', `http://alice:${alice.password}@`);
+      const r2 = await migrate({ clone_addr: inUrl, repo_name: 'secret-userinfo' });
+      expect(r2.status, r2.text).to.equal(201);
+      expect(r2.body.original_url).to.equal(srcUrl('secret'));
+      const shown = await dst.raw('GET', '/repos/bob/secret-userinfo', undefined, { token: bob.token });
+      expect(shown.text).to.not.include(alice.password);
+      expect(filesContaining(serverRepoDir(dst.server, 'bob', 'secret-copy'), alice.password)).to.deep.equal([]);
+      expect(filesContaining(serverRepoDir(dst.server, 'bob', 'secret-userinfo'), alice.password)).to.deep.equal([]);
+      expect(dst.server.output).to.not.include(alice.password);
+    });
+
+    it('refuses bad input and other owners with Gitea\'s answers, making nothing', async () => {
+      await refused(migrate({ repo_name: 'x1' }), 422, /clone_addr/);
+      await refused(migrate({ clone_addr: srcUrl('proj') }), 422, /repo_name/);
+      await refused(migrate({ clone_addr: '  ', repo_name: 'x1' }), 422, '[CloneAddr]: Required');
+      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'bad name' }), 422, '[RepoName]: AlphaDashDot');
+      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'proj-copy' }), 409, 'The repository with the same name already exists.');
+      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x2', repo_owner: 'carol' }), 403, 'Given user is not an organization.');
+      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x3', repo_owner: 'nobody-here' }), 422, 'user does not exist [uid: 0, name: nobody-here]');
+      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x4', service: 'github' }), 422, /github/);
+      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x5', mirror: true, mirror_interval: 'often' }), 422, /invalid mirror interval/);
+      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x6', mirror: true, mirror_interval: '5m' }), 422, 'invalid mirror interval: 5m0s is below minimum interval: 10m0s');
+      await refused(migrate({ clone_addr: `${plain.url}missing.git`, repo_name: 'x7' }), 422, /^Migration failed: /, dst, 'x7');
+      const org = await dst.raw('POST', '/orgs', { username: 'carols-org' }, { token: carol.token });
+      expect(org.status, org.text).to.equal(201);
+      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x8', repo_owner: 'carols-org' }), 403, 'Given user is not owner of organization.');
+    });
+
+    it('refuses every address into the server\'s own network (default rules), making nothing', async () => {
+      const marker = path.join(os.tmpdir(), `forge-ssrf-${process.pid}`);
+      const cases: [string, string | RegExp][] = [
+        ['file:///etc', 'You are not allowed to import local repositories.'],
+        [serverRepoDir(src.server, 'alice', 'secret'), 'You are not allowed to import local repositories.'],
+        [`ext::sh -c touch% ${marker}`, /the provided url protocol is not allowed$/],
+        [`--upload-pack=touch ${marker}`, /the provided url is invalid$/],
+        ['ssh://git@127.0.0.1/alice/proj.git', /the provided url protocol is not allowed$/],
+        ['git://127.0.0.1/alice/proj.git', /the provided url protocol is not allowed$/],
+        [`${src.server.url}alice/proj.git`, 'You can not import from disallowed hosts.'],
+        ['http://127.0.0.1:22/', 'You can not import from disallowed hosts.'],
+        ['http://[::1]/x.git', 'You can not import from disallowed hosts.'],
+        ['http://[::ffff:127.0.0.1]/x.git', 'You can not import from disallowed hosts.'],
+        ['http://0/x.git', 'You can not import from disallowed hosts.'],
+        ['http://2130706433/x.git', 'You can not import from disallowed hosts.'],
+        ['http://169.254.169.254/latest/meta-data/', 'You can not import from disallowed hosts.'],
+        ['http://10.1.2.3/x.git', 'You can not import from disallowed hosts.'],
+        ['http://no-such-host.invalid/x.git', 'You can not import from disallowed hosts.'],
+        ['http://user%0d%0aX:pw@example.com/x.git', /the provided url is invalid$/],
+        ['http://example.com/x.git%0d%0aHost: evil', /the provided url is invalid$/],
+      ];
+      for (const [addr, message] of cases) {
+        await refused(migrate({ clone_addr: addr, repo_name: 'ssrf' }, alice, src), 422, message, src);
+      }
+      expect(fs.existsSync(marker)).to.equal(false);
+    });
+
+    it('never follows a redirect, and refuses a host name the administrator blocked', async () => {
+      const before = plain.requests.length;
+      await refused(migrate({ clone_addr: `${plain.url}redirect/plain.git`, repo_name: 'redirected' }), 422, /^Migration failed: /, dst, 'redirected');
+      const seen = plain.requests.slice(before);
+      expect(seen.length).to.be.greaterThan(0);
+      expect(seen.every((r) => r.includes('/redirect/')), seen.join(', ')).to.equal(true);
+      const port = new URL(src.server.url).port;
+      await refused(migrate({ clone_addr: `http://localhost:${port}/alice/proj.git`, repo_name: 'by-name' }), 422, 'You can not import from disallowed hosts.');
+    });
+  });
+
+  describe('pull mirrors', () => {
+    let upstream: string; // alice's working copy of proj
+
+    before(async () => {
+      upstream = await gs.clone(alice, 'alice', 'proj');
+    });
+
+    const mirrorRow = async (name: string) => (await sql(dst.server, 'SELECT m.* FROM mirror m JOIN repository r ON r.id = m.repo_id WHERE r.lower_name = $1', [name]))[0];
+    const repoJson = async (name: string) => (await dst.raw('GET', `/repos/bob/${name}`, undefined, { token: bob.token })).body;
+    const sync = async (name: string, u: TestUser = bob) => dst.raw('POST', `/repos/bob/${name}/mirror-sync`, undefined, { token: u.token });
+    const nowS = () => Math.floor(Date.now() / 1000);
+
+    it('is made by a migration with `mirror`, shows Gitea\'s fields, and refuses pushes', async () => {
+      const r = await migrate({ clone_addr: srcUrl('proj'), repo_name: 'mirror', mirror: true, mirror_interval: '10m' });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.body).to.include({ mirror: true, mirror_interval: '10m0s', empty: false });
+      expect(r.body.mirror_updated).to.not.equal('0001-01-01T00:00:00Z');
+      expect(Number((await mirrorRow('mirror')).next_update_unix)).to.be.within(nowS() + 590, nowS() + 610);
+      const wc = await gd.clone(bob, 'bob', 'mirror');
+      await gd.commit(wc, 'b.txt', 'mine');
+      const push = await gd.run(['push', 'origin', 'main'], wc);
+      expect(push.code).to.not.equal(0);
+      expect(push.stderr).to.include('mirror repository is read-only');
+    });
+
+    it('follows new commits, force-pushes, new tags and deleted branches (prune on)', async () => {
+      const pushesBefore = await count(dst.server, "SELECT COUNT(*) AS n FROM push_event p JOIN repository r ON r.id = p.repo_id WHERE r.lower_name = 'mirror'");
+      await gs.commit(upstream, 'c.txt', 'two');
+      await gs.ok(['push', '-q', 'origin', 'main'], upstream);
+      await gs.ok(['checkout', '-q', '--orphan', 'rewritten'], upstream);
+      await gs.commit(upstream, 'd.txt', 'unrelated');
+      await gs.ok(['push', '-q', '--force', 'origin', 'rewritten:feature'], upstream);
+      await gs.ok(['checkout', '-q', 'main'], upstream);
+      await gs.ok(['tag', 'v2'], upstream);
+      await gs.ok(['push', '-q', 'origin', 'v2', ':gone'], upstream);
+      const r = await sync('mirror');
+      expect(r.status, r.text).to.equal(200);
+      expect(r.text).to.equal('');
+      const want = await refsOf(src, gs, 'alice', 'proj');
+      await waitFor('the mirror to follow', async () => (await refsOf(dst, gd, 'bob', 'mirror')) === want);
+      await outboxSettled(dst);
+      const branches = await dst.raw('GET', '/repos/bob/mirror/branches', undefined, { token: bob.token });
+      expect(branches.body.map((b: { name: string }) => b.name).sort()).to.deep.equal(['feature', 'keep', 'main']);
+      const tags = await dst.raw('GET', '/repos/bob/mirror/tags', undefined, { token: bob.token });
+      expect(tags.body.map((t: { name: string }) => t.name).sort()).to.deep.equal(['v1', 'v2']);
+      expect(await count(dst.server, "SELECT COUNT(*) AS n FROM push_event p JOIN repository r ON r.id = p.repo_id WHERE r.lower_name = 'mirror'")).to.be.greaterThan(pushesBefore);
+      expect((await repoJson('mirror')).mirror_updated).to.not.equal('0001-01-01T00:00:00Z');
+    });
+
+    it('keeps a branch deleted upstream when prune is off', async () => {
+      const p = await dst.raw('PATCH', '/repos/bob/mirror', { enable_prune: false }, { token: bob.token });
+      expect(p.status, p.text).to.equal(200);
+      const head = await gs.commit(upstream, 'e.txt', 'three');
+      await gs.ok(['push', '-q', 'origin', 'main', ':keep'], upstream);
+      expect((await sync('mirror')).status).to.equal(200);
+      await waitFor('the new commit', async () => (await gd.serverRef('bob', 'mirror', 'refs/heads/main')) === head);
+      await outboxSettled(dst);
+      expect(await gd.serverRef('bob', 'mirror', 'refs/heads/keep')).to.not.equal(null);
+    });
+
+    it('takes an interval in Gitea\'s form, holds it to the minimum, and stops the schedule at 0', async () => {
+      expectError(await dst.raw('PATCH', '/repos/bob/mirror', { mirror_interval: '5m' }, { token: bob.token }), 422, 'invalid mirror interval: 5m0s is below minimum interval: 10m0s');
+      expect((await repoJson('mirror')).mirror_interval).to.equal('10m0s');
+      const p = await dst.raw('PATCH', '/repos/bob/mirror', { mirror_interval: '1h30m' }, { token: bob.token });
+      expect(p.status, p.text).to.equal(200);
+      expect(p.body.mirror_interval).to.equal('1h30m0s');
+      expect(Number((await mirrorRow('mirror')).next_update_unix)).to.be.within(nowS() + 5390, nowS() + 5410);
+      const z = await dst.raw('PATCH', '/repos/bob/mirror', { mirror_interval: '0' }, { token: bob.token });
+      expect(z.body.mirror_interval).to.equal('0s');
+      expect(Number((await mirrorRow('mirror')).next_update_unix)).to.equal(0);
+      expect((await dst.raw('PATCH', '/repos/bob/mirror', { mirror_interval: '10m' }, { token: bob.token })).status).to.equal(200);
+    });
+
+    it('syncs a due mirror from the schedule, once', async () => {
+      const head = await gs.commit(upstream, 'f.txt', 'four');
+      await gs.ok(['push', '-q', 'origin', 'main'], upstream);
+      const jobs = () => count(dst.server, "SELECT COUNT(*) AS n FROM outbox WHERE topic = 'mirror.pull-sync'");
+      const before = await jobs();
+      await sql(dst.server, "UPDATE mirror SET next_update_unix = 1 WHERE repo_id = (SELECT id FROM repository WHERE lower_name = 'mirror')");
+      await waitFor('the scheduled sync', async () => (await gd.serverRef('bob', 'mirror', 'refs/heads/main')) === head);
+      await outboxSettled(dst);
+      expect(Number((await mirrorRow('mirror')).next_update_unix)).to.be.within(nowS() + 590, nowS() + 610);
+      expect(await jobs()).to.equal(before + 1);
+    });
+
+    it('backs off a failing mirror, and keeps its password out of logs, answers and files', async () => {
+      await apiRepo(src, alice, 'doomed', { auto_init: true, private: true });
+      const r = await migrate({ clone_addr: srcUrl('doomed'), repo_name: 'doomed-mirror', mirror: true, auth_username: 'alice', auth_password: alice.password });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.body.mirror_interval).to.equal('8h0m0s');
+      expect((await src.raw('DELETE', '/repos/alice/doomed', undefined, { token: alice.token })).status).to.equal(204);
+      for (const failures of [1, 2]) {
+        expect((await sync('doomed-mirror')).status).to.equal(200);
+        await waitFor(`failure ${failures}`, async () => Number((await mirrorRow('doomed-mirror')).failures) === failures);
+        const row = await mirrorRow('doomed-mirror');
+        expect(Number(row.next_update_unix)).to.be.within(nowS() + 600 * 2 ** (failures - 1) - 10, nowS() + 600 * 2 ** (failures - 1) + 10);
+        expect(row.last_error).to.not.equal('');
+        expect(row.last_error).to.not.include(alice.password);
+        expect(row.credentials).to.not.include(alice.password);
+      }
+      expect(JSON.stringify(await repoJson('doomed-mirror'))).to.not.include(alice.password);
+      expect(filesContaining(serverRepoDir(dst.server, 'bob', 'doomed-mirror'), alice.password)).to.deep.equal([]);
+      expect(dst.server.output).to.not.include(alice.password);
+    });
+
+    it('queues a sync only for writers of a mirror, with Gitea\'s answers, queuing nothing otherwise', async () => {
+      const jobs = () => count(dst.server, "SELECT COUNT(*) AS n FROM outbox WHERE topic = 'mirror.pull-sync'");
+      const before = await jobs();
+      expectError(await sync('secret-copy', carol), 404);
+      const collab = await dst.raw('PUT', '/repos/bob/mirror/collaborators/carol', { permission: 'read' }, { token: bob.token });
+      expect(collab.status, collab.text).to.equal(204);
+      expectError(await sync('mirror', carol), 403, 'user should have a permission to write to a repo');
+      expectError(await sync('proj-copy'), 400, 'Repository is not a mirror');
+      expect(await jobs()).to.equal(before);
+    });
+  });
+
+  describe('push mirrors', () => {
+    let name = '';
+    const pm = (p: string, method = 'GET', body?: unknown, u: TestUser = bob) => dst.raw(method, `/repos/bob/proj-copy/push_mirrors${p}`, body, { token: u.token });
+    const total = async () => Number((await pm('')).headers.get('x-total-count'));
+
+    before(async () => {
+      await apiRepo(src, alice, 'target', { auto_init: false });
+    });
+
+    it('is added with Gitea\'s fields and pushes every branch and tag on demand', async () => {
+      const r = await pm('', 'POST', { remote_address: srcUrl('target'), remote_username: 'alice', remote_password: alice.password, interval: '8h', sync_on_commit: true });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.body.remote_name).to.match(/^remote_mirror_[A-Za-z0-9]{10}$/);
+      expect(r.body).to.include({ repo_name: 'proj-copy', remote_address: srcUrl('target'), interval: '8h0m0s', sync_on_commit: true, last_update: '1970-01-01T00:00:00Z', last_error: '' });
+      name = r.body.remote_name;
+      expect(await total()).to.equal(1);
+      expect((await pm(`/${name}`)).body.remote_name).to.equal(name);
+      const s = await dst.raw('POST', '/repos/bob/proj-copy/push_mirrors-sync', undefined, { token: bob.token });
+      expect(s.status, s.text).to.equal(200);
+      expect(await refsOf(src, gs, 'alice', 'target')).to.equal(await refsOf(dst, gd, 'bob', 'proj-copy'));
+      const after = (await pm(`/${name}`)).body;
+      expect(after.last_update).to.not.equal('1970-01-01T00:00:00Z');
+      expect(after.last_error).to.equal('');
+    });
+
+    it('pushes after each push when sync_on_commit is set, deletions included', async () => {
+      const wc = await gd.clone(bob, 'bob', 'proj-copy');
+      const head = await gd.commit(wc, 'g.txt', 'five');
+      await gd.ok(['push', '-q', 'origin', 'main', ':gone'], wc);
+      await waitFor('the push mirror', async () => (await gs.serverRef('alice', 'target', 'refs/heads/main')) === head);
+      await waitFor('the deleted branch', async () => (await gs.serverRef('alice', 'target', 'refs/heads/gone')) === null);
+    });
+
+    it('refuses non-administrators, bad intervals and bad addresses, adding nothing', async () => {
+      const n = await total();
+      expectError(await pm('', 'GET', undefined, carol), 403, 'user should be an owner or a collaborator with admin write of a repository');
+      const collab = await dst.raw('PUT', '/repos/bob/proj-copy/collaborators/carol', { permission: 'write' }, { token: bob.token });
+      expect(collab.status).to.equal(204);
+      expectError(await pm('', 'GET', undefined, carol), 403, 'user should be an owner or a collaborator with admin write of a repository');
+      expectError(await pm('', 'POST', { remote_address: srcUrl('target'), interval: '8h' }, carol), 403);
+      expectError(await pm('', 'POST', { remote_address: srcUrl('target'), interval: 'often' }), 400, 'time: invalid duration "often"');
+      expectError(await pm('', 'POST', { remote_address: srcUrl('target'), interval: '1m' }), 400, /below minimum interval/);
+      expectError(await pm('', 'POST', { remote_address: 'ext::sh -c id', interval: '8h' }), 400, 'Invalid mirror protocol');
+      expectError(await pm('', 'POST', { remote_address: '--upload-pack=id', interval: '8h' }), 400, 'Invalid Url ');
+      expectError(await pm('', 'POST', { remote_address: 'http://localhost/x.git', interval: '8h' }), 401, 'Permission denied');
+      expect(await total()).to.equal(n);
+      // why: on default rules, a push mirror into the server's own network is refused too.
+      expectError(await src.raw('POST', '/repos/alice/proj/push_mirrors', { remote_address: `${dst.server.url}bob/proj-copy.git`, interval: '8h' }, { token: alice.token }), 401, 'Permission denied');
+    });
+
+    it('records a failed push without the password, and is deleted by name', async () => {
+      const r = await pm('', 'POST', { remote_address: srcUrl('target'), remote_username: 'alice', remote_password: 'not-her-password-9', interval: '0' });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.body.interval).to.equal('0s');
+      expect((await dst.raw('POST', '/repos/bob/proj-copy/push_mirrors-sync', undefined, { token: bob.token })).status).to.equal(200);
+      const failed = (await pm(`/${r.body.remote_name}`)).body;
+      expect(failed.last_error).to.not.equal('');
+      expect(failed.last_error).to.not.include('not-her-password-9');
+      expect(dst.server.output).to.not.include('not-her-password-9');
+      expect(filesContaining(serverRepoDir(dst.server, 'bob', 'proj-copy'), alice.password)).to.deep.equal([]);
+      expect((await pm(`/${r.body.remote_name}`, 'DELETE')).status).to.equal(204);
+      expectError(await pm(`/${r.body.remote_name}`, 'DELETE'), 404);
+      expectError(await pm(`/${r.body.remote_name}`), 404);
+      expect(await total()).to.equal(1);
+    });
+  });
+});
