@@ -151,6 +151,8 @@ function buildApp(): Express {
   api.use(streamedUploads());
   // why: the raw Markdown endpoint reads its body as text whatever its type (Gitea reads it raw), JSON-looking or not.
   api.use('/markdown/raw', express.text({ limit: '10mb', type: () => true }), (req: Request, _res: Response, next: NextFunction) => { req.rawText = true; next(); });
+  // why: an inbox checks its body's Digest against the very bytes sent, so it keeps them raw (at most [federation] MAX_SIZE MiB).
+  api.use(/^\/activitypub\/user-id\/[^/]+\/inbox$/, express.raw({ limit: s.federation.maxSize * 1048576, type: () => true }));
   api.use(express.json({ limit: '10mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(express.text({ limit: '10mb', type: 'text/plain' }));
   api.use(jsonInText);

@@ -35,6 +35,7 @@ import { logSection, resolveLog, type LogSettings } from './log';
 import {
   migrationsSection, mirrorSection, resolveMirror, updateMirrorsSection, type MigrationsSettings, type MirrorSettings, type UpdateMirrorsSettings,
 } from './mirror';
+import { checkFederation, federationSection, type FederationSettings } from './federation';
 
 export { ConfigError, StartupError };
 export { LOG_LEVELS, type LogLevel, type LogMode } from './log';
@@ -46,7 +47,7 @@ export type {
   DatabaseSettings, RedisSettings, SecuritySettings, ServiceSettings, ApiSettings, UiSettings, MarkupSettings, RepositorySettings,
   SigningSettings, RepositoryUploadSettings, RepositoryReleaseSettings, RepositoryIssueSettings, RepositoryPullRequestSettings,
   SshMinimumKeySizesSettings, UserSettings, WebhookSettings, HookTaskCleanupSettings, ActionsSettings, LogSettings,
-  MirrorSettings, MigrationsSettings, UpdateMirrorsSettings,
+  MirrorSettings, MigrationsSettings, UpdateMirrorsSettings, FederationSettings,
 };
 export { formatGoDuration, parseGoDuration } from './duration';
 
@@ -57,7 +58,7 @@ const SECTIONS: SectionSpec<unknown>[] = [
   securitySection, serviceSection, apiSection, uiSection, markupSection, repositorySection, signingSection, repositoryUploadSection,
   sshMinimumKeySizesSection, attachmentSection, repositoryReleaseSection, repositoryIssueSection, repositoryPullRequestSection,
   pictureSection, hookTaskCleanupSection, webhookSection, actionsSection, userSection, logSection, mirrorSection, migrationsSection,
-  updateMirrorsSection,
+  updateMirrorsSection, federationSection,
 ];
 
 /** Every setting the forge reads, typed. */
@@ -95,6 +96,7 @@ export interface Settings extends GlobalSettings {
   migrations: MigrationsSettings;
   /** [cron.update_mirrors]. */
   updateMirrors: UpdateMirrorsSettings;
+  federation: FederationSettings;
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
 }
@@ -138,6 +140,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     mirror: read.get(mirrorSection),
     migrations: read.get(migrationsSection),
     updateMirrors: read.get(updateMirrorsSection),
+    federation: read.get(federationSection),
     warnings: read.warnings,
   };
   // why: the data dir first: every other default path lies under it.
@@ -151,6 +154,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   checkApi(s.api);
   resolveLog(data, s.log);
   resolveMirror(s.mirror);
+  checkFederation(s.federation);
   return s;
 }
 

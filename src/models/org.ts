@@ -8,6 +8,7 @@ import { UserModel, UserType, Visibility } from './user.model';
 import { OrgUserModel } from './org-user.model';
 import { deleteWebhooksOf } from './webhook.model';
 import { deleteActionsSettingsOf } from './action-variable.model';
+import { UserSettingModel } from './user-setting.model';
 
 /** The columns a new organization row needs. */
 export interface NewOrgRow {
@@ -84,9 +85,10 @@ export async function orgIdsOfMember(ctx: DbContext, uid: number): Promise<numbe
   return rows.map((r) => r.orgId);
 }
 
-/** Delete an organization's users row, its hooks, actions secrets and variables. */
+/** Delete an organization's users row, its hooks, actions secrets and variables, and its settings. */
 export async function deleteOrgRow(ctx: DbContext, orgId: number): Promise<void> {
   await deleteWebhooksOf(ctx, { ownerId: orgId });
+  await UserSettingModel.destroy({ where: { userId: orgId }, transaction: ctx.tx });
   await deleteActionsSettingsOf(ctx, { ownerId: orgId });
   await UserModel.destroy({ where: { id: orgId, type: UserType.Organization }, transaction: ctx.tx });
 }

@@ -15,6 +15,7 @@ import { keyPages } from './keys';
 import { explorePages } from './explore';
 import { adminPages } from './admin';
 import { migratePages } from './migrate';
+import { wellKnownPages } from './well-known';
 import { orgPages } from './orgs';
 import { orgSettingsPages } from './org-settings';
 import { repoPages } from './repo';
@@ -56,6 +57,7 @@ export function pagesRouter(): Router {
   });
   r.use('/assets', express.static(ASSETS, { index: false, fallthrough: false, maxAge: '1h', setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff') }));
   r.use(webSession());
+  r.use(wellKnownPages());
   r.use(dashboardPages());
   r.use(dashboardListPages());
   r.use(authPages());
