@@ -206,6 +206,10 @@ describe('mirrors and migrations', () => {
       const push = await gd.run(['push', 'origin', 'main'], wc);
       expect(push.code).to.not.equal(0);
       expect(push.stderr).to.include('mirror repository is read-only');
+      const head = await gd.serverRef('bob', 'mirror', 'refs/heads/main');
+      expectError(await dst.raw('POST', '/repos/bob/mirror/contents/x.txt', { content: 'eA==' }, { token: bob.token }), 403, 'Git Repository is a mirror.');
+      expectError(await dst.raw('POST', '/repos/bob/mirror/branches', { new_branch_name: 'x' }, { token: bob.token }), 403, 'Git Repository is a mirror.');
+      expect(await gd.serverRef('bob', 'mirror', 'refs/heads/main')).to.equal(head);
     });
 
     it('follows new commits, force-pushes, new tags and deleted branches (prune on)', async () => {

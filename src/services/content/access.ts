@@ -24,8 +24,8 @@ export function notFoundWith(message: string, errors: string[] | null): HttpErro
 export const NOT_FOUND_MESSAGE = new NotFound().message;
 
 /**
- * Resolve owner/repo for a content route. `write` also needs code write permission (403) and a
- * repository that is not archived (423, as Gitea's mustNotBeArchived).
+ * Resolve owner/repo for a content route. `write` also needs code write permission (403), a
+ * repository that is not archived (423, as Gitea's mustNotBeArchived) and not a pull mirror (403).
  */
 export async function codeRepo(ctx: DbContext, p: Principal, owner: string, repo: string, need: 'read' | 'write' = 'read'): Promise<CodeRepo> {
   const rc = await repoAssignment(ctx, p, owner, repo);
@@ -34,6 +34,8 @@ export async function codeRepo(ctx: DbContext, p: Principal, owner: string, repo
     if (!rc.perm.can(UnitType.Code, AccessMode.Write)) throw new Forbidden('user should have a permission to write to a repo');
     // why: Gitea answers 423 Locked for changes to an archived repository (mustNotBeArchived).
     if (rc.repo.isArchived) throw new HttpError(423, 'repo is archived');
+    // why: a pull mirror's branches follow its source; a commit here would be undone by the next sync.
+    if (rc.repo.isMirror) throw new Forbidden('Git Repository is a mirror.');
   }
   return { ...rc, gitDir: repoPath(rc.owner.name, rc.repo.name), urls: repoUrls(settings().server.rootUrl, rc.owner.name, rc.repo.name) };
 }

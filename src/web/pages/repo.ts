@@ -81,7 +81,7 @@ async function showTree(req: Request, res: Response, cr: CodeRepo, kind: RefKind
   const refPath = `${loc.refKind}/${loc.refKind === 'commit' ? loc.refName : loc.refName.split('/').map(encodeURIComponent).join('/')}`;
   const title = loc.treePath ? `${loc.treePath} at ${loc.refName} - ${cr.owner.name}/${cr.repo.name}` : `${cr.owner.name}/${cr.repo.name}`;
   // why: the editor commits to branches only, for writers of a repository that is not archived.
-  const canWrite = loc.refKind === 'branch' && header.repo.permissions!.push && !cr.repo.isArchived;
+  const canWrite = loc.refKind === 'branch' && header.repo.permissions!.push && !cr.repo.isArchived && !cr.repo.isMirror;
   const data = { ...header, loc, refPath, canWrite, crumbs: crumbs(header.base, refPath, loc.treePath), display: req.query.display === 'source' ? 'source' : 'rendered' };
   if ('file' in view) return renderPage(req, res, 'repo/file', title, { ...data, file: view.file });
   const ctx = ctxOf(req);

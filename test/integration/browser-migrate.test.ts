@@ -1,0 +1,76 @@
+/**
+ * A migration in a real browser: the "+" menu's New migration, the form filled in as a person
+ * would (address, credentials, mirror with its interval), the mirror's home page saying where it
+ * comes from, and a refused address shown on the form again with what was typed. Screenshots at
+ * 1280 and 375 px, axe without serious or critical violations.
+ */
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { startWorld, type World, type TestUser } from '../helpers/world';
+import { apiRepo } from '../helpers/refs';
+import { launchBrowser, look, watchedPage, type WatchedPage } from '../helpers/browser';
+
+describe('migrating in a browser', () => {
+  let w: World;
+  let alice: TestUser;
+  let bob: TestUser;
+  let browser: Browser;
+  let wp: WatchedPage;
+  const url = (p = '') => `${w.server.rootUrl}${p}`;
+
+  before(async () => {
+    w = await startWorld({ env: { FORGE__MIGRATIONS__ALLOW_LOCALNETWORKS: 'true' } });
+    [alice, bob] = [await w.user('alice'), await w.user('bob')];
+    await apiRepo(w, alice, 'upstream', { auto_init: true, private: true, description: 'the original' });
+    browser = await launchBrowser();
+    wp = await watchedPage(browser);
+    await wp.page.setViewportSize({ width: 1280, height: 800 });
+    await wp.page.goto(url('user/login'));
+    await wp.page.fill('input[name=user_name]', bob.name);
+    await wp.page.fill('input[name=password]', bob.password);
+    await Promise.all([wp.page.waitForURL(url()), wp.page.click('form[action$="/user/login"] button[type=submit]')]);
+  });
+  after(async () => {
+    await browser?.close();
+    await w?.stop();
+  });
+  afterEach(function () {
+    expect(wp.problems, this.currentTest?.title).to.deep.equal([]);
+  });
+
+  it('mirrors a private repository from the New migration form', async () => {
+    const page = wp.page;
+    await page.click('header summary[aria-label="Create…"]');
+    await Promise.all([page.waitForURL(url('repo/migrate')), page.click('header a:has-text("New migration")')]);
+    await look(page, 'migrate-form');
+    await page.fill('input[name=clone_addr]', `${w.server.url}alice/upstream.git`);
+    await page.fill('input[name=auth_username]', 'alice');
+    await page.fill('input[name=auth_password]', alice.password);
+    await page.fill('input[name=repo_name]', 'follower');
+    await page.check('input[name=mirror]');
+    await page.fill('input[name=mirror_interval]', '1h');
+    await Promise.all([page.waitForURL(url('bob/follower')), page.click('form[action$="/repo/migrate"] button[type=submit]')]);
+    expect(await page.locator('.forked-from').textContent()).to.match(/mirror of\s+http:\/\/127\.0\.0\.1:\d+\/alice\/upstream\.git\s+· last synced/);
+    expect(await page.locator('main').textContent()).to.include('README.md');
+    // why: a mirror follows its source; the editor's buttons are not offered.
+    expect(await page.locator('a:has-text("New file")').count()).to.equal(0);
+    await look(page, 'mirror-home');
+    const repo = await w.raw('GET', '/repos/bob/follower', undefined, { token: bob.token });
+    expect(repo.body).to.include({ mirror: true, mirror_interval: '1h0m0s' });
+  });
+
+  it('shows a refused address on the form again, with what was typed and without the password', async () => {
+    const page = wp.page;
+    await page.goto(url('repo/migrate'));
+    await page.fill('input[name=clone_addr]', 'ssh://git@example.com/x.git');
+    await page.fill('input[name=auth_password]', 'typed-secret-1');
+    await page.fill('input[name=repo_name]', 'never');
+    await page.click('form[action$="/repo/migrate"] button[type=submit]');
+    await page.waitForSelector('.flash.error');
+    expect(await page.locator('main').textContent()).to.include('the provided url protocol is not allowed');
+    expect(await page.inputValue('input[name=clone_addr]')).to.equal('ssh://git@example.com/x.git');
+    expect(await page.inputValue('input[name=auth_password]')).to.equal('');
+    await look(page, 'migrate-refused');
+    expect((await w.raw('GET', '/repos/bob/never', undefined, { token: bob.token })).status).to.equal(404);
+  });
+});
