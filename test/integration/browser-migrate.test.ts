@@ -59,6 +59,27 @@ describe('migrating in a browser', () => {
     expect(repo.body).to.include({ mirror: true, mirror_interval: '1h0m0s' });
   });
 
+  it('sets the mirror\'s interval and adds a push mirror on the settings page, and pushes to it', async () => {
+    const page = wp.page;
+    await apiRepo(w, alice, 'copy-target', { auto_init: false });
+    await page.goto(url('bob/follower/settings'));
+    await page.fill('.mirror-settings input[name=mirror_interval]', '2h');
+    await Promise.all([page.waitForURL(url('bob/follower/settings')), page.click('.mirror-settings button:has-text("Save mirror settings")')]);
+    expect(await page.locator('.flash').first().textContent()).to.include('The mirror settings are saved.');
+    expect(await page.inputValue('.mirror-settings input[name=mirror_interval]')).to.equal('2h0m0s');
+    await page.fill('.mirror-settings input[name=remote_address]', `${w.server.url}alice/copy-target.git`);
+    await page.fill('.mirror-settings input[name=remote_username]', 'alice');
+    await page.fill('.mirror-settings input[name=remote_password]', alice.password);
+    await Promise.all([page.waitForURL(url('bob/follower/settings')), page.click('.mirror-settings button:has-text("Add push mirror")')]);
+    expect(await page.locator('.push-mirrors li').count()).to.equal(1);
+    await Promise.all([page.waitForURL(url('bob/follower/settings')), page.click('.mirror-settings button:has-text("Push to every mirror now")')]);
+    expect(await page.locator('.push-mirrors li').textContent()).to.not.include('never');
+    const pushed = await w.raw('GET', '/repos/alice/copy-target/branches', undefined, { token: alice.token });
+    expect(pushed.body.map((b: { name: string }) => b.name)).to.deep.equal(['main']);
+    await look(page, 'mirror-settings');
+    expect(await page.content()).to.not.include(alice.password);
+  });
+
   it('shows a refused address on the form again, with what was typed and without the password', async () => {
     const page = wp.page;
     await page.goto(url('repo/migrate'));

@@ -22,6 +22,9 @@ import { deleteRepo } from '../../services/lifecycle/repo-delete.service';
 import { cancelTransfer, startTransfer, transferViewOf } from '../../services/repo/transfer.service';
 import { addDeployKey, deleteRepoDeployKey, listRepoDeployKeys } from '../../services/keys/deploy-key.service';
 import { listBranches } from '../../services/refs/branch.service';
+import { requestPullSync } from '../../services/mirror/pull-mirror.service';
+import { addPushMirror, listRepoPushMirrors, removePushMirror, syncRepoPushMirrors } from '../../services/mirror/push-mirror.service';
+import { toPushMirror } from '../../convert/mirror';
 import { ACCESS_NAMES, MERGE_STYLE_NAMES, RULE_FIELD_NAMES, UNIT_NAMES } from './names';
 import { repoHookPlace } from '../../services/webhook/hook.service';
 import { testRepoHook } from '../../services/webhook/push-events';
@@ -101,12 +104,22 @@ export function repoSettingsPages(): Router {
     if (!rc) return;
     const branches = (await listBranches(ctxOf(req), rc, req.principal.user, { limit: 100, offset: 0 })).items.map((b) => b.name);
     const transfer = await transferViewOf(ctxOf(req), rc.repo.id);
+    const pushMirrors = settings().mirror.enabled ? (await listRepoPushMirrors(ctxOf(req), rc, 0, 100)).rows.map((m) => toPushMirror(m, rc.repo.name)) : [];
     await show(req, res, rc, 'options', 'Settings', {
       section: 'options', units: UNITS, unitNames: UNIT_NAMES, mergeStyles: MERGE_STYLES, mergeFlags: MERGE_FLAGS, styleNames: MERGE_STYLE_NAMES, branches,
-      pendingTransfer: transfer ? transfer.recipient.name : null,
+      pendingTransfer: transfer ? transfer.recipient.name : null, enablePrune: rc.repo.enablePrune, pushMirrors,
     });
   }));
   action('', (req, rc, b) => editRepo(ctxOf(req), rc, doerOf(req), repoOption(b)), 'The repository settings are saved.', base);
+
+  // Mirrors: a pull mirror's interval, prune and sync; push mirrors added, pushed and removed (the API's services).
+  action('/mirror', (req, rc, b) => editRepo(ctxOf(req), rc, doerOf(req), { mirror_interval: b.mirror_interval ?? '', enable_prune: b.enable_prune === 'on' }), 'The mirror settings are saved.', base);
+  action('/mirror/sync', (req, rc) => requestPullSync(ctxOf(req), rc), 'The mirror is being synchronized; reload in a moment.', base);
+  action('/push-mirrors', (req, rc, b) => addPushMirror(ctxOf(req), rc, {
+    remote_address: b.remote_address ?? '', remote_username: b.remote_username ?? '', remote_password: b.remote_password ?? '', interval: b.interval ?? '', sync_on_commit: b.sync_on_commit === 'on',
+  }), 'The push mirror is added.', base);
+  action('/push-mirrors/sync', (req, rc) => syncRepoPushMirrors(ctxOf(req), rc), 'Every push mirror was pushed to; see each one\'s last update.', base);
+  action('/push-mirrors/delete', (req, rc, b) => removePushMirror(ctxOf(req), rc, b.name ?? ''), 'The push mirror is removed.', base);
 
   // The danger zone: each change typed out and confirmed with the repository's name.
   const confirmed = (rc: RepoContext, b: Record<string, string>) => {
