@@ -126,6 +126,8 @@ describe('mirrors and migrations', () => {
       expect(filesContaining(serverRepoDir(dst.server, 'bob', 'secret-copy'), alice.password)).to.deep.equal([]);
       expect(filesContaining(serverRepoDir(dst.server, 'bob', 'secret-userinfo'), alice.password)).to.deep.equal([]);
       expect(dst.server.output).to.not.include(alice.password);
+      const rows = await sql(dst.server, "SELECT original_url FROM repository WHERE lower_name IN ('secret-copy', 'secret-userinfo')");
+      expect(rows.map((x) => x.original_url)).to.deep.equal([srcUrl('secret'), srcUrl('secret')]);
     });
 
     it('refuses bad input and other owners with Gitea\'s answers, making nothing', async () => {

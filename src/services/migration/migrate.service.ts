@@ -104,7 +104,8 @@ export async function migrateRepo(ctx: DbContext, doer: UserModel, o: MigrateRep
     name: o.repo_name, description: o.description ?? '', defaultBranch: 'main',
     isPrivate: !!o.private || settings().repository.forcePrivate, isTemplate: false, objectFormatName: 'sha1',
     isMirror: !!o.mirror, mirrorInterval: o.mirror ? formatGoDuration(intervalS) : '', status: 1,
-    originalUrl: source.local ? '' : o.clone_addr.trim(), originalServiceType: SERVICE_TYPES[service],
+    // why: the address as given minus any userinfo; credentials live sealed on the mirror row only.
+    originalUrl: source.local ? '' : source.url, originalServiceType: SERVICE_TYPES[service],
   }, DEFAULT_UNITS, { kind: 'create', taken: () => 'The repository with the same name already exists.' });
   const dir = repoPath(owner.name, o.repo_name);
   const wikiDir = repoPath(owner.name, o.repo_name, true);

@@ -36,10 +36,14 @@ function intervalOf(repo: RepositoryModel): number {
   return secs === null ? settings().mirror.defaultInterval : Math.round(secs);
 }
 
-/** When the schedule syncs next after a sync at `now`: the interval after a success, the backoff after `failures` failures in a row. */
+/**
+ * When the schedule syncs next after a sync at `now`: never for a mirror synced only on demand
+ * (interval 0), else the interval after a success and the backoff after `failures` failures in a row.
+ */
 export function nextSyncAt(now: number, intervalS: number, failures: number): number {
+  if (intervalS <= 0) return 0;
   if (failures > 0) return now + Math.min(MAX_BACKOFF_S, settings().mirror.minInterval * 2 ** Math.min(failures - 1, 20));
-  return intervalS > 0 ? now + intervalS : 0;
+  return now + intervalS;
 }
 
 /**
