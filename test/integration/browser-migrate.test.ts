@@ -67,6 +67,7 @@ describe('migrating in a browser', () => {
     await Promise.all([page.waitForURL(url('bob/follower/settings')), page.click('.mirror-settings button:has-text("Save mirror settings")')]);
     expect(await page.locator('.flash').first().textContent()).to.include('The mirror settings are saved.');
     expect(await page.inputValue('.mirror-settings input[name=mirror_interval]')).to.equal('2h0m0s');
+    expect(await page.locator('.mirror-settings').textContent()).to.include('The next scheduled sync is');
     await page.fill('.mirror-settings input[name=remote_address]', `${w.server.url}alice/copy-target.git`);
     await page.fill('.mirror-settings input[name=remote_username]', 'alice');
     await page.fill('.mirror-settings input[name=remote_password]', alice.password);

@@ -59,6 +59,12 @@ export async function requestPullSync(ctx: DbContext, rc: RepoContext): Promise<
   notifyEnqueued();
 }
 
+/** What a pull mirror's administrators see of its schedule: the next scheduled sync (null: none) and the error of the last sync, if it failed. */
+export async function pullMirrorStatus(ctx: DbContext, repoId: number): Promise<{ nextSync: Date | null; lastError: string; failures: number } | null> {
+  const m = await findMirrorOfRepo(ctx, repoId);
+  return m && { nextSync: Number(m.nextUpdateUnix) > 0 ? new Date(Number(m.nextUpdateUnix) * 1000) : null, lastError: m.lastError, failures: m.failures };
+}
+
 /** Record a sync of repository `repoId` to run after tx commits. */
 export function queuePullSync(tx: DbContext, repoId: number): Promise<number> {
   return enqueue(tx, PULL_SYNC_TOPIC, { repoId });

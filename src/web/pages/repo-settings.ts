@@ -22,7 +22,7 @@ import { deleteRepo } from '../../services/lifecycle/repo-delete.service';
 import { cancelTransfer, startTransfer, transferViewOf } from '../../services/repo/transfer.service';
 import { addDeployKey, deleteRepoDeployKey, listRepoDeployKeys } from '../../services/keys/deploy-key.service';
 import { listBranches } from '../../services/refs/branch.service';
-import { requestPullSync } from '../../services/mirror/pull-mirror.service';
+import { pullMirrorStatus, requestPullSync } from '../../services/mirror/pull-mirror.service';
 import { addPushMirror, listRepoPushMirrors, removePushMirror, syncRepoPushMirrors } from '../../services/mirror/push-mirror.service';
 import { toPushMirror } from '../../convert/mirror';
 import { ACCESS_NAMES, MERGE_STYLE_NAMES, RULE_FIELD_NAMES, UNIT_NAMES } from './names';
@@ -108,6 +108,7 @@ export function repoSettingsPages(): Router {
     await show(req, res, rc, 'options', 'Settings', {
       section: 'options', units: UNITS, unitNames: UNIT_NAMES, mergeStyles: MERGE_STYLES, mergeFlags: MERGE_FLAGS, styleNames: MERGE_STYLE_NAMES, branches,
       pendingTransfer: transfer ? transfer.recipient.name : null, enablePrune: rc.repo.enablePrune, pushMirrors,
+      pullMirror: rc.repo.isMirror ? await pullMirrorStatus(ctxOf(req), rc.repo.id) : null,
     });
   }));
   action('', (req, rc, b) => editRepo(ctxOf(req), rc, doerOf(req), repoOption(b)), 'The repository settings are saved.', base);
