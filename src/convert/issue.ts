@@ -60,7 +60,7 @@ export function toIssue(i: IssueModel, p: IssueParts, r: RepoRef, viewer: Viewer
   const assignees = p.assignees.map(user);
   return {
     id: i.id, url: `${r.rootUrl}api/v1/repos/${full(r)}/issues/${i.index}`, html_url: html, number: Number(i.index), user: user(p.poster),
-    original_author: '', original_author_id: 0, title: i.name, body: i.content, ref: i.ref,
+    original_author: i.originalAuthor ?? '', original_author_id: Number(i.originalAuthorId ?? 0), title: i.name, body: i.content, ref: i.ref,
     assets: p.assets.map((a) => toAttachment(a, r.rootUrl)),
     labels: p.labels.map((l) => toLabel(l.label, r.rootUrl, { owner: l.owner, repo: l.repo })),
     milestone: p.milestone ? toMilestone(p.milestone) : null,
@@ -79,7 +79,7 @@ export function toComment(c: CommentModel, poster: UserModel | null, issue: Issu
   const html = issueHtmlUrl(issue, r);
   return {
     id: c.id, html_url: `${html}#issuecomment-${c.id}`, pull_request_url: issue.isPull ? html : '', issue_url: issue.isPull ? '' : html,
-    user: poster ? toUser(poster, viewer, r.rootUrl) : null, original_author: '', original_author_id: 0, body: c.content,
+    user: poster ? toUser(poster, viewer, r.rootUrl) : null, original_author: c.originalAuthor ?? '', original_author_id: Number(c.originalAuthorId ?? 0), body: c.content,
     assets: assets.map((a) => toAttachment(a, r.rootUrl)), created_at: unixTime(c.createdUnix), updated_at: unixTime(c.updatedUnix),
   };
 }

@@ -66,6 +66,9 @@ export class CommentModel extends Model {
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare resolveDoerId: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare updatedUnix: number;
+  /** A migrated row's author on its source, when no local user is that person (Gitea's original_author). */
+  @Column({ type: DataType.STRING(255), allowNull: false, defaultValue: '' }) declare originalAuthor: string;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare originalAuthorId: number;
 }
 
 /** The fields of a new comment (type, issue and poster required; the rest default to empty). */

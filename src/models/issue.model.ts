@@ -30,6 +30,9 @@ export class IssueModel extends Model {
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare closedUnix: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare updatedUnix: number;
+  /** A migrated row's author on its source, when no local user is that person (Gitea's original_author). */
+  @Column({ type: DataType.STRING(255), allowNull: false, defaultValue: '' }) declare originalAuthor: string;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare originalAuthorId: number;
 }
 
 /** Now, in Unix seconds (the tracker's clock). */

@@ -47,7 +47,7 @@ export function isDraftTitle(title: string): boolean {
 
 /** The fields of a new pull request row. */
 export type NewPull = Pick<PullRequestModel, 'issueId' | 'index' | 'flow' | 'status' | 'headRepoId' | 'baseRepoId' | 'headBranch' | 'baseBranch' | 'mergeBase'>
-  & Partial<Pick<PullRequestModel, 'conflictedFiles' | 'commitsAhead' | 'commitsBehind' | 'allowMaintainerEdit'>>;
+  & Partial<Pick<PullRequestModel, 'conflictedFiles' | 'commitsAhead' | 'commitsBehind' | 'allowMaintainerEdit' | 'hasMerged' | 'mergedCommitId' | 'mergerId' | 'mergedUnix'>>;
 
 /** Insert a pull request row. */
 export function insertPull(ctx: DbContext, fields: NewPull): Promise<PullRequestModel> {

@@ -13,6 +13,9 @@ export class ReactionModel extends Model {
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare commentId: number;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare userId: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
+  /** A migrated row's author on its source, when no local user is that person (Gitea's original_author). */
+  @Column({ type: DataType.STRING(255), allowNull: false, defaultValue: '' }) declare originalAuthor: string;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare originalAuthorId: number;
 }
 
 /** Where a reaction is: an issue (comment 0) or a comment of it. */

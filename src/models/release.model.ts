@@ -21,6 +21,9 @@ export class ReleaseModel extends Model {
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isDraft: boolean;
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isPrerelease: boolean;
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isTag: boolean;
+  /** A migrated release's publisher on its source, when no local user is that person (Gitea's original_author). */
+  @Column({ type: DataType.STRING(255), allowNull: false, defaultValue: '' }) declare originalAuthor: string;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare originalAuthorId: number;
   declare createdAt: Date;
   declare updatedAt: Date;
 }

@@ -24,6 +24,9 @@ export class ReviewModel extends Model {
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare dismissed: boolean;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare createdUnix: number;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare updatedUnix: number;
+  /** A migrated row's author on its source, when no local user is that person (Gitea's original_author). */
+  @Column({ type: DataType.STRING(255), allowNull: false, defaultValue: '' }) declare originalAuthor: string;
+  @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare originalAuthorId: number;
 }
 
 /** The fields of a new review. */

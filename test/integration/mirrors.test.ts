@@ -185,6 +185,71 @@ describe('mirrors and migrations', () => {
     });
   });
 
+  describe('migrate from a Gitea-compatible API', () => {
+    let tracker: string; // alice/tracker on src, with issues, comments, labels, a milestone and a pull request
+    const get = async (p: string) => (await dst.raw('GET', p, undefined, { token: bob.token })).body;
+
+    before(async () => {
+      const ok = async (u: TestUser, method: string, p: string, body?: unknown) => {
+        const r = await src.raw(method, p, body, { token: u.token });
+        if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${r.text}`);
+        return r.body;
+      };
+      const [erin, frank] = await Promise.all([src.user('erin'), src.user('frank')]);
+      await dst.user('erin');
+      await apiRepo(src, alice, 'tracker');
+      tracker = srcUrl('tracker');
+      const bug = await ok(alice, 'POST', '/repos/alice/tracker/labels', { name: 'bug', color: '#ee0701' });
+      await ok(alice, 'POST', '/repos/alice/tracker/labels', { name: 'docs', color: '0075ca' });
+      const ms = await ok(alice, 'POST', '/repos/alice/tracker/milestones', { title: 'v1.0' });
+      await ok(alice, 'POST', '/repos/alice/tracker/issues', { title: 'The parser loses umlauts', body: 'Steps: feed it zürich', labels: [bug.id], milestone: ms.id });
+      await ok(alice, 'POST', '/repos/alice/tracker/issues/1/reactions', { content: 'heart' });
+      await ok(erin, 'POST', '/repos/alice/tracker/issues/1/comments', { body: 'Seen it too.' });
+      await ok(frank, 'POST', '/repos/alice/tracker/issues/1/comments', { body: 'Here is a fix idea.' });
+      await ok(alice, 'POST', '/repos/alice/tracker/issues', { title: 'Old question' });
+      await ok(alice, 'PATCH', '/repos/alice/tracker/issues/2', { state: 'closed' });
+      await ok(alice, 'POST', '/repos/alice/tracker/contents/fix.txt', { content: Buffer.from('fix\n').toString('base64'), new_branch: 'fix', message: 'Fix it' });
+      await ok(alice, 'POST', '/repos/alice/tracker/pulls', { head: 'fix', base: 'main', title: 'Fix the parser', body: 'Fixes #1' });
+    });
+
+    it('brings labels, milestones, issues with their comments and reactions, and pull requests, keeping numbers and authors', async () => {
+      const r = await migrate({
+        clone_addr: tracker, repo_name: 'tracker', service: 'gitea', auth_username: 'alice', auth_password: alice.password,
+        issues: true, labels: true, milestones: true, pull_requests: true,
+      });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.body).to.include({ open_issues_count: 1, open_pr_counter: 1 });
+      const issues = (await get('/repos/bob/tracker/issues?state=all&type=issues')).sort((a: { number: number }, b: { number: number }) => a.number - b.number);
+      expect(issues.map((i: { number: number; title: string; state: string }) => [i.number, i.title, i.state])).to.deep.equal([[1, 'The parser loses umlauts', 'open'], [2, 'Old question', 'closed']]);
+      const one = issues[0];
+      expect(one.labels.map((l: { name: string }) => l.name)).to.deep.equal(['bug']);
+      expect(one.milestone.title).to.equal('v1.0');
+      // why: alice has no account here, so the issue is the migrating user's, with her name and id kept.
+      expect([one.user.login, one.original_author, one.original_author_id]).to.deep.equal(['bob', 'alice', alice.id]);
+      const comments = await get('/repos/bob/tracker/issues/1/comments');
+      expect(comments.map((c: { user: { login: string }; original_author: string; body: string }) => [c.user.login, c.original_author, c.body])).to.deep.equal([
+        ['erin', '', 'Seen it too.'], ['bob', 'frank', 'Here is a fix idea.'],
+      ]);
+      expect((await get('/repos/bob/tracker/issues/1/reactions')).map((x: { content: string }) => x.content)).to.deep.equal(['heart']);
+      const pull = await get('/repos/bob/tracker/pulls/3');
+      expect(pull).to.include({ number: 3, title: 'Fix the parser', state: 'open' });
+      expect(pull.head.ref).to.equal('fix');
+      expect(await gd.serverRef('bob', 'tracker', 'refs/pull/3/head')).to.equal(await gs.serverRef('alice', 'tracker', 'refs/heads/fix'));
+      expect((await get('/repos/bob/tracker/issues?q=umlauts')).map((i: { number: number }) => i.number)).to.deep.equal([1]);
+      const next = await dst.raw('POST', '/repos/bob/tracker/issues', { title: 'A new one' }, { token: bob.token });
+      expect(next.body.number).to.equal(4);
+    });
+
+    it('imports nothing but the code without the switches, and fails whole when the source refuses', async () => {
+      const r = await migrate({ clone_addr: tracker, repo_name: 'tracker-code', service: 'gitea', auth_username: 'alice', auth_password: alice.password });
+      expect(r.status, r.text).to.equal(201);
+      expect(await get('/repos/bob/tracker-code/issues?state=all')).to.deep.equal([]);
+      const before = await count(dst.server, 'SELECT COUNT(*) AS n FROM issue');
+      await refused(migrate({ clone_addr: srcUrl('secret'), repo_name: 'no-access', service: 'gitea', auth_token: 'not-a-token', issues: true }), 422, /^Authentication failed/, dst, 'no-access');
+      expect(await count(dst.server, 'SELECT COUNT(*) AS n FROM issue')).to.equal(before);
+    });
+  });
+
   describe('pull mirrors', () => {
     let upstream: string; // alice's working copy of proj
 

@@ -8,7 +8,7 @@ import { withTx, type DbContext } from '../../db';
 import { Forbidden, HttpError, Validation } from '../../errors';
 import { settings, formatGoDuration } from '../../config';
 import { repoPath } from '../../git/paths';
-import { cloneRemote, remoteExists, type RemoteTarget } from '../../git/remote';
+import { cloneRemote, fetchRemote, remoteExists, type RemoteTarget } from '../../git/remote';
 import { dirExists, removeRepoDir } from '../../git/init';
 import { headBranch } from '../../git/refs';
 import { findRepoById, markRepoMigrated, type RepositoryModel } from '../../models/repository.model';
@@ -23,6 +23,8 @@ import { assertRepoName, mirrorIntervalSeconds } from '../repo/rules';
 import { checkRemoteAddress, RemoteAddressError } from '../net/remote-address';
 import { failureText, sealCredentials } from '../mirror/credentials';
 import { notify } from '../notify/notifier';
+import { GiteaSource } from './gitea-source';
+import { Importer } from './importer';
 
 /** Gitea's service types, as stored in original_service_type. */
 const SERVICE_TYPES: Record<string, number> = { git: 1, gitea: 3 };
@@ -96,6 +98,35 @@ function cloneFailure(err: unknown, source: RemoteTarget): HttpError {
   return new Validation(`Migration failed: ${text}.`);
 }
 
+/**
+ * Read the issues and the rest that `o` asks for from a Gitea-compatible source's API and write
+ * them into the new repository (comments only with their issues or pull requests, as Gitea).
+ */
+async function importMetadata(ctx: DbContext, doer: UserModel, repoId: number, dir: string, source: RemoteTarget, o: MigrateRepoOptions): Promise<void> {
+  const api = new GiteaSource(source.url, { username: source.username, password: o.auth_token ? undefined : source.password, token: o.auth_token });
+  const imp = new Importer(ctx, repoId, doer, dir);
+  await api.repository();
+  if (o.labels) for await (const page of api.labels()) await imp.importLabels(page);
+  if (o.milestones) for await (const page of api.milestones()) await imp.importMilestones(page);
+  if (o.pull_requests) await fetchRemote(dir, source, ['+refs/pull/*/head:refs/pull/*/head'], false).catch(() => undefined);
+  const withComments = async (numbers: number[]) => {
+    for (const n of numbers) await imp.importComments(await api.comments(n));
+  };
+  if (o.issues) {
+    for await (const page of api.issues()) {
+      await imp.importIssues(page);
+      await withComments(page.map((i) => i.number));
+    }
+  }
+  if (o.pull_requests) {
+    for await (const page of api.pullRequests()) {
+      await imp.importPullRequests(page);
+      await withComments(page.map((p) => p.number));
+    }
+  }
+  await imp.finish();
+}
+
 /** Migrate a repository for `doer` (POST /repos/migrate); returns the new repository, once it is ready, and its owner. */
 export async function migrateRepo(ctx: DbContext, doer: UserModel, o: MigrateRepoOptions): Promise<{ repo: RepositoryModel; owner: UserModel }> {
   const { owner, source, intervalS } = await validate(ctx, doer, o);
@@ -116,6 +147,7 @@ export async function migrateRepo(ctx: DbContext, doer: UserModel, o: MigrateRep
     // why: as Gitea, a wiki that is not there (or not readable) is skipped, not a failure.
     if (o.wiki && !source.local && (await remoteExists(wikiOf(source)))) await cloneRemote(wikiOf(source), wikiDir).catch(() => undefined);
     await recordInitialRefs(repo.id, doer.id, (await headBranch(dir)) ?? 'main', ctx);
+    if (service === 'gitea' && !o.mirror) await importMetadata(ctx, doer, repo.id, dir, source, o);
     const now = nowUnix();
     await withTx(ctx, async (tx) => {
       if (o.mirror) {

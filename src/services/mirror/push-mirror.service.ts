@@ -9,6 +9,7 @@ import { systemCtx, withTx, type DbContext } from '../../db';
 import { BadRequest, Forbidden, HttpError, NotFound } from '../../errors';
 import { settings, formatGoDuration, parseGoDuration } from '../../config';
 import { pushMirrorRemote } from '../../git/remote';
+import { locker } from '../../lock';
 import { enqueue } from '../../queue/outbox';
 import { nowUnix } from '../../models/issue.model';
 import { findRepoById } from '../../models/repository.model';
@@ -103,23 +104,30 @@ export function queuePushSync(tx: DbContext, id: number): Promise<number> {
   return enqueue(tx, PUSH_SYNC_TOPIC, { id });
 }
 
-/** Push one push mirror now and record the outcome (the outbox job; a failed push is the mirror's, not the job's). */
+/**
+ * Push one push mirror now and record the outcome (the outbox job; a failed push is the mirror's,
+ * not the job's). why: pushes of one mirror wait for each other (on any node), since two pushes
+ * racing to the same remote refuse each other's ref updates.
+ */
 export async function runPushSync(id: number, ctx: DbContext = systemCtx): Promise<void> {
-  const m = await findPushMirrorById(ctx, id);
-  const repo = m && (await findRepoById(ctx, m.repoId));
-  const owner = repo && (await findUserById(ctx, repo.ownerId));
-  if (!m || !repo || !owner || repo.isEmpty) return;
-  const creds = openCredentials(m.credentials);
-  let error = '';
-  try {
-    const target = await checkRemoteAddress(m.remoteAddress, { ...creds, canImportLocal: false });
-    await pushMirrorRemote(repoPath(owner.name, repo.name), target);
-  } catch (err) {
-    error = failureText(err, creds);
-  }
-  const now = nowUnix();
-  const interval = Number(m.interval);
-  await withTx(ctx, (tx) => recordPushMirrorOutcome(tx, id, { lastUpdateUnix: now, lastError: error, nextUpdateUnix: interval > 0 ? now + interval : 0 }));
+  const waitMs = (settings().gitTimeout.mirror + 30) * 1000;
+  await locker().withLock(`push-mirror:${id}`, async () => {
+    const m = await findPushMirrorById(ctx, id);
+    const repo = m && (await findRepoById(ctx, m.repoId));
+    const owner = repo && (await findUserById(ctx, repo.ownerId));
+    if (!m || !repo || !owner || repo.isEmpty) return;
+    const creds = openCredentials(m.credentials);
+    let error = '';
+    try {
+      const target = await checkRemoteAddress(m.remoteAddress, { ...creds, canImportLocal: false });
+      await pushMirrorRemote(repoPath(owner.name, repo.name), target);
+    } catch (err) {
+      error = failureText(err, creds);
+    }
+    const now = nowUnix();
+    const interval = Number(m.interval);
+    await withTx(ctx, (tx) => recordPushMirrorOutcome(tx, id, { lastUpdateUnix: now, lastError: error, nextUpdateUnix: interval > 0 ? now + interval : 0 }));
+  }, { waitMs, ttlMs: 30_000 });
 }
 
 /** `n` random letters and digits (Gitea's remote_mirror_ suffix). */
