@@ -238,6 +238,10 @@ describe('mirrors and migrations', () => {
       expect((await get('/repos/bob/tracker/issues?q=umlauts')).map((i: { number: number }) => i.number)).to.deep.equal([1]);
       const next = await dst.raw('POST', '/repos/bob/tracker/issues', { title: 'A new one' }, { token: bob.token });
       expect(next.body.number).to.equal(4);
+      const page = await (await fetch(`${dst.server.url}bob/tracker/issues/1`)).text();
+      const host = new URL(src.server.url).host;
+      expect(page).to.include(`<strong>alice</strong> <span class="muted">(migrated from ${host})</span> opened this issue`);
+      expect(page).to.include(`<strong>frank</strong> <span class="muted">(migrated from ${host})</span> commented`);
     });
 
     it('imports nothing but the code without the switches, and fails whole when the source refuses', async () => {

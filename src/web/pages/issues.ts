@@ -60,6 +60,8 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
     url: `${v.commitRepo!.rootUrl}${encodeURIComponent(v.commitRepo!.owner)}/${encodeURIComponent(v.commitRepo!.repo)}/commit/${v.row.commitSha}`,
     short: v.row.commitSha.slice(0, 10), title: v.row.type === CommentType.CommitRef ? commitTitleOf(v.row.content) : '',
   }]));
+  // why: a migrated entry whose author has no account here names the source's user, as Gitea shows it.
+  const migratedAuthors = Object.fromEntries(views.filter((v) => v.row.originalAuthor).map((v) => [v.row.id, v.row.originalAuthor]));
   const commented = events.filter((e) => e.type === 'comment' && e.body);
   const rendered = await renderComments(ctx, req.principal, rc, [issue.body, ...commented.map((e) => e.body)]);
   const slots = new PageSlots();
@@ -68,6 +70,7 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
   const running = user ? await stopwatchRunning(ctx, user, view.row.id) : false;
   await renderPage(req, res, 'issues/view', `${issue.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
     ...(await repoHeader(req, rc, 'issues')), issue, bodyHtml: issue.body ? slots.put(rendered[0]) : '', events, html: Object.fromEntries(html), commits, eventText, repoFullName: `${rc.owner.name}/${rc.repo.name}`,
+    migratedAuthors, migratedFrom: rc.repo.originalUrl ? new URL(rc.repo.originalUrl).host : '',
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
     timetracking: settings().service.enableTimetracking, side: await sidebarData(req, rc, index, false),
   }, status, slots);
