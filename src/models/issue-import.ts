@@ -7,6 +7,7 @@ import { db, type DbContext } from '../db';
 import { IssueModel } from './issue.model';
 import { CommentModel, type CommentType } from './comment.model';
 import { ReactionModel } from './reaction.model';
+import { ReviewModel, type ReviewType } from './review.model';
 
 /** Who wrote a migrated row: a local user, or the doer with the source's name and id kept. */
 export interface ImportedAuthor { posterId: number; originalAuthor: string; originalAuthorId: number }
@@ -25,8 +26,11 @@ export async function insertImportedIssues(ctx: DbContext, rows: ImportedIssue[]
   return new Map(got.map((r) => [Number(r.index), r.id]));
 }
 
-/** A migrated comment. */
-export interface ImportedComment extends ImportedAuthor { issueId: number; type: CommentType; content: string; createdUnix: number; updatedUnix: number }
+/** A migrated comment (a review's entry and line comments carry their review, file, line and diff). */
+export interface ImportedComment extends ImportedAuthor {
+  issueId: number; type: CommentType; content: string; createdUnix: number; updatedUnix: number;
+  reviewId?: number; treePath?: string; line?: number; patch?: string; commitSha?: string;
+}
 
 /** Insert comments; answers the id of each, in the order given. */
 export async function insertImportedComments(ctx: DbContext, rows: ImportedComment[]): Promise<number[]> {
@@ -34,6 +38,17 @@ export async function insertImportedComments(ctx: DbContext, rows: ImportedComme
   // why: a row is inserted with RETURNING so its reactions can point at it; Sequelize's bulk insert gives no ids on SQLite.
   for (const r of rows) ids.push((await CommentModel.create({ ...r }, { transaction: ctx.tx })).id);
   return ids;
+}
+
+/** A migrated review. */
+export interface ImportedReview {
+  type: ReviewType; issueId: number; reviewerId: number; content: string; official: boolean; commitId: string; originalAuthor: string; originalAuthorId: number;
+  createdUnix: number; updatedUnix: number;
+}
+
+/** Insert a review with its source's times. */
+export function insertImportedReview(ctx: DbContext, r: ImportedReview): Promise<ReviewModel> {
+  return ReviewModel.create({ ...r }, { transaction: ctx.tx });
 }
 
 /** A migrated reaction on an issue (commentId 0) or a comment. */

@@ -210,12 +210,18 @@ describe('mirrors and migrations', () => {
       await ok(alice, 'PATCH', '/repos/alice/tracker/issues/2', { state: 'closed' });
       await ok(alice, 'POST', '/repos/alice/tracker/contents/fix.txt', { content: Buffer.from('fix\n').toString('base64'), new_branch: 'fix', message: 'Fix it' });
       await ok(alice, 'POST', '/repos/alice/tracker/pulls', { head: 'fix', base: 'main', title: 'Fix the parser', body: 'Fixes #1' });
+      await ok(erin, 'POST', '/repos/alice/tracker/pulls/3/reviews', { event: 'APPROVED', body: 'Looks good', comments: [{ path: 'fix.txt', new_position: 1, body: 'Nice line.' }] });
+      const rel = await ok(alice, 'POST', '/repos/alice/tracker/releases', { tag_name: 'v1', name: 'One', body: 'First notes' });
+      const form = new FormData();
+      form.append('attachment', new Blob([Buffer.from('release bytes\n')]), 'notes.txt');
+      const up = await fetch(`${src.server.api}/repos/alice/tracker/releases/${rel.id}/assets?name=notes.txt`, { method: 'POST', headers: { Authorization: `token ${alice.token}` }, body: form });
+      expect(up.status, await up.text()).to.equal(201);
     });
 
     it('brings labels, milestones, issues with their comments and reactions, and pull requests, keeping numbers and authors', async () => {
       const r = await migrate({
         clone_addr: tracker, repo_name: 'tracker', service: 'gitea', auth_username: 'alice', auth_password: alice.password,
-        issues: true, labels: true, milestones: true, pull_requests: true,
+        issues: true, labels: true, milestones: true, pull_requests: true, releases: true,
       });
       expect(r.status, r.text).to.equal(201);
       expect(r.body).to.include({ open_issues_count: 1, open_pr_counter: 1 });
@@ -238,6 +244,15 @@ describe('mirrors and migrations', () => {
       expect((await get('/repos/bob/tracker/issues?q=umlauts')).map((i: { number: number }) => i.number)).to.deep.equal([1]);
       const next = await dst.raw('POST', '/repos/bob/tracker/issues', { title: 'A new one' }, { token: bob.token });
       expect(next.body.number).to.equal(4);
+      const reviews = await get('/repos/bob/tracker/pulls/3/reviews');
+      expect(reviews.map((r: { user: { login: string }; state: string; body: string }) => [r.user.login, r.state, r.body])).to.deep.equal([['erin', 'APPROVED', 'Looks good']]);
+      const lineComments = await get(`/repos/bob/tracker/pulls/3/reviews/${reviews[0].id}/comments`);
+      expect(lineComments.map((c: { path: string; body: string }) => [c.path, c.body])).to.deep.equal([['fix.txt', 'Nice line.']]);
+      const releases = await get('/repos/bob/tracker/releases');
+      expect(releases.map((x: { tag_name: string; name: string; body: string }) => [x.tag_name, x.name, x.body])).to.deep.equal([['v1', 'One', 'First notes']]);
+      expect(releases[0].assets.map((a: { name: string }) => a.name)).to.deep.equal(['notes.txt']);
+      const bytes = await (await fetch(releases[0].assets[0].browser_download_url)).text();
+      expect(bytes).to.equal('release bytes\n');
       const page = await (await fetch(`${dst.server.url}bob/tracker/issues/1`)).text();
       const host = new URL(src.server.url).host;
       expect(page).to.include(`<strong>alice</strong> <span class="muted">(migrated from ${host})</span> opened this issue`);

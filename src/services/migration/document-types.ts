@@ -42,12 +42,12 @@ export interface PullRequestDoc {
 /** A line comment of a review. */
 export interface ReviewCommentDoc {
   id?: number; in_reply_to?: number; content: string; tree_path: string; diff_hunk?: string; position?: number; line?: number; commit_id?: string;
-  poster_id: number; poster_name?: string; reactions?: ReactionDoc[]; created_at: string; updated_at?: string;
+  poster_id: number; poster_name?: string; poster_email?: string; reactions?: ReactionDoc[]; created_at: string; updated_at?: string;
 }
 
 /** A review (schemas/review.json). */
 export interface ReviewDoc {
-  id?: number; issue_index: number; reviewer_id: number; reviewer_name: string; official?: boolean; commit_id?: string; content?: string; created_at: string;
+  id?: number; issue_index: number; reviewer_id: number; reviewer_name: string; reviewer_email?: string; official?: boolean; commit_id?: string; content?: string; created_at: string;
   state: 'PENDING' | 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'REQUEST_REVIEW'; comments?: ReviewCommentDoc[];
 }
 

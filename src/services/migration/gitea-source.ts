@@ -8,10 +8,11 @@
  */
 import { settings } from '../../config';
 import { Validation } from '../../errors';
-import { guardedGet } from '../net/http-get';
+import type { Readable } from 'node:stream';
+import { guardedGet, guardedResponse } from '../net/http-get';
 import { RemoteAddressError } from '../net/remote-address';
 import type {
-  CommentDoc, IssueDoc, LabelDoc, MilestoneDoc, PullRequestDoc, ReactionDoc, ReleaseDoc, RepositoryDoc, ReviewDoc,
+  AssetDoc, CommentDoc, IssueDoc, LabelDoc, MilestoneDoc, PullRequestDoc, ReactionDoc, ReleaseDoc, RepositoryDoc, ReviewDoc,
 } from './document-types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the source's JSON, read field by field into documents */
@@ -172,17 +173,30 @@ export class GiteaSource {
         const reviewer = user(r.user);
         const comments = (await this.get(`${this.path}/pulls/${number}/reviews/${r.id}/comments`).catch(() => [])) as Json[];
         out.push({
-          id: Number(r.id), issue_index: number, reviewer_id: reviewer.id, reviewer_name: reviewer.name, official: !!r.official, commit_id: String(r.commit_id ?? ''),
+          id: Number(r.id), issue_index: number, reviewer_id: reviewer.id, reviewer_name: reviewer.name, reviewer_email: reviewer.email, official: !!r.official, commit_id: String(r.commit_id ?? ''),
           content: String(r.body ?? ''), created_at: String(r.submitted_at ?? r.updated_at), state: ['APPROVED', 'CHANGES_REQUESTED', 'COMMENTED', 'REQUEST_REVIEW'].includes(r.state) ? r.state : 'COMMENTED',
           comments: comments.map((c) => ({
             id: Number(c.id), content: String(c.body ?? ''), tree_path: String(c.path ?? ''), diff_hunk: String(c.diff_hunk ?? ''), position: Number(c.position ?? 0),
             line: c.position ? Number(c.position) : -Number(c.original_position ?? 0), commit_id: String(c.commit_id ?? ''), poster_id: user(c.user).id,
-            poster_name: user(c.user).name, created_at: String(c.created_at), updated_at: String(c.updated_at ?? c.created_at),
+            poster_name: user(c.user).name, poster_email: user(c.user).email, created_at: String(c.created_at), updated_at: String(c.updated_at ?? c.created_at),
           })),
         });
       }
     }
     return out;
+  }
+
+  /** The bytes of a release asset on the source's host, streamed (null when the source does not give them). */
+  async asset(a: AssetDoc): Promise<Readable | null> {
+    if (!a.download_url) return null;
+    const res = await guardedResponse(a.download_url, {
+      headers: this.headers, maxBytes: settings().attachment.maxSize * 1024 * 1024, timeoutMs: settings().gitTimeout.migrate * 1000,
+    });
+    if (res.status !== 200) {
+      res.body.resume();
+      return null;
+    }
+    return res.body;
   }
 
   /** Every release with its assets' addresses (kept only on the source's host). */

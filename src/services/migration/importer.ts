@@ -7,6 +7,7 @@
  * transaction; counters and the keyword index are rebuilt once at the end (finish), not per row.
  * No notification, feed entry or webhook is made for what is imported.
  */
+import type { Readable } from 'node:stream';
 import { withTx, type DbContext } from '../../db';
 import { runGit, gitRefused } from '../../git/run';
 import type { UserModel } from '../../models/user.model';
@@ -16,11 +17,20 @@ import { insertLabel } from '../../models/label.model';
 import { insertMilestone } from '../../models/milestone.model';
 import { insertPull, PullFlow, PullStatus } from '../../models/pull-request.model';
 import {
-  insertImportedComments, insertImportedIssues, insertImportedLabelLinks, insertImportedReactions, type ImportedAuthor, type ImportedIssue, type ImportedReaction,
+  insertImportedComments, insertImportedIssues, insertImportedLabelLinks, insertImportedReactions, insertImportedReview, type ImportedAuthor, type ImportedIssue, type ImportedReaction,
 } from '../../models/issue-import';
 import { indexRepoTexts, recountRepoIssues } from '../../models/issue-rebuild';
 import { queueCheck } from '../pull/check';
-import type { CommentDoc, IssueDoc, LabelDoc, MilestoneDoc, PullRequestDoc, ReactionDoc } from './document-types';
+import { findReleaseByTag, insertRelease, saveRelease } from '../../models/release.model';
+import { insertAttachment } from '../../models/attachment.model';
+import { ReviewType } from '../../models/review.model';
+import { settings } from '../../config';
+import { storeUpload } from '../storage/attachment-store';
+import type { AssetDoc, CommentDoc, IssueDoc, LabelDoc, MilestoneDoc, PullRequestDoc, ReactionDoc, ReleaseDoc, ReviewDoc } from './document-types';
+
+const REVIEW_TYPES: Record<ReviewDoc['state'], ReviewType> = {
+  PENDING: ReviewType.Pending, APPROVED: ReviewType.Approve, COMMENTED: ReviewType.Comment, CHANGES_REQUESTED: ReviewType.Reject, REQUEST_REVIEW: ReviewType.Request,
+};
 
 const unix = (t: string | null | undefined) => (t ? Math.floor(Date.parse(t) / 1000) || 0 : 0);
 const color = (c: string | undefined) => (/^#?[0-9a-fA-F]{6}$/.test(c ?? '') ? `#${c!.replace(/^#/, '').toLowerCase()}` : '#ffffff');
@@ -140,6 +150,63 @@ export class Importer {
       }
     });
     for (const d of docs) if (present.has(d.head.sha)) await runGit(['update-ref', `refs/pull/${d.number}/head`, d.head.sha], { gitDir: this.gitDir });
+  }
+
+  /**
+   * Import the reviews of a pull request already imported: the review (its verdict, summary and
+   * commit), its entry in the timeline, and its line comments as conversations on their files.
+   */
+  async importReviews(docs: ReviewDoc[]): Promise<void> {
+    const known = docs.filter((d) => this.issueIds.has(d.issue_index) && d.state !== 'PENDING');
+    await this.learnAuthors(known.flatMap((d) => [d.reviewer_email, ...(d.comments ?? []).map((c) => c.poster_email)]));
+    await withTx(this.ctx, async (tx) => {
+      for (const d of known) {
+        const issueId = this.issueIds.get(d.issue_index)!;
+        const who = this.author(d.reviewer_id, d.reviewer_name, d.reviewer_email);
+        const created = unix(d.created_at);
+        const review = await insertImportedReview(tx, {
+          type: REVIEW_TYPES[d.state], issueId, reviewerId: who.posterId, content: d.content ?? '', official: !!d.official, commitId: d.commit_id ?? '',
+          originalAuthor: who.originalAuthor, originalAuthorId: who.originalAuthorId, createdUnix: created, updatedUnix: created,
+        });
+        const rows = [{ issueId, type: CommentType.Review, content: d.content ?? '', reviewId: review.id, ...who, createdUnix: created, updatedUnix: created },
+          ...(d.comments ?? []).map((c) => ({
+            issueId, type: CommentType.Code, content: c.content, reviewId: review.id, treePath: c.tree_path, line: Number(c.line ?? 0), patch: c.diff_hunk ?? '',
+            commitSha: /^[0-9a-f]{40}$/.test(c.commit_id ?? '') ? c.commit_id! : '', ...this.author(c.poster_id, c.poster_name ?? '', c.poster_email), createdUnix: unix(c.created_at),
+            updatedUnix: unix(c.updated_at ?? c.created_at),
+          }))];
+        await insertImportedComments(tx, rows);
+      }
+    });
+  }
+
+  /**
+   * Import releases: a tag the clone brought becomes the release (its tag-only row takes the
+   * release's text); a draft without a tag is added. `asset` gives an asset's bytes, or null to skip it.
+   */
+  async importReleases(docs: ReleaseDoc[], asset: (a: AssetDoc) => Promise<Readable | null>): Promise<void> {
+    await this.learnAuthors(docs.map((d) => d.publisher_email));
+    for (const d of docs) {
+      const who = this.author(d.publisher_id, d.publisher_name, d.publisher_email);
+      const releaseId = await withTx(this.ctx, async (tx) => {
+        const fields = {
+          publisherId: who.posterId, originalAuthor: who.originalAuthor, originalAuthorId: who.originalAuthorId, target: d.target_commitish ?? '',
+          title: d.name ?? '', note: d.body ?? '', isDraft: !!d.draft, isPrerelease: !!d.prerelease, isTag: false,
+        };
+        const tagged = await findReleaseByTag(tx, this.repoId, d.tag_name);
+        if (tagged) {
+          Object.assign(tagged, fields);
+          await saveRelease(tx, tagged);
+          return tagged.id;
+        }
+        return (await insertRelease(tx, this.repoId, { ...fields, tagName: d.tag_name, sha1: '' })).id;
+      });
+      for (const a of d.assets ?? []) {
+        const bytes = await asset(a);
+        if (!bytes) continue;
+        const stored = await storeUpload(bytes, a.name, { maxBytes: settings().attachment.maxSize * 1024 * 1024, allowedTypes: '' });
+        await withTx(this.ctx, (tx) => insertAttachment(tx, { uuid: stored.uuid, repoId: this.repoId, releaseId, uploaderId: who.posterId, name: a.name, size: stored.size }));
+      }
+    }
   }
 
   /** Rebuild the repository's counters and keyword index once everything is in. */

@@ -122,8 +122,10 @@ async function importMetadata(ctx: DbContext, doer: UserModel, repoId: number, d
     for await (const page of api.pullRequests()) {
       await imp.importPullRequests(page);
       await withComments(page.map((p) => p.number));
+      for (const p of page) await imp.importReviews(await api.reviews(p.number));
     }
   }
+  if (o.releases) for await (const page of api.releases()) await imp.importReleases(page, (a) => api.asset(a));
   await imp.finish();
 }
 

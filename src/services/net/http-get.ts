@@ -1,11 +1,13 @@
 /**
- * Reading a document from another server (a remote ActivityPub actor, a source forge's API) by the
- * migration rules: http or https only, the address actually dialed checked (remote-address.ts),
- * no redirects, a time limit for the whole exchange and a cap on the bytes kept.
+ * Reading a document or a file from another server (a remote ActivityPub actor, a source forge's
+ * API, a release asset) by the migration rules: http or https only, the address actually dialed
+ * checked (remote-address.ts), no redirects, a time limit for the whole exchange, and a cap on
+ * the bytes kept or streamed.
  */
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { settings } from '../../config';
 import { checkedLookup } from './dial';
 import { migrationAddressAllowed, RemoteAddressError } from './remote-address';
@@ -13,14 +15,21 @@ import { migrationAddressAllowed, RemoteAddressError } from './remote-address';
 /** What came back. */
 export interface FetchedDocument { status: number; headers: http.IncomingHttpHeaders; body: Buffer }
 
+/** What came back, the body still to be read. */
+export interface FetchedStream { status: number; headers: http.IncomingHttpHeaders; body: Readable }
+
 /** How to read. */
 export interface GetOptions { headers?: Record<string, string>; maxBytes: number; timeoutMs: number }
 
 /** A document larger than the cap. */
 export class DocumentTooLarge extends Error {}
 
-/** GET `url` by the migration rules; rejects with RemoteAddressError for a refused address, DocumentTooLarge past the cap. */
-export function guardedGet(url: string, o: GetOptions): Promise<FetchedDocument> {
+/**
+ * GET `url` by the migration rules and answer the response as it starts, its body to be read by
+ * the caller: cut off past `maxBytes` or `timeoutMs` after the request began. Rejects with
+ * RemoteAddressError for a refused address.
+ */
+export function guardedResponse(url: string, o: GetOptions): Promise<FetchedStream> {
   let u: URL;
   try {
     u = new URL(url);
@@ -36,18 +45,15 @@ export function guardedGet(url: string, o: GetOptions): Promise<FetchedDocument>
     const req = (u.protocol === 'https:' ? https : http).get(u, {
       headers: o.headers, lookup, agent: false, rejectUnauthorized: !settings().migrations.skipTlsVerify,
     }, (res) => {
-      const parts: Buffer[] = [];
       let size = 0;
-      res.on('data', (d: Buffer) => {
-        size += d.length;
-        if (size > o.maxBytes) req.destroy(new DocumentTooLarge(`the document is larger than ${o.maxBytes} bytes`));
-        else parts.push(d);
+      const capped = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          size += chunk.length;
+          done(size > o.maxBytes ? new DocumentTooLarge(`the answer is larger than ${o.maxBytes} bytes`) : null, chunk);
+        },
       });
-      res.once('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) });
-      });
-      res.once('error', reject);
+      pipeline(res, capped, () => clearTimeout(timer));
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: capped });
     });
     // why: the whole exchange is bounded, so a server that trickles its answer cannot hold the caller.
     const timer = setTimeout(() => req.destroy(new Error('the server did not answer in time')), o.timeoutMs);
@@ -56,4 +62,12 @@ export function guardedGet(url: string, o: GetOptions): Promise<FetchedDocument>
       reject(err);
     });
   });
+}
+
+/** GET `url` by the migration rules and read the whole (capped) body. */
+export async function guardedGet(url: string, o: GetOptions): Promise<FetchedDocument> {
+  const res = await guardedResponse(url, o);
+  const parts: Buffer[] = [];
+  for await (const chunk of res.body as AsyncIterable<Buffer>) parts.push(chunk);
+  return { status: res.status, headers: res.headers, body: Buffer.concat(parts) };
 }
