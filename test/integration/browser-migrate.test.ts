@@ -81,6 +81,21 @@ describe('migrating in a browser', () => {
     expect(await page.content()).to.not.include(alice.password);
   });
 
+  it('migrates from a Gitea-compatible server with its issues when Issues is ticked', async () => {
+    const page = wp.page;
+    await apiRepo(w, alice, 'tracked', { auto_init: true });
+    const made = await w.raw('POST', '/repos/alice/tracked/issues', { title: 'Brought along', body: 'from the source' }, { token: alice.token });
+    expect(made.status, made.text).to.equal(201);
+    await page.goto(url('repo/migrate'));
+    await page.selectOption('select[name=service]', 'gitea');
+    await page.fill('input[name=clone_addr]', `${w.server.url}alice/tracked.git`);
+    await page.fill('input[name=repo_name]', 'tracked-copy');
+    await page.check('input[name=issues]');
+    await Promise.all([page.waitForURL(url('bob/tracked-copy')), page.click('form[action$="/repo/migrate"] button[type=submit]')]);
+    await page.goto(url('bob/tracked-copy/issues'));
+    expect(await page.locator('main').textContent()).to.include('Brought along');
+  });
+
   it('shows a refused address on the form again, with what was typed and without the password', async () => {
     const page = wp.page;
     await page.goto(url('repo/migrate'));

@@ -1,6 +1,8 @@
 /**
  * The new-migration form (`/repo/migrate`, Gitea's "New Migration"): a source address with its
- * credentials, the owner and name, private, and a pull mirror with its interval. It calls the
+ * credentials, plain git or a Gitea-compatible server (whose labels, milestones, issues, pull
+ * requests and releases may come too), the owner and name, private, and a pull mirror with its
+ * interval. It calls the
  * service POST /repos/migrate calls, with the same checks and refusals, and leads to the new
  * repository.
  */
@@ -15,15 +17,22 @@ import { renderPage } from './render';
 import { page, signedIn } from './route';
 import { ownerChoices } from './orgs';
 
+/** What a migration from a Gitea-compatible server may bring besides the code (its checkboxes). */
+const ITEMS = ['labels', 'milestones', 'issues', 'pull_requests', 'releases'] as const;
+type Item = (typeof ITEMS)[number];
+const ITEM_NAMES: Record<Item, string> = { labels: 'Labels', milestones: 'Milestones', issues: 'Issues', pull_requests: 'Pull requests', releases: 'Releases' };
+
 /** The form as sent (and shown again; never the password). */
 interface MigrateForm {
   cloneAddr: string; username: string; owner: string; name: string; description: string; private: boolean; mirror: boolean; interval: string; wiki: boolean;
+  service: 'git' | 'gitea'; items: Item[];
 }
 
 function migrateForm(b: Record<string, string | undefined>, doer: string): MigrateForm {
   return {
     cloneAddr: (b.clone_addr ?? '').trim(), username: b.auth_username ?? '', owner: b.owner || doer, name: (b.repo_name ?? '').trim(),
     description: b.description ?? '', private: b.private === 'on', mirror: b.mirror === 'on', interval: b.mirror_interval ?? '', wiki: b.wiki === 'on',
+    service: b.service === 'gitea' ? 'gitea' : 'git', items: ITEMS.filter((i) => b[i] === 'on'),
   };
 }
 
@@ -31,6 +40,7 @@ async function show(req: Request, res: Response, form: MigrateForm, status = 200
   const m = settings().mirror;
   await renderPage(req, res, 'repo/migrate', 'New migration', {
     form, owners: await ownerChoices(req), mirrorsAllowed: m.enabled && !m.disableNewPull, defaultInterval: m.defaultInterval, minInterval: m.minInterval,
+    items: ITEMS, itemNames: ITEM_NAMES,
   }, status);
 }
 
@@ -49,9 +59,9 @@ export function migratePages(): Router {
     const b = req.body as Record<string, string | undefined>;
     const form = migrateForm(b, user.name);
     const opt: MigrateRepoOptions = {
-      clone_addr: form.cloneAddr, repo_name: form.name, repo_owner: form.owner, service: 'git', auth_username: form.username,
+      clone_addr: form.cloneAddr, repo_name: form.name, repo_owner: form.owner, service: form.service, auth_username: form.username,
       auth_password: b.auth_password ?? '', description: form.description, private: form.private, mirror: form.mirror,
-      mirror_interval: form.interval, wiki: form.wiki,
+      mirror_interval: form.interval, wiki: form.wiki, ...Object.fromEntries(form.items.map((i) => [i, true])),
     };
     const made = await unlessRefused(req, async () => {
       const { repo, owner } = await migrateRepo(ctxOf(req), doerOf(req), opt);
