@@ -50,10 +50,10 @@ describe('mirrors and migrations', () => {
     .filter((l) => / refs\/(heads|tags)\//.test(l)).sort().join('\n');
   const migrate = (body: Record<string, unknown>, u: TestUser = bob, w: World = dst) => w.raw('POST', '/repos/migrate', body, { token: u.token });
 
-  /** Make a refusal's proof: the answer, and no new repository row or directory. */
-  async function refused(res: Promise<import('../helpers/world').RawResponse>, status: number, message: string | RegExp, w: World = dst, name?: string): Promise<void> {
+  /** Make a refusal's proof: the answer, and no new repository row or directory (counted before the request starts). */
+  async function refused(send: () => Promise<import('../helpers/world').RawResponse>, status: number, message: string | RegExp, w: World = dst, name?: string): Promise<void> {
     const before = await repoCount(w);
-    expectError(await res, status, message);
+    expectError(await send(), status, message);
     expect(await repoCount(w)).to.equal(before);
     if (name) expect(fs.existsSync(serverRepoDir(w.server, 'bob', name))).to.equal(false);
   }
@@ -115,7 +115,7 @@ describe('mirrors and migrations', () => {
       const r = await migrate({ clone_addr: srcUrl('secret'), repo_name: 'secret-copy', auth_username: 'alice', auth_password: alice.password, private: true });
       expect(r.status, r.text).to.equal(201);
       expect(r.body).to.include({ private: true, original_url: srcUrl('secret') });
-      await refused(migrate({ clone_addr: srcUrl('secret'), repo_name: 'secret-bad', auth_username: 'alice', auth_password: 'wrong-password-1' }), 422, /^Authentication failed: /, dst, 'secret-bad');
+      await refused(() => migrate({ clone_addr: srcUrl('secret'), repo_name: 'secret-bad', auth_username: 'alice', auth_password: 'wrong-password-1' }), 422, /^Authentication failed: /, dst, 'secret-bad');
       // why: userinfo typed into the address is taken as the credentials and never shown.
       const inUrl = srcUrl('secret').replace('http://', `http://alice:${alice.password}@`);
       const r2 = await migrate({ clone_addr: inUrl, repo_name: 'secret-userinfo' });
@@ -131,20 +131,20 @@ describe('mirrors and migrations', () => {
     });
 
     it('refuses bad input and other owners with Gitea\'s answers, making nothing', async () => {
-      await refused(migrate({ repo_name: 'x1' }), 422, /clone_addr/);
-      await refused(migrate({ clone_addr: srcUrl('proj') }), 422, /repo_name/);
-      await refused(migrate({ clone_addr: '  ', repo_name: 'x1' }), 422, '[CloneAddr]: Required');
-      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'bad name' }), 422, '[RepoName]: AlphaDashDot');
-      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'proj-copy' }), 409, 'The repository with the same name already exists.');
-      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x2', repo_owner: 'carol' }), 403, 'Given user is not an organization.');
-      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x3', repo_owner: 'nobody-here' }), 422, 'user does not exist [uid: 0, name: nobody-here]');
-      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x4', service: 'github' }), 422, /github/);
-      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x5', mirror: true, mirror_interval: 'often' }), 422, /invalid mirror interval/);
-      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x6', mirror: true, mirror_interval: '5m' }), 422, 'invalid mirror interval: 5m0s is below minimum interval: 10m0s');
-      await refused(migrate({ clone_addr: `${plain.url}missing.git`, repo_name: 'x7' }), 422, /^Migration failed: /, dst, 'x7');
+      await refused(() => migrate({ repo_name: 'x1' }), 422, /clone_addr/);
+      await refused(() => migrate({ clone_addr: srcUrl('proj') }), 422, /repo_name/);
+      await refused(() => migrate({ clone_addr: '  ', repo_name: 'x1' }), 422, '[CloneAddr]: Required');
+      await refused(() => migrate({ clone_addr: srcUrl('proj'), repo_name: 'bad name' }), 422, '[RepoName]: AlphaDashDot');
+      await refused(() => migrate({ clone_addr: srcUrl('proj'), repo_name: 'proj-copy' }), 409, 'The repository with the same name already exists.');
+      await refused(() => migrate({ clone_addr: srcUrl('proj'), repo_name: 'x2', repo_owner: 'carol' }), 403, 'Given user is not an organization.');
+      await refused(() => migrate({ clone_addr: srcUrl('proj'), repo_name: 'x3', repo_owner: 'nobody-here' }), 422, 'user does not exist [uid: 0, name: nobody-here]');
+      await refused(() => migrate({ clone_addr: srcUrl('proj'), repo_name: 'x4', service: 'github' }), 422, /github/);
+      await refused(() => migrate({ clone_addr: srcUrl('proj'), repo_name: 'x5', mirror: true, mirror_interval: 'often' }), 422, /invalid mirror interval/);
+      await refused(() => migrate({ clone_addr: srcUrl('proj'), repo_name: 'x6', mirror: true, mirror_interval: '5m' }), 422, 'invalid mirror interval: 5m0s is below minimum interval: 10m0s');
+      await refused(() => migrate({ clone_addr: `${plain.url}missing.git`, repo_name: 'x7' }), 422, /^Migration failed: /, dst, 'x7');
       const org = await dst.raw('POST', '/orgs', { username: 'carols-org' }, { token: carol.token });
       expect(org.status, org.text).to.equal(201);
-      await refused(migrate({ clone_addr: srcUrl('proj'), repo_name: 'x8', repo_owner: 'carols-org' }), 403, 'Given user is not owner of organization.');
+      await refused(() => migrate({ clone_addr: srcUrl('proj'), repo_name: 'x8', repo_owner: 'carols-org' }), 403, 'Given user is not owner of organization.');
     });
 
     it('refuses every address into the server\'s own network (default rules), making nothing', async () => {
@@ -169,19 +169,19 @@ describe('mirrors and migrations', () => {
         ['http://example.com/x.git%0d%0aHost: evil', /the provided url is invalid$/],
       ];
       for (const [addr, message] of cases) {
-        await refused(migrate({ clone_addr: addr, repo_name: 'ssrf' }, alice, src), 422, message, src);
+        await refused(() => migrate({ clone_addr: addr, repo_name: 'ssrf' }, alice, src), 422, message, src);
       }
       expect(fs.existsSync(marker)).to.equal(false);
     });
 
     it('never follows a redirect, and refuses a host name the administrator blocked', async () => {
       const before = plain.requests.length;
-      await refused(migrate({ clone_addr: `${plain.url}redirect/plain.git`, repo_name: 'redirected' }), 422, /^Migration failed: /, dst, 'redirected');
+      await refused(() => migrate({ clone_addr: `${plain.url}redirect/plain.git`, repo_name: 'redirected' }), 422, /^Migration failed: /, dst, 'redirected');
       const seen = plain.requests.slice(before);
       expect(seen.length).to.be.greaterThan(0);
       expect(seen.every((r) => r.includes('/redirect/')), seen.join(', ')).to.equal(true);
       const port = new URL(src.server.url).port;
-      await refused(migrate({ clone_addr: `http://localhost:${port}/alice/proj.git`, repo_name: 'by-name' }), 422, 'You can not import from disallowed hosts.');
+      await refused(() => migrate({ clone_addr: `http://localhost:${port}/alice/proj.git`, repo_name: 'by-name' }), 422, 'You can not import from disallowed hosts.');
     });
   });
 
@@ -264,7 +264,7 @@ describe('mirrors and migrations', () => {
       expect(r.status, r.text).to.equal(201);
       expect(await get('/repos/bob/tracker-code/issues?state=all')).to.deep.equal([]);
       const before = await count(dst.server, 'SELECT COUNT(*) AS n FROM issue');
-      await refused(migrate({ clone_addr: srcUrl('secret'), repo_name: 'no-access', service: 'gitea', auth_token: 'not-a-token', issues: true }), 422, /^Authentication failed/, dst, 'no-access');
+      await refused(() => migrate({ clone_addr: srcUrl('secret'), repo_name: 'no-access', service: 'gitea', auth_token: 'not-a-token', issues: true }), 422, /^Authentication failed/, dst, 'no-access');
       expect(await count(dst.server, 'SELECT COUNT(*) AS n FROM issue')).to.equal(before);
     });
   });
