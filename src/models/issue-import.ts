@@ -32,11 +32,27 @@ export interface ImportedComment extends ImportedAuthor {
   reviewId?: number; treePath?: string; line?: number; patch?: string; commitSha?: string;
 }
 
-/** Insert comments; answers the id of each, in the order given. */
-export async function insertImportedComments(ctx: DbContext, rows: ImportedComment[]): Promise<number[]> {
-  const ids: number[] = [];
-  // why: a row is inserted with RETURNING so its reactions can point at it; Sequelize's bulk insert gives no ids on SQLite.
-  for (const r of rows) ids.push((await CommentModel.create({ ...r }, { transaction: ctx.tx })).id);
+/**
+ * Insert comments in the order given; answers the id of each row `needsId` asks for (0 for the
+ * others). Runs of rows whose ids are not needed go in by one statement each.
+ */
+export async function insertImportedComments(ctx: DbContext, rows: ImportedComment[], needsId: (i: number) => boolean = () => false): Promise<number[]> {
+  const ids: number[] = new Array<number>(rows.length).fill(0);
+  let run: ImportedComment[] = [];
+  const flush = async () => {
+    if (run.length) await CommentModel.bulkCreate(run.map((r) => ({ ...r })), { transaction: ctx.tx });
+    run = [];
+  };
+  for (const [i, r] of rows.entries()) {
+    if (!needsId(i)) {
+      run.push(r);
+      continue;
+    }
+    // why: a row others point at (its reactions) is inserted alone with RETURNING; Sequelize's bulk insert gives no ids on SQLite.
+    await flush();
+    ids[i] = (await CommentModel.create({ ...r }, { transaction: ctx.tx })).id;
+  }
+  await flush();
   return ids;
 }
 

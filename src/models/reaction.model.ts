@@ -1,4 +1,4 @@
-/** Gitea's reaction table: one row per (content, issue, comment, user); issue reactions have comment 0. */
+/** Gitea's reaction table: one row per (content, issue, comment, user, original author); issue reactions have comment 0. */
 import type { DbContext } from '../db';
 import { Op } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
@@ -35,9 +35,9 @@ export function reactionsOnIssue(ctx: DbContext, issueId: number, allowed: strin
   return ReactionModel.findAll({ where: { issueId, type: { [Op.in]: allowed } }, order: [['createdUnix', 'ASC'], ['id', 'ASC']], transaction: ctx.tx });
 }
 
-/** A user's reaction of one content on a target, or null. */
+/** A user's own reaction of one content on a target (not one migrated on their behalf), or null. */
 export function findReaction(ctx: DbContext, t: ReactionTarget, userId: number, type: string): Promise<ReactionModel | null> {
-  return ReactionModel.findOne({ where: { ...t, userId, type }, transaction: ctx.tx });
+  return ReactionModel.findOne({ where: { ...t, userId, type, originalAuthor: '' }, transaction: ctx.tx });
 }
 
 /** Insert a reaction. */
@@ -45,9 +45,9 @@ export function insertReaction(ctx: DbContext, t: ReactionTarget, userId: number
   return ReactionModel.create({ ...t, userId, type, createdUnix: nowUnix() }, { transaction: ctx.tx });
 }
 
-/** Remove a user's reaction of one content on a target (nothing when absent). */
+/** Remove a user's own reaction of one content on a target (nothing when absent; migrated ones stay). */
 export async function deleteReaction(ctx: DbContext, t: ReactionTarget, userId: number, type: string): Promise<void> {
-  await ReactionModel.destroy({ where: { ...t, userId, type }, transaction: ctx.tx });
+  await ReactionModel.destroy({ where: { ...t, userId, type, originalAuthor: '' }, transaction: ctx.tx });
 }
 
 /** Delete the reactions on the given comments. */

@@ -268,6 +268,14 @@ export function standIn(id: number): UserModel {
   return pseudoUser(id === -2 ? -2 : -1);
 }
 
+/** Who a migrated row shows for a person of its source with no local account (Gitea's NewReplaceUser); never stored. */
+export function replaceUser(name: string): UserModel {
+  return UserModel.build({
+    id: 0, name, lowerName: name.toLowerCase(), fullName: '', email: '', keepEmailPrivate: true, isActive: true, type: UserType.Individual,
+    visibility: Visibility.Public, createdAt: new Date(0),
+  });
+}
+
 /** Gitea's pseudo users that `uid=-1`/`uid=-2` searches return; never stored. */
 export function pseudoUser(id: -1 | -2): UserModel {
   const name = id === -1 ? 'Ghost' : 'gitea-actions';

@@ -2,21 +2,23 @@
  * A plain git server for tests: git's own `git http-backend` (CGI) over Node's http server, serving
  * the bare repositories under a directory, read-only, on a free loopback port. Any path under
  * `/redirect/` answers 302 to the same path without the prefix, to show that a client is never
- * led elsewhere.
+ * led elsewhere. `hold()` keeps every request waiting until the function it returns is called.
  */
 import http from 'node:http';
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 
 /** A running server: its base URL (`http://127.0.0.1:port/`) and how to stop it. */
-export interface GitHttpServer { url: string; requests: string[]; close(): Promise<void> }
+export interface GitHttpServer { url: string; requests: string[]; hold(): () => void; close(): Promise<void> }
 
 /** Serve the bare repositories under `root` (`<root>/<name>.git`). */
 export async function startGitHttpBackend(root: string): Promise<GitHttpServer> {
   const requests: string[] = [];
-  const srv = http.createServer((req, res) => {
+  let held: Promise<void> | null = null;
+  const srv = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     requests.push(`${req.method} ${url.pathname}`);
+    if (held) await held;
     if (url.pathname.startsWith('/redirect/')) {
       res.writeHead(302, { Location: `${url.pathname.slice('/redirect'.length)}${url.search}` }).end();
       return;
@@ -53,5 +55,10 @@ export async function startGitHttpBackend(root: string): Promise<GitHttpServer> 
   });
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
   const port = (srv.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/`, requests, close: () => new Promise((resolve) => srv.close(() => resolve())) };
+  const hold = () => {
+    let release = () => {};
+    held = new Promise<void>((resolve) => { release = () => { held = null; resolve(); }; });
+    return release;
+  };
+  return { url: `http://127.0.0.1:${port}/`, requests, hold, close: () => new Promise((resolve) => srv.close(() => resolve())) };
 }

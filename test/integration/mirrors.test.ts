@@ -111,6 +111,26 @@ describe('mirrors and migrations', () => {
       expect(await refsOf(dst, gd, 'bob', 'from-plain')).to.equal(await refsOf(src, gs, 'alice', 'proj'));
     });
 
+    it('shows a migration that is running on the repository page, and the repository once it is done', async () => {
+      const release = plain.hold();
+      const running = migrate({ clone_addr: `${plain.url}plain.git`, repo_name: 'slow-copy', service: 'git' });
+      try {
+        await waitFor('the row of the running migration', async () => (await count(dst.server, "SELECT COUNT(*) AS n FROM repository WHERE lower_name = 'slow-copy' AND status = 1")) === 1);
+        const page = await fetch(`${dst.server.url}bob/slow-copy`);
+        const html = await page.text();
+        expect(page.status).to.equal(200);
+        expect(page.headers.get('refresh')).to.equal('3');
+        expect(html).to.include(`Migrating from <a href="${plain.url}plain.git"`);
+      } finally {
+        release();
+      }
+      const r = await running;
+      expect(r.status, r.text).to.equal(201);
+      const done = await (await fetch(`${dst.server.url}bob/slow-copy`)).text();
+      expect(done).to.not.include('Migrating from');
+      expect(done).to.include('a.txt');
+    });
+
     it('signs in to a private source with the credentials given, and keeps them nowhere', async () => {
       const r = await migrate({ clone_addr: srcUrl('secret'), repo_name: 'secret-copy', auth_username: 'alice', auth_password: alice.password, private: true });
       expect(r.status, r.text).to.equal(201);
@@ -204,6 +224,7 @@ describe('mirrors and migrations', () => {
       const ms = await ok(alice, 'POST', '/repos/alice/tracker/milestones', { title: 'v1.0' });
       await ok(alice, 'POST', '/repos/alice/tracker/issues', { title: 'The parser loses umlauts', body: 'Steps: feed it zürich', labels: [bug.id], milestone: ms.id });
       await ok(alice, 'POST', '/repos/alice/tracker/issues/1/reactions', { content: 'heart' });
+      await ok(frank, 'POST', '/repos/alice/tracker/issues/1/reactions', { content: 'heart' });
       await ok(erin, 'POST', '/repos/alice/tracker/issues/1/comments', { body: 'Seen it too.' });
       await ok(frank, 'POST', '/repos/alice/tracker/issues/1/comments', { body: 'Here is a fix idea.' });
       await ok(alice, 'POST', '/repos/alice/tracker/issues', { title: 'Old question' });
@@ -236,7 +257,14 @@ describe('mirrors and migrations', () => {
       expect(comments.map((c: { user: { login: string }; original_author: string; body: string }) => [c.user.login, c.original_author, c.body])).to.deep.equal([
         ['erin', '', 'Seen it too.'], ['bob', 'frank', 'Here is a fix idea.'],
       ]);
-      expect((await get('/repos/bob/tracker/issues/1/reactions')).map((x: { content: string }) => x.content)).to.deep.equal(['heart']);
+      // why: two people of the source with the same reaction are both kept, by name, though both rows are bob's on behalf.
+      const reactions = async () => (await get('/repos/bob/tracker/issues/1/reactions')).map((x: { content: string; user: { login: string } }) => [x.user.login, x.content]);
+      expect(await reactions()).to.deep.equal([['alice(Gitea)', 'heart'], ['frank(Gitea)', 'heart']]);
+      const mine = await dst.raw('POST', '/repos/bob/tracker/issues/1/reactions', { content: 'heart' }, { token: bob.token });
+      expect(mine.status, mine.text).to.equal(201);
+      expect(await reactions()).to.deep.equal([['alice(Gitea)', 'heart'], ['frank(Gitea)', 'heart'], ['bob', 'heart']]);
+      expect((await dst.raw('DELETE', '/repos/bob/tracker/issues/1/reactions', { content: 'heart' }, { token: bob.token })).status).to.equal(200);
+      expect(await reactions()).to.deep.equal([['alice(Gitea)', 'heart'], ['frank(Gitea)', 'heart']]);
       const pull = await get('/repos/bob/tracker/pulls/3');
       expect(pull).to.include({ number: 3, title: 'Fix the parser', state: 'open' });
       expect(pull.head.ref).to.equal('fix');

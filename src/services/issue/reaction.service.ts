@@ -8,7 +8,7 @@ import { settings } from '../../config';
 import { findCommentById } from '../../models/comment.model';
 import { findIssueById, type IssueModel } from '../../models/issue.model';
 import { deleteReaction, findReaction, insertReaction, listReactions, reactionsOnIssue, type ReactionModel, type ReactionTarget } from '../../models/reaction.model';
-import type { UserModel } from '../../models/user.model';
+import { replaceUser, type UserModel } from '../../models/user.model';
 import type { RepoContext } from '../repo/context';
 import { assertNotBlocked, assertTrackerReadable, canReadIssues, canWriteIssues, readableIssue } from './access';
 import { usersById } from './view';
@@ -36,7 +36,9 @@ export async function listReactionsOf(ctx: DbContext, rc: RepoContext, place: Re
   const { target } = await resolve(ctx, rc, place);
   const { rows, count } = await listReactions(ctx, target, settings().ui.reactions, page?.limit, page?.offset);
   const user = await usersById(ctx, rows.map((r) => r.userId));
-  return { items: rows.map((row) => ({ row, user: user(row.userId) })), total: count };
+  // why: a migrated reaction is its source person's, shown by name and service as Gitea shows it, not as the user who migrated.
+  const service = rc.repo.originalServiceType === 3 ? 'Gitea' : 'Git';
+  return { items: rows.map((row) => ({ row, user: row.originalAuthor ? replaceUser(`${row.originalAuthor}(${service})`) : user(row.userId) })), total: count };
 }
 
 async function assertMayReact(ctx: DbContext, doer: UserModel, rc: RepoContext, issue: IssueModel, posterIds: number[], content: string | undefined): Promise<string> {
@@ -92,8 +94,8 @@ export async function reactionGroups(ctx: DbContext, rc: RepoContext, index: num
     const g = groups.get(r.type) ?? { content: r.type, count: 0, users: [], mine: false };
     groups.set(r.type, g);
     g.count += 1;
-    g.users.push(user(r.userId).name);
-    if (r.userId === viewerId) g.mine = true;
+    g.users.push(r.originalAuthor || user(r.userId).name);
+    if (r.userId === viewerId && !r.originalAuthor) g.mine = true;
   }
   const order = (a: ReactionGroup, b: ReactionGroup) => allowed.indexOf(a.content) - allowed.indexOf(b.content);
   return new Map([...byPlace].map(([place, groups]) => [place, [...groups.values()].sort(order)]));

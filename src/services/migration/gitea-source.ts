@@ -4,7 +4,8 @@
  * (services/net/http-get), with the given token or password, a bounded answer and a time limit;
  * a failed read is tried again ([migrations] MAX_ATTEMPTS, RETRY_BACKOFF seconds apart). Pages
  * are read until one comes back short, empty, or the same as the one before (Gitea's issue
- * comments route ignores paging).
+ * comments route ignores paging). The reads of one page's items (reactions, comments) go out a
+ * few at a time, so a migration waits on the source's answers, not on the round trips.
  */
 import { settings } from '../../config';
 import { Validation } from '../../errors';
@@ -21,6 +22,41 @@ type Json = any;
 /** The most bytes of one API answer. */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 const TIMEOUT_MS = 60_000;
+/** How many requests to the source are in flight at once. */
+const IN_FLIGHT = 8;
+
+/** At most `limit` holders at once; the others wait their turn. */
+class Gate {
+  private held = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+
+  async run<R>(fn: () => Promise<R>): Promise<R> {
+    if (this.held >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
+    else this.held++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.held--;
+    }
+  }
+}
+
+/** `source`'s items with the next one already being read while the caller works on the current one. */
+export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  let next = it.next();
+  for (;;) {
+    const cur = await next;
+    if (cur.done) return;
+    next = it.next();
+    // why: if the caller stops early, the read ahead may fail unobserved; it must not end the process.
+    next.catch(() => undefined);
+    yield cur.value;
+  }
+}
 
 /** Where a repository's API is, from its clone address: scheme, host and any path prefix; owner and name. */
 export function giteaApiOf(cloneAddr: string): { base: string; owner: string; repo: string } {
@@ -42,6 +78,7 @@ export class GiteaSource {
   private readonly path: string;
   private readonly headers: Record<string, string>;
   private pageSize = 50;
+  private readonly gate = new Gate(IN_FLIGHT);
 
   constructor(cloneAddr: string, auth: { username?: string; password?: string; token?: string }) {
     const { base, owner, repo } = giteaApiOf(cloneAddr);
@@ -57,7 +94,7 @@ export class GiteaSource {
     const m = settings().migrations;
     for (let attempt = 1; ; attempt++) {
       try {
-        const doc = await guardedGet(`${this.base}${apiPath}`, { headers: this.headers, maxBytes: MAX_ANSWER_BYTES, timeoutMs: TIMEOUT_MS });
+        const doc = await this.gate.run(() => guardedGet(`${this.base}${apiPath}`, { headers: this.headers, maxBytes: MAX_ANSWER_BYTES, timeoutMs: TIMEOUT_MS }));
         if (doc.status === 200) return JSON.parse(doc.body.toString('utf8'));
         if (doc.status === 401 || doc.status === 403) throw new Validation(`Authentication failed: the source answered ${doc.status} for ${apiPath}.`);
         if (doc.status < 500 || attempt >= m.maxAttempts) throw new Validation(`Migration failed: the source answered ${doc.status} for ${apiPath}.`);
@@ -110,21 +147,23 @@ export class GiteaSource {
     for await (const list of this.pages(`${this.path}/labels`)) yield list.map(labelOf);
   }
 
+  /** The reactions of an issue (`issues/N`) or a comment (`issues/comments/N`); none when the source does not answer. */
+  private async reactions(of: string): Promise<ReactionDoc[]> {
+    return reactionsOf((await this.get(`${this.path}/${of}/reactions`).catch(() => null)) ?? []);
+  }
+
   /** Every issue (not pull requests), with its reactions. */
   async *issues(): AsyncGenerator<IssueDoc[]> {
     for await (const list of this.pages(`${this.path}/issues`, 'state=all&type=issues')) {
-      const docs: IssueDoc[] = [];
-      for (const i of list) {
+      yield await Promise.all(list.map(async (i): Promise<IssueDoc> => {
         const poster = user(i.user);
-        docs.push({
+        return {
           number: Number(i.number), poster_id: poster.id, poster_name: poster.name, poster_email: poster.email, title: String(i.title), content: String(i.body ?? ''),
           ref: String(i.ref ?? ''), milestone: i.milestone?.title ?? '', state: i.state === 'closed' ? 'closed' : 'open', is_locked: !!i.is_locked,
           created: String(i.created_at), updated: String(i.updated_at), closed: i.closed_at ?? null, labels: (i.labels ?? []).map(labelOf),
-          reactions: reactionsOf(await this.get(`${this.path}/issues/${i.number}/reactions`).catch(() => []) ?? []),
-          assignees: (i.assignees ?? []).map((a: Json) => user(a).name),
-        });
-      }
-      yield docs;
+          reactions: await this.reactions(`issues/${i.number}`), assignees: (i.assignees ?? []).map((a: Json) => user(a).name),
+        };
+      }));
     }
   }
 
@@ -132,16 +171,20 @@ export class GiteaSource {
   async comments(number: number): Promise<CommentDoc[]> {
     const out: CommentDoc[] = [];
     for await (const list of this.pages(`${this.path}/issues/${number}/comments`)) {
-      for (const c of list) {
+      out.push(...await Promise.all(list.map(async (c): Promise<CommentDoc> => {
         const poster = user(c.user);
-        out.push({
-          issue_index: number, index: out.length + 1, comment_type: 'comment', poster_id: poster.id, poster_name: poster.name, poster_email: poster.email,
-          content: String(c.body ?? ''), created: String(c.created_at), updated: String(c.updated_at),
-          reactions: reactionsOf(await this.get(`${this.path}/issues/comments/${c.id}/reactions`).catch(() => []) ?? []),
-        });
-      }
+        return {
+          issue_index: number, comment_type: 'comment', poster_id: poster.id, poster_name: poster.name, poster_email: poster.email,
+          content: String(c.body ?? ''), created: String(c.created_at), updated: String(c.updated_at), reactions: await this.reactions(`issues/comments/${c.id}`),
+        };
+      })));
     }
-    return out;
+    return out.map((c, i) => ({ ...c, index: i + 1 }));
+  }
+
+  /** The comments of several issues or pull requests, in their order. */
+  async commentsOf(numbers: number[]): Promise<CommentDoc[]> {
+    return (await Promise.all(numbers.map((n) => this.comments(n)))).flat();
   }
 
   /** Every pull request; a head or patch address off the source's host is dropped (Gitea's CheckAndEnsureSafePR). */
@@ -149,18 +192,19 @@ export class GiteaSource {
     const origin = new URL(this.base).origin;
     const sameHost = (u: unknown) => (typeof u === 'string' && u.startsWith(`${origin}/`) ? u : '');
     for await (const list of this.pages(`${this.path}/pulls`, 'state=all')) {
-      yield list.map((p) => {
+      yield await Promise.all(list.map(async (p): Promise<PullRequestDoc> => {
         const poster = user(p.user);
         return {
           number: Number(p.number), title: String(p.title), poster_id: poster.id, poster_name: poster.name, poster_email: poster.email, content: String(p.body ?? ''),
-          milestone: p.milestone?.title ?? '', state: p.state === 'closed' ? 'closed' as const : 'open' as const, created: String(p.created_at),
+          milestone: p.milestone?.title ?? '', state: p.state === 'closed' ? 'closed' : 'open', created: String(p.created_at),
           updated: String(p.updated_at), closed: p.closed_at ?? null, labels: (p.labels ?? []).map(labelOf), patch_url: sameHost(p.patch_url),
           merged: !!p.merged, merged_time: p.merged_at ?? null, merge_commit_sha: String(p.merge_commit_sha ?? ''),
           head: { clone_url: sameHost(p.head?.repo?.clone_url), ref: String(p.head?.ref ?? ''), sha: String(p.head?.sha ?? ''), repo_name: String(p.head?.repo?.name ?? ''), owner_name: String(p.head?.repo?.owner?.login ?? '') },
           base: { clone_url: sameHost(p.base?.repo?.clone_url), ref: String(p.base?.ref ?? ''), sha: String(p.base?.sha ?? ''), repo_name: String(p.base?.repo?.name ?? ''), owner_name: String(p.base?.repo?.owner?.login ?? '') },
-          assignees: (p.assignees ?? []).map((a: Json) => user(a).name), is_locked: !!p.is_locked, is_draft: !!p.draft, reactions: [],
+          assignees: (p.assignees ?? []).map((a: Json) => user(a).name), is_locked: !!p.is_locked, is_draft: !!p.draft,
+          reactions: await this.reactions(`issues/${p.number}`),
         };
-      });
+      }));
     }
   }
 
@@ -184,6 +228,11 @@ export class GiteaSource {
       }
     }
     return out;
+  }
+
+  /** The reviews of several pull requests, in their order. */
+  async reviewsOf(numbers: number[]): Promise<ReviewDoc[]> {
+    return (await Promise.all(numbers.map((n) => this.reviews(n)))).flat();
   }
 
   /** The bytes of a release asset on the source's host, streamed (null when the source does not give them). */

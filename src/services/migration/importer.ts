@@ -118,7 +118,7 @@ export class Importer {
       const ids = await insertImportedComments(tx, known.map((d) => ({
         issueId: this.issueIds.get(d.issue_index)!, type: CommentType.Comment, content: d.content, ...this.author(d.poster_id, d.poster_name, d.poster_email),
         createdUnix: unix(d.created), updatedUnix: unix(d.updated),
-      })));
+      })), (i) => (known[i].reactions ?? []).length > 0);
       await insertImportedReactions(tx, known.flatMap((d, i) => this.reactions(d.reactions, this.issueIds.get(d.issue_index)!, ids[i], unix(d.created))));
     });
   }

@@ -23,7 +23,7 @@ import { assertRepoName, mirrorIntervalSeconds } from '../repo/rules';
 import { checkRemoteAddress, RemoteAddressError } from '../net/remote-address';
 import { failureText, sealCredentials } from '../mirror/credentials';
 import { notify } from '../notify/notifier';
-import { GiteaSource } from './gitea-source';
+import { GiteaSource, readAhead } from './gitea-source';
 import { Importer } from './importer';
 
 /** Gitea's service types, as stored in original_service_type. */
@@ -109,20 +109,24 @@ async function importMetadata(ctx: DbContext, doer: UserModel, repoId: number, d
   if (o.labels) for await (const page of api.labels()) await imp.importLabels(page);
   if (o.milestones) for await (const page of api.milestones()) await imp.importMilestones(page);
   if (o.pull_requests) await fetchRemote(dir, source, ['+refs/pull/*/head:refs/pull/*/head'], false).catch(() => undefined);
-  const withComments = async (numbers: number[]) => {
-    for (const n of numbers) await imp.importComments(await api.comments(n));
+  // why: a page's comments (and a pull request page's reviews) are read while the page before is written.
+  const withComments = async function* <T extends { number: number }>(pages: AsyncIterable<T[]>, reviews: boolean) {
+    for await (const page of pages) {
+      const numbers = page.map((p) => p.number);
+      yield { page, comments: await api.commentsOf(numbers), reviews: reviews ? await api.reviewsOf(numbers) : [] };
+    }
   };
   if (o.issues) {
-    for await (const page of api.issues()) {
+    for await (const { page, comments } of readAhead(withComments(api.issues(), false))) {
       await imp.importIssues(page);
-      await withComments(page.map((i) => i.number));
+      await imp.importComments(comments);
     }
   }
   if (o.pull_requests) {
-    for await (const page of api.pullRequests()) {
+    for await (const { page, comments, reviews } of readAhead(withComments(api.pullRequests(), true))) {
       await imp.importPullRequests(page);
-      await withComments(page.map((p) => p.number));
-      for (const p of page) await imp.importReviews(await api.reviews(p.number));
+      await imp.importComments(comments);
+      await imp.importReviews(reviews);
     }
   }
   if (o.releases) for await (const page of api.releases()) await imp.importReleases(page, (a) => api.asset(a));

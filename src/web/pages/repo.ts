@@ -75,6 +75,11 @@ function crumbs(base: string, refPath: string, treePath: string): { name: string
 
 async function showTree(req: Request, res: Response, cr: CodeRepo, kind: RefKind | undefined, path: string): Promise<void> {
   const header = await repoHeader(req, cr, 'code');
+  if (cr.repo.status === 1) {
+    // why: a migration runs inside its request; whoever opens the repository meanwhile sees that, and the page looks again until it is ready.
+    res.setHeader('Refresh', '3');
+    return renderPage(req, res, 'repo/migrating', `${cr.owner.name}/${cr.repo.name}`, header);
+  }
   if (cr.repo.isEmpty) return renderPage(req, res, 'repo/empty', `${cr.owner.name}/${cr.repo.name}`, header);
   const loc = await locateBrowse(cr, kind, path);
   const view = await browse(ctxOf(req), req.principal, cr, loc);
