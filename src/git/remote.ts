@@ -94,6 +94,13 @@ export async function pushMirrorRemote(dir: string, t: RemoteTarget): Promise<vo
   });
 }
 
+/** The wiki beside a remote repository (`x.git` -> `x.wiki.git`), at the same address with the same credentials. */
+export function wikiRemoteOf(t: RemoteTarget): RemoteTarget {
+  const url = new URL(t.url);
+  url.pathname = `${url.pathname.replace(/\/+$/, '').replace(/\.git$/, '')}.wiki.git`;
+  return { ...t, url: url.href };
+}
+
 /** Does `t` answer as a git repository (for the wiki beside a migrated repository)? */
 export async function remoteExists(t: RemoteTarget): Promise<boolean> {
   return runGit([...safetyArgs(t), 'ls-remote', '--heads', '--end-of-options', t.url], {

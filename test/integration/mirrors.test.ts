@@ -418,6 +418,76 @@ describe('mirrors and migrations', () => {
     });
   });
 
+  describe('LFS objects', () => {
+    const putFile = async (repo: string, file: string, content: string) => {
+      const r = await src.raw('POST', `/repos/alice/${repo}/contents/${file}`, { content: Buffer.from(content).toString('base64'), message: `add ${file}` }, { token: alice.token });
+      if (r.status !== 201) throw new Error(`${file}: ${r.status} ${r.text}`);
+    };
+    const media = async (repo: string, file: string) => {
+      const r = await fetch(`${dst.server.api}/repos/bob/${repo}/media/${file}`, { headers: { Authorization: `token ${bob.token}` } });
+      return { status: r.status, text: await r.text() };
+    };
+
+    before(async () => {
+      await apiRepo(src, alice, 'assets', { auto_init: true, private: true });
+      await putFile('assets', '.gitattributes', '*.bin filter=lfs diff=lfs merge=lfs -text\n');
+      await putFile('assets', 'big.bin', 'large bytes, one\n');
+    });
+
+    it('brings the LFS objects of a private source with `lfs`, and leaves them behind without it', async () => {
+      const auth = { auth_username: 'alice', auth_password: alice.password };
+      const r = await migrate({ clone_addr: srcUrl('assets'), repo_name: 'assets-copy', lfs: true, ...auth });
+      expect(r.status, r.text).to.equal(201);
+      expect(await media('assets-copy', 'big.bin')).to.deep.equal({ status: 200, text: 'large bytes, one\n' });
+      const plainCopy = await migrate({ clone_addr: srcUrl('assets'), repo_name: 'assets-code', ...auth });
+      expect(plainCopy.status, plainCopy.text).to.equal(201);
+      // why: without the object, the media route gives the pointer file itself, as Gitea does.
+      expect((await media('assets-code', 'big.bin')).text).to.match(/^version https:\/\/git-lfs\.github\.com\/spec\/v1\noid sha256:/);
+    });
+
+    it('a mirror with `lfs` brings the objects of later commits on each sync', async () => {
+      const r = await migrate({ clone_addr: srcUrl('assets'), repo_name: 'assets-mirror', mirror: true, lfs: true, auth_username: 'alice', auth_password: alice.password });
+      expect(r.status, r.text).to.equal(201);
+      await putFile('assets', 'second.bin', 'large bytes, two\n');
+      expect((await dst.raw('POST', '/repos/bob/assets-mirror/mirror-sync', undefined, { token: bob.token })).status).to.equal(200);
+      await waitFor('the mirror to bring second.bin', async () => (await media('assets-mirror', 'second.bin')).text === 'large bytes, two\n');
+      expect(await media('assets-mirror', 'second.bin')).to.deep.equal({ status: 200, text: 'large bytes, two\n' });
+    });
+
+    it('refuses an LFS endpoint outside the migration rules, making nothing', async () => {
+      await refused(() => migrate({ clone_addr: srcUrl('assets'), repo_name: 'assets-bad', lfs: true, lfs_endpoint: 'file:///etc', auth_username: 'alice', auth_password: alice.password }),
+        422, 'You are not allowed to import local repositories.', dst, 'assets-bad');
+      await refused(() => migrate({ clone_addr: srcUrl('assets'), repo_name: 'assets-bad', lfs: true, lfs_endpoint: 'http://localhost:1/lfs', auth_username: 'alice', auth_password: alice.password }),
+        422, 'You can not import from disallowed hosts.', dst, 'assets-bad');
+    });
+  });
+
+  describe('wikis', () => {
+    const page = async (w: World, owner: string, repo: string, name: string, token: string) => w.raw('GET', `/repos/${owner}/${repo}/wiki/page/${name}`, undefined, { token });
+    const addPage = async (title: string, text: string) => {
+      const r = await src.raw('POST', '/repos/alice/docs/wiki/new', { title, content_base64: Buffer.from(text).toString('base64') }, { token: alice.token });
+      if (r.status !== 201) throw new Error(`${title}: ${r.status} ${r.text}`);
+    };
+
+    before(async () => {
+      await apiRepo(src, alice, 'docs', { auto_init: true });
+      await addPage('Home', 'Welcome');
+    });
+
+    it('a migration with `wiki` copies the wiki, and a mirror keeps following it', async () => {
+      const copy = await migrate({ clone_addr: srcUrl('docs'), repo_name: 'docs-copy', wiki: true });
+      expect(copy.status, copy.text).to.equal(201);
+      expect((await page(dst, 'bob', 'docs-copy', 'Home', bob.token)).status).to.equal(200);
+      const mirror = await migrate({ clone_addr: srcUrl('docs'), repo_name: 'docs-mirror', wiki: true, mirror: true });
+      expect(mirror.status, mirror.text).to.equal(201);
+      await addPage('Install', 'Run it');
+      expect((await page(dst, 'bob', 'docs-mirror', 'Install', bob.token)).status).to.equal(404);
+      expect((await dst.raw('POST', '/repos/bob/docs-mirror/mirror-sync', undefined, { token: bob.token })).status).to.equal(200);
+      await waitFor('the mirror to bring the new wiki page', async () => (await page(dst, 'bob', 'docs-mirror', 'Install', bob.token)).status === 200);
+      expect(Buffer.from((await page(dst, 'bob', 'docs-mirror', 'Install', bob.token)).body.content_base64, 'base64').toString()).to.equal('Run it');
+    });
+  });
+
   describe('push mirrors', () => {
     let name = '';
     const pm = (p: string, method = 'GET', body?: unknown, u: TestUser = bob) => dst.raw(method, `/repos/bob/proj-copy/push_mirrors${p}`, body, { token: u.token });

@@ -1,30 +1,28 @@
 /**
  * Migrating a repository from another server (POST /repos/migrate), as Gitea's API does it: checks
  * in Gitea's order and words, then a row marked "being migrated" (status 1, what a reader sees while
- * it runs), the clone, the wiki when asked, the mirror when asked, and the row marked ready. A
+ * it runs), the clone, its LFS objects and wiki when asked, the mirror when asked, and the row marked ready. A
  * migration that fails leaves nothing: no directory, no row, no count (Gitea leaves a broken row).
  */
-import { withTx, type DbContext } from '../../db';
+import type { DbContext } from '../../db';
 import { Forbidden, HttpError, Validation } from '../../errors';
 import { settings, formatGoDuration } from '../../config';
-import { repoPath } from '../../git/paths';
-import { cloneRemote, fetchRemote, remoteExists, type RemoteTarget } from '../../git/remote';
-import { dirExists, removeRepoDir } from '../../git/init';
+import { cloneRemote, fetchRemote, remoteExists, wikiRemoteOf, type RemoteTarget } from '../../git/remote';
 import { headBranch } from '../../git/refs';
-import { findRepoById, markRepoMigrated, type RepositoryModel } from '../../models/repository.model';
+import type { RepositoryModel } from '../../models/repository.model';
 import { findUserById, findUserByName, UserType, type UserModel } from '../../models/user.model';
 import { orgMembership } from '../../models/access';
 import { insertMirror } from '../../models/mirror.model';
 import { nowUnix } from '../../models/issue.model';
 import type { MigrateRepoOptions } from '../../api/mirror';
 import { recordInitialRefs } from '../git-push/sync.service';
-import { DEFAULT_UNITS, discardNewRepo, insertOwnedRepo } from '../lifecycle/repo-create.service';
 import { assertRepoName, mirrorIntervalSeconds } from '../repo/rules';
 import { checkRemoteAddress, RemoteAddressError } from '../net/remote-address';
 import { failureText, sealCredentials } from '../mirror/credentials';
-import { notify } from '../notify/notifier';
+import { fetchLfsObjects } from '../mirror/lfs-fetch';
 import { GiteaSource, readAhead } from './gitea-source';
 import { Importer } from './importer';
+import { makeRepoFrom } from './new-repo';
 
 /** Gitea's service types, as stored in original_service_type. */
 const SERVICE_TYPES: Record<string, number> = { git: 1, gitea: 3 };
@@ -74,6 +72,8 @@ async function validate(ctx: DbContext, doer: UserModel, o: MigrateRepoOptions):
     username: o.auth_username ?? '', password: o.auth_password || o.auth_token || '',
     canImportLocal: settings().security.importLocalPaths && doer.isAdmin,
   }).catch((err: unknown) => refusal(err, o.clone_addr));
+  // why: as Gitea, an LFS endpoint given apart from the clone address is held to the same rules.
+  if (o.lfs && o.lfs_endpoint) await checkRemoteAddress(o.lfs_endpoint, { canImportLocal: false }).catch((err: unknown) => refusal(err, o.lfs_endpoint!));
   if (o.mirror && settings().mirror.disableNewPull) throw new Forbidden('the site administrator has disabled the creation of new pull mirrors');
   if (settings().repository.disableMigrations) throw new Forbidden('the site administrator has disabled migrations');
   const service = (o.service ?? 'git').toLowerCase();
@@ -82,13 +82,6 @@ async function validate(ctx: DbContext, doer: UserModel, o: MigrateRepoOptions):
   // why: Gitea reads the interval after the clone and answers 500; here a bad one is refused before anything is made.
   const intervalS = o.mirror ? mirrorIntervalSeconds(o.mirror_interval) : 0;
   return { owner, source, intervalS };
-}
-
-/** The wiki beside a source (`x.git` -> `x.wiki.git`), with the same address and credentials. */
-function wikiOf(source: RemoteTarget): RemoteTarget {
-  const url = new URL(source.url);
-  url.pathname = `${url.pathname.replace(/\/+$/, '').replace(/\.git$/, '')}.wiki.git`;
-  return { ...source, url: url.href };
 }
 
 /** A clone failure in Gitea's words (422), its text free of credentials. */
@@ -137,38 +130,30 @@ async function importMetadata(ctx: DbContext, doer: UserModel, repoId: number, d
 export async function migrateRepo(ctx: DbContext, doer: UserModel, o: MigrateRepoOptions): Promise<{ repo: RepositoryModel; owner: UserModel }> {
   const { owner, source, intervalS } = await validate(ctx, doer, o);
   const service = (o.service ?? 'git').toLowerCase();
-  const repo = await insertOwnedRepo(ctx, doer, owner, {
+  const repo = await makeRepoFrom(ctx, doer, owner, {
     name: o.repo_name, description: o.description ?? '', defaultBranch: 'main',
     isPrivate: !!o.private || settings().repository.forcePrivate, isTemplate: false, objectFormatName: 'sha1',
-    isMirror: !!o.mirror, mirrorInterval: o.mirror ? formatGoDuration(intervalS) : '', status: 1,
+    isMirror: !!o.mirror, mirrorInterval: o.mirror ? formatGoDuration(intervalS) : '',
     // why: the address as given minus any userinfo; credentials live sealed on the mirror row only.
     originalUrl: source.local ? '' : source.url, originalServiceType: SERVICE_TYPES[service],
-  }, DEFAULT_UNITS, { kind: 'create', taken: () => 'The repository with the same name already exists.' });
-  const dir = repoPath(owner.name, o.repo_name);
-  const wikiDir = repoPath(owner.name, o.repo_name, true);
-  try {
-    // why: a leftover directory without a row (a crash between disk and database) is not anyone's repository; it is replaced.
-    if (await dirExists(dir)) await removeRepoDir(dir);
+  }, async (made, { dir, wikiDir }) => {
     await cloneRemote(source, dir).catch((err: unknown) => { throw cloneFailure(err, source); });
     // why: as Gitea, a wiki that is not there (or not readable) is skipped, not a failure.
-    if (o.wiki && !source.local && (await remoteExists(wikiOf(source)))) await cloneRemote(wikiOf(source), wikiDir).catch(() => undefined);
-    await recordInitialRefs(repo.id, doer.id, (await headBranch(dir)) ?? 'main', ctx);
-    if (service === 'gitea' && !o.mirror) await importMetadata(ctx, doer, repo.id, dir, source, o);
+    if (o.wiki && !source.local && (await remoteExists(wikiRemoteOf(source)))) await cloneRemote(wikiRemoteOf(source), wikiDir).catch(() => undefined);
+    if (o.lfs && settings().server.lfsStartServer && !source.local) {
+      await fetchLfsObjects(made.id, dir, source, o.lfs_endpoint ?? '').catch((err: unknown) => { throw cloneFailure(err, source); });
+    }
+    await recordInitialRefs(made.id, doer.id, (await headBranch(dir)) ?? 'main', ctx);
+    if (service === 'gitea' && !o.mirror) await importMetadata(ctx, doer, made.id, dir, source, o);
+    if (!o.mirror) return {};
     const now = nowUnix();
-    await withTx(ctx, async (tx) => {
-      if (o.mirror) {
-        await insertMirror(tx, {
-          repoId: repo.id, remoteAddress: source.url, credentials: sealCredentials({ username: source.username ?? '', password: source.password ?? '' }),
-          lfsEnabled: !!o.lfs, lfsEndpoint: o.lfs_endpoint ?? '', nextUpdateUnix: intervalS > 0 ? now + intervalS : 0,
-        });
-      }
-      await markRepoMigrated(tx, repo.id, o.mirror ? now : 0);
-    });
-  } catch (err) {
-    await removeRepoDir(wikiDir).catch(() => undefined);
-    await discardNewRepo(ctx, repo, dir);
-    throw err;
-  }
-  await withTx(ctx, (tx) => notify.repositoryCreated(tx, { doer, repo, owner }));
-  return { repo: (await findRepoById(ctx, repo.id)) ?? repo, owner };
+    return {
+      mirrorUpdatedUnix: now,
+      ready: (tx) => insertMirror(tx, {
+        repoId: made.id, remoteAddress: source.url, credentials: sealCredentials({ username: source.username ?? '', password: source.password ?? '' }),
+        lfsEnabled: !!o.lfs, lfsEndpoint: o.lfs_endpoint ?? '', nextUpdateUnix: intervalS > 0 ? now + intervalS : 0,
+      }).then(() => undefined),
+    };
+  });
+  return { repo, owner };
 }

@@ -1,8 +1,9 @@
 /**
  * Pull mirrors: a repository whose branches and tags follow another server's. A sync fetches under
  * the repository's lock (one at a time per repository, on any node), records the ref changes as a
- * push by the owner would be (branches, tag releases, push events, webhooks, size), and stores when
- * it ran and when it runs next. A failed sync backs off: MIN_INTERVAL, doubling with each failure
+ * push by the owner would be (branches, tag releases, push events, webhooks, size), brings the wiki
+ * along when the repository has one and the LFS objects when the mirror was made with `lfs`, and
+ * stores when it ran and when it runs next. A failed sync backs off: MIN_INTERVAL, doubling with each failure
  * in a row, up to a day; a success returns to the interval.
  */
 import { systemCtx, withTx, type DbContext } from '../../db';
@@ -11,7 +12,7 @@ import { settings, parseGoDuration } from '../../config';
 import { repoPath } from '../../git/paths';
 import { listBranchAndTagRefs, ZERO_ID } from '../../git/refs';
 import { dirExists } from '../../git/init';
-import { fetchRemote, MIRROR_REFSPECS, type RemoteTarget } from '../../git/remote';
+import { fetchRemote, MIRROR_REFSPECS, wikiRemoteOf, type RemoteTarget } from '../../git/remote';
 import { withRepoLock } from '../../lock';
 import { enqueue, notifyEnqueued } from '../../queue/outbox';
 import { findRepoById, touchRepoMirror, type RepositoryModel } from '../../models/repository.model';
@@ -23,6 +24,7 @@ import { assertNotArchived, assertUnitWriter, UnitType } from '../repo/access';
 import type { RepoContext } from '../repo/context';
 import { checkRemoteAddress } from '../net/remote-address';
 import { failureText, openCredentials, type Credentials } from './credentials';
+import { fetchLfsObjects } from './lfs-fetch';
 
 /** The outbox topic of a pull mirror's sync. */
 export const PULL_SYNC_TOPIC = 'mirror.pull-sync';
@@ -105,6 +107,9 @@ export async function runPullSync(repoId: number): Promise<void> {
       const source = await sourceOf(mirror.remoteAddress, creds);
       const before = await listBranchAndTagRefs(dir);
       await fetchRemote(dir, source, MIRROR_REFSPECS, repo.enablePrune);
+      if (mirror.lfsEnabled && settings().server.lfsStartServer) await fetchLfsObjects(repoId, dir, source, mirror.lfsEndpoint);
+      const wikiDir = repoPath(owner.name, repo.name, true);
+      if (await dirExists(wikiDir)) await fetchRemote(wikiDir, wikiRemoteOf(source), MIRROR_REFSPECS, true);
       const updates = refUpdates(before, await listBranchAndTagRefs(dir));
       // why: as Gitea, the owner is the pusher of what a mirror brings in.
       if (updates.length > 0) await syncRepoRefsLocked(repoId, { pusherId: owner.id, transport: 'mirror', updates }, ctx);

@@ -18,14 +18,14 @@ export interface FetchedDocument { status: number; headers: http.IncomingHttpHea
 /** What came back, the body still to be read. */
 export interface FetchedStream { status: number; headers: http.IncomingHttpHeaders; body: Readable }
 
-/** How to read. */
-export interface GetOptions { headers?: Record<string, string>; maxBytes: number; timeoutMs: number }
+/** How to read: a GET, or a POST of `body` (an LFS batch request). */
+export interface GetOptions { headers?: Record<string, string>; maxBytes: number; timeoutMs: number; body?: Buffer }
 
 /** A document larger than the cap. */
 export class DocumentTooLarge extends Error {}
 
 /**
- * GET `url` by the migration rules and answer the response as it starts, its body to be read by
+ * GET `url` (POST with `o.body`) by the migration rules and answer the response as it starts, its body to be read by
  * the caller: cut off past `maxBytes` or `timeoutMs` after the request began. Rejects with
  * RemoteAddressError for a refused address.
  */
@@ -42,8 +42,8 @@ export function guardedResponse(url: string, o: GetOptions): Promise<FetchedStre
   if (net.isIP(host) && !migrationAddressAllowed(host, host)) return Promise.reject(new RemoteAddressError('blocked', u.host));
   const lookup = checkedLookup(host, migrationAddressAllowed, () => new RemoteAddressError('blocked', u.host));
   return new Promise((resolve, reject) => {
-    const req = (u.protocol === 'https:' ? https : http).get(u, {
-      headers: o.headers, lookup, agent: false, rejectUnauthorized: !settings().migrations.skipTlsVerify,
+    const req = (u.protocol === 'https:' ? https : http).request(u, {
+      method: o.body ? 'POST' : 'GET', headers: o.headers, lookup, agent: false, rejectUnauthorized: !settings().migrations.skipTlsVerify,
     }, (res) => {
       let size = 0;
       const capped = new Transform({
@@ -61,10 +61,11 @@ export function guardedResponse(url: string, o: GetOptions): Promise<FetchedStre
       clearTimeout(timer);
       reject(err);
     });
+    req.end(o.body);
   });
 }
 
-/** GET `url` by the migration rules and read the whole (capped) body. */
+/** GET (or POST) `url` by the migration rules and read the whole (capped) body. */
 export async function guardedGet(url: string, o: GetOptions): Promise<FetchedDocument> {
   const res = await guardedResponse(url, o);
   const parts: Buffer[] = [];
