@@ -71,8 +71,8 @@ const DAY = 86_400;
 // ---------------------------------------------------------------------------------------------
 // Text: a deterministic generator of issue-tracker prose (titles, bodies, comments).
 
-/** A small fast PRNG (mulberry32), so every run seeds the same data. */
-function prng(seed: number): () => number {
+/** A small fast PRNG (mulberry32), so every run seeds the same data (exported for bench/mirrors). */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -124,13 +124,14 @@ function sentence(r: () => number, min: number, max: number, keyword: boolean): 
   return `${w.join(' ')}.`;
 }
 
-function title(r: () => number, keyword: boolean): string {
+/** An issue title (exported for bench/mirrors). */
+export function title(r: () => number, keyword: boolean): string {
   const t = `${pick(r, SUBJECTS)} ${pick(r, PREPS)} ${pick(r, NOUNS)}${r() < 0.5 ? ` ${pick(r, PREPS)} ${pick(r, NOUNS)}` : ''}`;
   return keyword ? `${t} (${KEYWORD})` : t;
 }
 
-/** An issue body: a few paragraphs, sometimes a code block; the keyword once when asked. */
-function issueBody(r: () => number, keyword: boolean): string {
+/** An issue body: a few paragraphs, sometimes a code block; the keyword once when asked (exported for bench/mirrors). */
+export function issueBody(r: () => number, keyword: boolean): string {
   const paragraphs = 1 + Math.floor(r() * 3);
   const at = keyword ? Math.floor(r() * paragraphs) : -1;
   const out: string[] = [];
@@ -143,13 +144,15 @@ function issueBody(r: () => number, keyword: boolean): string {
   return out.join('\n\n');
 }
 
-function commentBody(r: () => number, keyword: boolean): string {
+/** A comment body (exported for bench/mirrors). */
+export function commentBody(r: () => number, keyword: boolean): string {
   const s = 1 + Math.floor(r() * 3);
   const kw = keyword ? Math.floor(r() * s) : -1;
   return Array.from({ length: s }, (_, i) => sentence(r, 4, 14, i === kw)).join(' ');
 }
 
-const LABELS: { name: string; color: string; description: string; share: number }[] = [
+/** The seeded labels and the share of issues carrying each (exported for bench/mirrors). */
+export const LABELS: { name: string; color: string; description: string; share: number }[] = [
   { name: LABEL, color: '#ee0701', description: 'Something is not working', share: 0.10 },
   { name: 'enhancement', color: '#84b6eb', description: 'New feature or request', share: 0.08 },
   { name: 'documentation', color: '#0075ca', description: 'Improvements or additions to documentation', share: 0.03 },
@@ -284,7 +287,7 @@ async function columnsOf(db: Bulk, table: string): Promise<string[]> {
  * the migrations made them. why: building an index once over the loaded rows is several times
  * faster than keeping it up to date row by row.
  */
-async function dropIndexes(db: Bulk, tables: string[]): Promise<string[]> {
+export async function dropIndexes(db: Bulk, tables: string[]): Promise<string[]> {
   const list = tables.map((t) => `'${t}'`).join(', ');
   const found = db.pg
     ? await db.rows(`SELECT indexname AS name, indexdef AS sql FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN (${list})
@@ -304,10 +307,13 @@ interface Seeded { seconds: number; openIssues: number; closedIssues: number; co
 export const ISSUE_COLS: Col[] = [['id', 'int'], ['repo_id', 'int'], ['index', 'bigint'], ['poster_id', 'int'], ['name', 'text'], ['content', 'text'],
   ['milestone_id', 'int'], ['priority', 'int'], ['is_closed', 'boolean'], ['is_pull', 'boolean'], ['num_comments', 'int'], ['ref', 'text'],
   ['deadline_unix', 'bigint'], ['is_locked', 'boolean'], ['content_version', 'int'], ['closed_unix', 'bigint'], ['created_unix', 'bigint'], ['updated_unix', 'bigint']];
-const COMMENT_COLS: Col[] = [['id', 'int'], ['type', 'int'], ['poster_id', 'int'], ['issue_id', 'int'], ['content', 'text'], ['created_unix', 'bigint'], ['updated_unix', 'bigint']];
-const LABEL_COLS: Col[] = [['id', 'int'], ['repo_id', 'int'], ['org_id', 'int'], ['name', 'text'], ['exclusive', 'boolean'], ['description', 'text'], ['color', 'text'],
+/** The comment columns the seeders write. */
+export const COMMENT_COLS: Col[] = [['id', 'int'], ['type', 'int'], ['poster_id', 'int'], ['issue_id', 'int'], ['content', 'text'], ['created_unix', 'bigint'], ['updated_unix', 'bigint']];
+/** The label columns the seeders write. */
+export const LABEL_COLS: Col[] = [['id', 'int'], ['repo_id', 'int'], ['org_id', 'int'], ['name', 'text'], ['exclusive', 'boolean'], ['description', 'text'], ['color', 'text'],
   ['num_issues', 'int'], ['num_closed_issues', 'int'], ['archived_unix', 'bigint'], ['created_unix', 'bigint'], ['updated_unix', 'bigint']];
-const ISSUE_LABEL_COLS: Col[] = [['id', 'int'], ['issue_id', 'int'], ['label_id', 'int']];
+/** The issue_label columns the seeders write. */
+export const ISSUE_LABEL_COLS: Col[] = [['id', 'int'], ['issue_id', 'int'], ['label_id', 'int']];
 /** The repo_issue_counter columns. */
 export const COUNTER_COLS: Col[] = [['repo_id', 'int'], ['max_index', 'bigint'], ['num_issues', 'int'], ['num_closed_issues', 'int'], ['num_pulls', 'int'],
   ['num_closed_pulls', 'int'], ['num_milestones', 'int'], ['num_closed_milestones', 'int']];
@@ -465,8 +471,8 @@ async function seed(db: Bulk, w: World): Promise<Seeded> {
   return out;
 }
 
-/** Check the seeded rows against the counters kept beside them; throws on a mismatch. */
-async function checkCounters(db: Bulk, bigId: number): Promise<void> {
+/** Check the seeded rows against the counters kept beside them; throws on a mismatch (exported for bench/mirrors). */
+export async function checkCounters(db: Bulk, bigId: number): Promise<void> {
   const bad = await db.rows(`SELECT c.repo_id, c.max_index, c.num_issues, c.num_closed_issues, x.n, x.m, x.closed FROM repo_issue_counter c
     JOIN (SELECT repo_id, COUNT(*) AS n, MAX("index") AS m, SUM(CASE WHEN is_closed THEN 1 ELSE 0 END) AS closed FROM issue WHERE is_pull = $1 GROUP BY repo_id) x
     ON x.repo_id = c.repo_id WHERE c.max_index <> x.m OR c.num_issues <> x.n OR c.num_closed_issues <> x.closed`, [false]);

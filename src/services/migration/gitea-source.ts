@@ -7,6 +7,8 @@
  * comments route ignores paging). The reads of one page's items (reactions, comments) go out a
  * few at a time, so a migration waits on the source's answers, not on the round trips.
  */
+import http from 'node:http';
+import https from 'node:https';
 import { settings } from '../../config';
 import { Validation } from '../../errors';
 import type { Readable } from 'node:stream';
@@ -79,9 +81,12 @@ export class GiteaSource {
   private readonly headers: Record<string, string>;
   private pageSize = 50;
   private readonly gate = new Gate(IN_FLIGHT);
+  /** Connections kept open between reads (one per request in flight). */
+  private readonly agent: http.Agent;
 
   constructor(cloneAddr: string, auth: { username?: string; password?: string; token?: string }) {
     const { base, owner, repo } = giteaApiOf(cloneAddr);
+    this.agent = new (base.startsWith('https:') ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: IN_FLIGHT });
     this.base = base;
     this.path = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
     this.headers = { Accept: 'application/json' };
@@ -94,7 +99,7 @@ export class GiteaSource {
     const m = settings().migrations;
     for (let attempt = 1; ; attempt++) {
       try {
-        const doc = await this.gate.run(() => guardedGet(`${this.base}${apiPath}`, { headers: this.headers, maxBytes: MAX_ANSWER_BYTES, timeoutMs: TIMEOUT_MS }));
+        const doc = await this.gate.run(() => guardedGet(`${this.base}${apiPath}`, { headers: this.headers, maxBytes: MAX_ANSWER_BYTES, timeoutMs: TIMEOUT_MS, agent: this.agent }));
         if (doc.status === 200) return JSON.parse(doc.body.toString('utf8'));
         if (doc.status === 401 || doc.status === 403) throw new Validation(`Authentication failed: the source answered ${doc.status} for ${apiPath}.`);
         if (doc.status < 500 || attempt >= m.maxAttempts) throw new Validation(`Migration failed: the source answered ${doc.status} for ${apiPath}.`);
@@ -118,6 +123,11 @@ export class GiteaSource {
       yield list;
       if (list.length < this.pageSize) return;
     }
+  }
+
+  /** Close the connections kept open (the migration is over). */
+  close(): void {
+    this.agent.destroy();
   }
 
   /** The repository, and the page size the source allows. */

@@ -97,33 +97,37 @@ function cloneFailure(err: unknown, source: RemoteTarget): HttpError {
  */
 async function importMetadata(ctx: DbContext, doer: UserModel, repoId: number, dir: string, source: RemoteTarget, o: MigrateRepoOptions): Promise<void> {
   const api = new GiteaSource(source.url, { username: source.username, password: o.auth_token ? undefined : source.password, token: o.auth_token });
-  const imp = new Importer(ctx, repoId, doer, dir);
-  await api.repository();
-  if (o.labels) for await (const page of api.labels()) await imp.importLabels(page);
-  if (o.milestones) for await (const page of api.milestones()) await imp.importMilestones(page);
-  if (o.pull_requests) await fetchRemote(dir, source, ['+refs/pull/*/head:refs/pull/*/head'], false).catch(() => undefined);
-  // why: a page's comments (and a pull request page's reviews) are read while the page before is written.
-  const withComments = async function* <T extends { number: number }>(pages: AsyncIterable<T[]>, reviews: boolean) {
-    for await (const page of pages) {
-      const numbers = page.map((p) => p.number);
-      yield { page, comments: await api.commentsOf(numbers), reviews: reviews ? await api.reviewsOf(numbers) : [] };
+  try {
+    const imp = new Importer(ctx, repoId, doer, dir);
+    await api.repository();
+    if (o.labels) for await (const page of api.labels()) await imp.importLabels(page);
+    if (o.milestones) for await (const page of api.milestones()) await imp.importMilestones(page);
+    if (o.pull_requests) await fetchRemote(dir, source, ['+refs/pull/*/head:refs/pull/*/head'], false).catch(() => undefined);
+    // why: a page's comments (and a pull request page's reviews) are read while the page before is written.
+    const withComments = async function* <T extends { number: number }>(pages: AsyncIterable<T[]>, reviews: boolean) {
+      for await (const page of pages) {
+        const numbers = page.map((p) => p.number);
+        yield { page, comments: await api.commentsOf(numbers), reviews: reviews ? await api.reviewsOf(numbers) : [] };
+      }
+    };
+    if (o.issues) {
+      for await (const { page, comments } of readAhead(withComments(api.issues(), false))) {
+        await imp.importIssues(page);
+        await imp.importComments(comments);
+      }
     }
-  };
-  if (o.issues) {
-    for await (const { page, comments } of readAhead(withComments(api.issues(), false))) {
-      await imp.importIssues(page);
-      await imp.importComments(comments);
+    if (o.pull_requests) {
+      for await (const { page, comments, reviews } of readAhead(withComments(api.pullRequests(), true))) {
+        await imp.importPullRequests(page);
+        await imp.importComments(comments);
+        await imp.importReviews(reviews);
+      }
     }
+    if (o.releases) for await (const page of api.releases()) await imp.importReleases(page, (a) => api.asset(a));
+    await imp.finish();
+  } finally {
+    api.close();
   }
-  if (o.pull_requests) {
-    for await (const { page, comments, reviews } of readAhead(withComments(api.pullRequests(), true))) {
-      await imp.importPullRequests(page);
-      await imp.importComments(comments);
-      await imp.importReviews(reviews);
-    }
-  }
-  if (o.releases) for await (const page of api.releases()) await imp.importReleases(page, (a) => api.asset(a));
-  await imp.finish();
 }
 
 /** Migrate a repository for `doer` (POST /repos/migrate); returns the new repository, once it is ready, and its owner. */

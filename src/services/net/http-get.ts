@@ -18,8 +18,12 @@ export interface FetchedDocument { status: number; headers: http.IncomingHttpHea
 /** What came back, the body still to be read. */
 export interface FetchedStream { status: number; headers: http.IncomingHttpHeaders; body: Readable }
 
-/** How to read: a GET, or a POST of `body` (an LFS batch request). */
-export interface GetOptions { headers?: Record<string, string>; maxBytes: number; timeoutMs: number; body?: Buffer }
+/**
+ * How to read: a GET, or a POST of `body` (an LFS batch request). `agent` keeps connections open
+ * between the requests of one caller (a migration's many reads of one source); each connection is
+ * still dialed through the checked lookup.
+ */
+export interface GetOptions { headers?: Record<string, string>; maxBytes: number; timeoutMs: number; body?: Buffer; agent?: http.Agent }
 
 /** A document larger than the cap. */
 export class DocumentTooLarge extends Error {}
@@ -43,7 +47,7 @@ export function guardedResponse(url: string, o: GetOptions): Promise<FetchedStre
   const lookup = checkedLookup(host, migrationAddressAllowed, () => new RemoteAddressError('blocked', u.host));
   return new Promise((resolve, reject) => {
     const req = (u.protocol === 'https:' ? https : http).request(u, {
-      method: o.body ? 'POST' : 'GET', headers: o.headers, lookup, agent: false, rejectUnauthorized: !settings().migrations.skipTlsVerify,
+      method: o.body ? 'POST' : 'GET', headers: o.headers, lookup, agent: o.agent ?? false, rejectUnauthorized: !settings().migrations.skipTlsVerify,
     }, (res) => {
       let size = 0;
       const capped = new Transform({
