@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo } from '../helpers/refs';
+import { sql } from '../helpers/db';
 import { launchBrowser, look, watchedPage, type WatchedPage } from '../helpers/browser';
 
 describe('migrating in a browser', () => {
@@ -47,6 +48,7 @@ describe('migrating in a browser', () => {
     await page.fill('input[name=auth_username]', 'alice');
     await page.fill('input[name=auth_password]', alice.password);
     await page.fill('input[name=repo_name]', 'follower');
+    await page.check('input[name=lfs]');
     await page.check('input[name=mirror]');
     await page.fill('input[name=mirror_interval]', '1h');
     await Promise.all([page.waitForURL(url('bob/follower')), page.click('form[action$="/repo/migrate"] button[type=submit]')]);
@@ -57,6 +59,8 @@ describe('migrating in a browser', () => {
     await look(page, 'mirror-home');
     const repo = await w.raw('GET', '/repos/bob/follower', undefined, { token: bob.token });
     expect(repo.body).to.include({ mirror: true, mirror_interval: '1h0m0s' });
+    const [mirror] = await sql(w.server, `SELECT lfs_enabled FROM mirror WHERE repo_id = ${Number(repo.body.id)}`);
+    expect(!!mirror.lfs_enabled).to.equal(true);
   });
 
   it('sets the mirror\'s interval and adds a push mirror on the settings page, and pushes to it', async () => {

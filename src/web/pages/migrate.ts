@@ -25,21 +25,21 @@ const ITEM_NAMES: Record<Item, string> = { labels: 'Labels', milestones: 'Milest
 /** The form as sent (and shown again; never the password). */
 interface MigrateForm {
   cloneAddr: string; username: string; owner: string; name: string; description: string; private: boolean; mirror: boolean; interval: string; wiki: boolean;
-  service: 'git' | 'gitea'; items: Item[];
+  lfs: boolean; lfsEndpoint: string; service: 'git' | 'gitea'; items: Item[];
 }
 
 function migrateForm(b: Record<string, string | undefined>, doer: string): MigrateForm {
   return {
     cloneAddr: (b.clone_addr ?? '').trim(), username: b.auth_username ?? '', owner: b.owner || doer, name: (b.repo_name ?? '').trim(),
     description: b.description ?? '', private: b.private === 'on', mirror: b.mirror === 'on', interval: b.mirror_interval ?? '', wiki: b.wiki === 'on',
-    service: b.service === 'gitea' ? 'gitea' : 'git', items: ITEMS.filter((i) => b[i] === 'on'),
+    lfs: b.lfs === 'on', lfsEndpoint: (b.lfs_endpoint ?? '').trim(), service: b.service === 'gitea' ? 'gitea' : 'git', items: ITEMS.filter((i) => b[i] === 'on'),
   };
 }
 
 async function show(req: Request, res: Response, form: MigrateForm, status = 200): Promise<void> {
   const m = settings().mirror;
   await renderPage(req, res, 'repo/migrate', 'New migration', {
-    form, owners: await ownerChoices(req), mirrorsAllowed: m.enabled && !m.disableNewPull, defaultInterval: m.defaultInterval, minInterval: m.minInterval,
+    form, owners: await ownerChoices(req), lfsAllowed: settings().server.lfsStartServer, mirrorsAllowed: m.enabled && !m.disableNewPull, defaultInterval: m.defaultInterval, minInterval: m.minInterval,
     items: ITEMS, itemNames: ITEM_NAMES,
   }, status);
 }
@@ -61,7 +61,7 @@ export function migratePages(): Router {
     const opt: MigrateRepoOptions = {
       clone_addr: form.cloneAddr, repo_name: form.name, repo_owner: form.owner, service: form.service, auth_username: form.username,
       auth_password: b.auth_password ?? '', description: form.description, private: form.private, mirror: form.mirror,
-      mirror_interval: form.interval, wiki: form.wiki, ...Object.fromEntries(form.items.map((i) => [i, true])),
+      mirror_interval: form.interval, wiki: form.wiki, lfs: form.lfs, lfs_endpoint: form.lfsEndpoint, ...Object.fromEntries(form.items.map((i) => [i, true])),
     };
     const made = await unlessRefused(req, async () => {
       const { repo, owner } = await migrateRepo(ctxOf(req), doerOf(req), opt);
