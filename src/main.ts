@@ -39,13 +39,17 @@ async function main(argv: string[]): Promise<string | undefined> {
     }
     case 'admin':
     case 'doctor':
-    case 'dump': {
+    case 'dump':
+    case 'dump-repo':
+    case 'restore-repo': {
       await bootDatabase(bootSettings());
       // why: these commands change state (users, repositories, refs), and their events must reach the subscribers.
       (await import('./services/subscribers')).registerSubscribers();
       try {
         if (cmd === 'admin') await (await import('./cli/admin')).runAdmin(rest);
         else if (cmd === 'doctor') await (await import('./cli/doctor')).runDoctor(rest);
+        else if (cmd === 'dump-repo') await (await import('./cli/repo-dump')).runDumpRepo(rest);
+        else if (cmd === 'restore-repo') await (await import('./cli/repo-dump')).runRestoreRepo(rest);
         else await (await import('./cli/dump')).runDump(rest);
       } finally {
         await closeDatabase();

@@ -25,4 +25,13 @@ commands:
                               find what drifted between the database and the storage (--fix: repair what is safe)
   dump [--file PATH] [--tempdir DIR] [--skip-repository] [--skip-lfs-data] [--skip-attachment-data]
                               write the database (as SQL), the configuration and the data to one .tar.gz
+  dump-repo --owner O --repo R [--file PATH] [--tempdir DIR] [--units U[,U...]]
+                              write one repository to a .tar.gz: its code and wiki as git bundles, its labels,
+                              milestones, issues, comments, pull requests, reviews and releases (with their
+                              assets) as JSON documents of schemas/; --units picks from issues, labels,
+                              milestones, pull_requests, comments, reviews, releases, wiki (default: all)
+  restore-repo --file PATH --owner O --repo R [--units U[,U...]] [--tempdir DIR] [--max-size N] [--max-entries N]
+                              make the new repository O/R from a dump-repo archive; every document is checked
+                              first and a refusal leaves nothing (--max-size: bytes unpacked, default 10G;
+                              --max-entries: default 100000)
 `;
