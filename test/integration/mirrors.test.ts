@@ -287,6 +287,15 @@ describe('mirrors and migrations', () => {
       expect(page).to.include(`<strong>frank</strong> <span class="muted">(migrated from ${host})</span> commented`);
     });
 
+    it('migrates from itself: a copy of the migrated repository with its issues, comments and pull request', async () => {
+      const r = await migrate({ clone_addr: `${dst.server.url}bob/tracker.git`, repo_name: 'tracker-again', service: 'gitea', auth_token: bob.token, issues: true, pull_requests: true, labels: true });
+      expect(r.status, r.text).to.equal(201);
+      const titles = async (repo: string) => (await get(`/repos/bob/${repo}/issues?state=all`)).map((i: { number: number; title: string }) => `${i.number} ${i.title}`).sort();
+      expect(await titles('tracker-again')).to.deep.equal(await titles('tracker'));
+      const bodies = async (repo: string) => (await get(`/repos/bob/${repo}/issues/1/comments`)).map((c: { body: string }) => c.body);
+      expect(await bodies('tracker-again')).to.deep.equal(await bodies('tracker'));
+    });
+
     it('imports nothing but the code without the switches, and fails whole when the source refuses', async () => {
       const r = await migrate({ clone_addr: tracker, repo_name: 'tracker-code', service: 'gitea', auth_username: 'alice', auth_password: alice.password });
       expect(r.status, r.text).to.equal(201);
