@@ -26,6 +26,7 @@ import { healthRouter } from './web/health';
 import { downloadsRouter } from './web/downloads';
 import { runnerRpcHandler, runnerUnaryCall } from './web/runner-rpc';
 import { artifactsRouter } from './web/artifacts';
+import { packagesRouter } from './web/packages';
 import { log } from './log';
 import { accessLogHook } from './log/access';
 
@@ -130,6 +131,8 @@ function buildApp(): Express {
   app.use('/api/actions', runnerRpcHandler());
   // why: before /api/v1: the raw artifact download there is authorized by its signature, not by the API's authentication.
   app.use(artifactsRouter());
+  // why: uploads to the registries are streamed to disk as they arrive; no body parser may take them first.
+  app.use(packagesRouter());
 
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {

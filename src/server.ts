@@ -103,6 +103,7 @@ async function runWorker(): Promise<void> {
   let actions: { stop(): void } | null = null;
   let mirrors: { stop(): Promise<void> } | null = null;
   let sessionCleanup: { stop(): void } | null = null;
+  let packageCleanup: { stop(): void } | null = null;
   let ssh: SshServerHandle | null = null;
   let stopping = false;
   const stop = () => {
@@ -117,7 +118,7 @@ async function runWorker(): Promise<void> {
     // The hooks of a push still in flight reach this worker's private internal listener, which
     // stays open until the end.
     void Promise.all([ssh?.stop(), server!.drain()])
-      .then(() => Promise.all([pushes?.stop(), hooks?.stop(), actions?.stop(), mirrors?.stop(), sessionCleanup?.stop()]))
+      .then(() => Promise.all([pushes?.stop(), hooks?.stop(), actions?.stop(), mirrors?.stop(), sessionCleanup?.stop(), packageCleanup?.stop()]))
       .then(() => Promise.all([closeDatabase(), closeRedis()]))
       .finally(() => {
         internal?.close();
@@ -164,15 +165,16 @@ async function runWorker(): Promise<void> {
   if (stopping) process.exit(0);
   server = drainableSrv;
   // why: the services are loaded here, not at the top: the primary, which only migrates and forks, starts in half the time without them.
-  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }, { startMirrorWork }] = await Promise.all([
+  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }, { startMirrorWork }, { startPackageCleanup }] = await Promise.all([
     import('./services/git-push/push.worker'), import('./services/webhook/delivery.worker'), import('./services/actions/background'),
-    import('./services/auth/session.service'), import('./services/mirror/schedule'),
+    import('./services/auth/session.service'), import('./services/mirror/schedule'), import('./services/packages/package.service'),
   ]);
   pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
   hooks = startHookDelivery({ cleanup: process.env.FORGE_WORKER_INDEX === '0' });
   actions = startActionsWork();
   mirrors = startMirrorWork();
   if (process.env.FORGE_WORKER_INDEX === '0') sessionCleanup = startSessionCleanup();
+  if (process.env.FORGE_WORKER_INDEX === '0') packageCleanup = startPackageCleanup();
   const addr = srv.address() as AddressInfo;
   process.send?.({ forgeReady: true, http: hostPort(addr.address, addr.port), ssh: ssh ? hostPort(s.server.sshListenHost, ssh.port) : null });
 }

@@ -6,6 +6,7 @@ import type { Issue, Comment } from './issue';
 import type { PullRequest } from './pull';
 import type { Release } from './release';
 import type { Organization } from './org';
+import type { Package } from './package';
 
 /** A hook. `config` holds `url` and `content_type` (and a Slack hook's channel, username, icon_url and color); the secret is never shown. */
 export interface Hook {
@@ -78,7 +79,7 @@ export interface CommitStatusPayload {
 }
 
 /** A package created or deleted (`repository` is null in Gitea 1.24). */
-export interface PackagePayload { action: 'created' | 'deleted'; repository: Repository | null; package: unknown; organization: Organization | null; sender: User }
+export interface PackagePayload { action: 'created' | 'deleted'; repository: Repository | null; package: Package; organization: Organization | null; sender: User }
 
 /** An actions job's state change (emitted by the actions work). */
 export interface WorkflowJobPayload {

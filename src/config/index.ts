@@ -36,6 +36,7 @@ import {
   migrationsSection, mirrorSection, resolveMirror, updateMirrorsSection, type MigrationsSettings, type MirrorSettings, type UpdateMirrorsSettings,
 } from './mirror';
 import { checkFederation, federationSection, type FederationSettings } from './federation';
+import { cleanupPackagesSection, packagesSection, resolvePackages, type CleanupPackagesSettings, type PackagesSettings } from './packages';
 
 export { ConfigError, StartupError };
 export { LOG_LEVELS, type LogLevel, type LogMode } from './log';
@@ -47,8 +48,9 @@ export type {
   DatabaseSettings, RedisSettings, SecuritySettings, ServiceSettings, ApiSettings, UiSettings, MarkupSettings, RepositorySettings,
   SigningSettings, RepositoryUploadSettings, RepositoryReleaseSettings, RepositoryIssueSettings, RepositoryPullRequestSettings,
   SshMinimumKeySizesSettings, UserSettings, WebhookSettings, HookTaskCleanupSettings, ActionsSettings, LogSettings,
-  MirrorSettings, MigrationsSettings, UpdateMirrorsSettings, FederationSettings,
+  MirrorSettings, MigrationsSettings, UpdateMirrorsSettings, FederationSettings, PackagesSettings, CleanupPackagesSettings,
 };
+export { PACKAGE_TYPES, type PackageType } from './packages';
 export { formatGoDuration, parseGoDuration } from './duration';
 
 // why: one table of every section we read, so an unknown value fails start-up with the key's name;
@@ -58,7 +60,7 @@ const SECTIONS: SectionSpec<unknown>[] = [
   securitySection, serviceSection, apiSection, uiSection, markupSection, repositorySection, signingSection, repositoryUploadSection,
   sshMinimumKeySizesSection, attachmentSection, repositoryReleaseSection, repositoryIssueSection, repositoryPullRequestSection,
   pictureSection, hookTaskCleanupSection, webhookSection, actionsSection, userSection, logSection, mirrorSection, migrationsSection,
-  updateMirrorsSection, federationSection,
+  updateMirrorsSection, federationSection, packagesSection, cleanupPackagesSection,
 ];
 
 /** Every setting the forge reads, typed. */
@@ -97,6 +99,9 @@ export interface Settings extends GlobalSettings {
   /** [cron.update_mirrors]. */
   updateMirrors: UpdateMirrorsSettings;
   federation: FederationSettings;
+  packages: PackagesSettings;
+  /** [cron.cleanup_packages]. */
+  cleanupPackages: CleanupPackagesSettings;
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
 }
@@ -141,6 +146,8 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     migrations: read.get(migrationsSection),
     updateMirrors: read.get(updateMirrorsSection),
     federation: read.get(federationSection),
+    packages: read.get(packagesSection),
+    cleanupPackages: read.get(cleanupPackagesSection),
     warnings: read.warnings,
   };
   // why: the data dir first: every other default path lies under it.
@@ -155,6 +162,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   resolveLog(data, s.log);
   resolveMirror(s.mirror);
   checkFederation(s.federation);
+  resolvePackages(data, s.packages);
   return s;
 }
 

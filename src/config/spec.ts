@@ -6,7 +6,7 @@ import { ConfigError } from './errors';
 import { parseGoDuration } from './duration';
 
 /** How a key's text is read. */
-export type Kind = 'string' | 'int' | 'bool' | 'list' | 'url' | 'duration';
+export type Kind = 'string' | 'int' | 'bool' | 'list' | 'url' | 'duration' | 'bytes';
 
 /** One key: its kind, its default (as app.ini text) and its bounds. */
 export interface KeySpec {
@@ -85,6 +85,13 @@ export function convert(sectionName: string, key: string, spec: KeySpec, raw: st
       }
       return n;
     }
+    case 'bytes': {
+      // why: Gitea reads sizes with go-humanize: "1 MB" is 10^6 bytes, "1 MiB" 2^20; -1 means no limit.
+      if (value === '') return undefined;
+      const n = parseByteSize(value);
+      if (n === null || (spec.min !== undefined && n < spec.min)) throw new ConfigError(`${where}: "${raw}" is not a size (e.g. 500 MiB, 2 GB, -1)`);
+      return n;
+    }
     case 'url':
       if (value !== '') {
         try {
@@ -103,4 +110,17 @@ export function convert(sectionName: string, key: string, spec: KeySpec, raw: st
       return v;
     }
   }
+}
+
+const BYTE_UNITS: Record<string, number> = {
+  '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, t: 1e12, tb: 1e12,
+  ki: 2 ** 10, kib: 2 ** 10, mi: 2 ** 20, mib: 2 ** 20, gi: 2 ** 30, gib: 2 ** 30, ti: 2 ** 40, tib: 2 ** 40,
+};
+
+/** A size as go-humanize reads it (`500 MiB`, `2GB`, `1024`; `-1`), in bytes, or null. */
+export function parseByteSize(text: string): number | null {
+  if (text.trim() === '-1') return -1;
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
+  const unit = m ? BYTE_UNITS[m[2].toLowerCase()] : undefined;
+  return m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : null;
 }

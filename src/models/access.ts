@@ -82,3 +82,19 @@ async function loadOrgMembership(ctx: DbContext, orgId: number, userId: number):
   if (rows.length === 0) return 'none';
   return Number(rows[0].owner) === 1 ? 'owner' : 'member';
 }
+
+/**
+ * What a user's teams in an organization give on its packages (Gitea's determineAccessMode): the
+ * highest team mode, and the highest mode of the teams' Packages unit (`packagesUnit`).
+ */
+export async function orgPackageModes(ctx: DbContext, orgId: number, userId: number, packagesUnit: UnitType): Promise<{ team: AccessMode; unit: AccessMode }> {
+  const [row] = await db().query<{ team: number | null; unit: number | null }>(
+    `SELECT MAX(t.authorize) AS team, MAX(CASE WHEN u.type = :unit THEN u.access_mode END) AS unit
+       FROM team t
+       JOIN team_user tu ON tu.team_id = t.id AND tu.uid = :userId
+       LEFT JOIN team_unit u ON u.team_id = t.id
+      WHERE t.org_id = :orgId`,
+    { replacements: { orgId, userId, unit: packagesUnit }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  return { team: Number(row?.team ?? 0) as AccessMode, unit: Number(row?.unit ?? 0) as AccessMode };
+}

@@ -20,6 +20,7 @@ import type { RefChange } from '../../models/push-event.model';
 import type { ActionRunModel } from '../../models/action-run.model';
 import type { ReviewType } from '../../models/review.model';
 import type { JobView } from '../../models/action-job-view';
+import type { PackageModel, PackageVersionModel } from '../../models/package.model';
 
 /** A repository with its owner, as events name it. */
 export interface RepoRef { repo: RepositoryModel; owner: UserModel }
@@ -70,7 +71,12 @@ export interface Events {
   repositoryDeleted: { doer: UserModel; repo: RepositoryModel; owner: UserModel };
   /** Workflow runs or their jobs changed state (one transaction often settles several). */
   workflowRunsChanged: { changes: WorkflowChange[] };
+  /** A package version was published (`created`) or deleted; `pkg` as it was, with its owner and its linked repository, if any. */
+  packageChanged: { doer: UserModel; action: 'created' | 'deleted'; pkg: PackageRef };
 }
+
+/** A package version as events name it. */
+export interface PackageRef { owner: UserModel; repo: RepositoryModel | null; pkg: PackageModel; version: PackageVersionModel }
 
 /** A run's change: the run as it now is, the changed jobs' views (read only when wanted), and the run's action if it moved. */
 export interface WorkflowChange {
@@ -131,7 +137,7 @@ const EVENT_NAMES = Object.keys({
   issueCreated: 1, issueTitleChanged: 1, issueBodyChanged: 1, issueAssigneesChanged: 1, issueLabelsChanged: 1, issueMilestoneChanged: 1, issueStateChanged: 1,
   commentCreated: 1, commentEdited: 1, commentDeleted: 1, pullRequestOpened: 1, pullRequestBaseChanged: 1, pullRequestSynchronized: 1, pullReviewRequested: 1,
   pullReviewed: 1, refsChanged: 1, commitStatusCreated: 1, releaseChanged: 1, wikiChanged: 1, repositoryCreated: 1, repositoryForked: 1, repositoryRenamed: 1,
-  repositoryTransferred: 1, repositoryDeleted: 1, workflowRunsChanged: 1,
+  repositoryTransferred: 1, repositoryDeleted: 1, workflowRunsChanged: 1, packageChanged: 1,
 } satisfies Record<EventName, 1>) as EventName[];
 
 /** The one way services state events: `notify.<event>(tx, {...})` inside the transaction of the change. */

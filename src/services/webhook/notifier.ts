@@ -9,6 +9,7 @@ import { ReviewType } from '../../models/review.model';
 import { emitCommentEvent, emitForkEvent, emitIssueEvent, emitReleaseEvent, emitRepositoryEvent, emitStatusEvent, emitWikiEvent, emitWorkflowEvents, hookContext, type HookContext, type IssueEventKind } from './payload';
 import type { IssueView } from '../issue/view';
 import { PUSH_EFFECTS_TOPIC, processPushEffects, queuePushEffects } from './push-effects';
+import { emitPackageEvent } from './package-event';
 import { UserType } from '../../models/user.model';
 
 const REVIEW_EVENT: Partial<Record<ReviewType, IssueEventKind>> = {
@@ -56,4 +57,5 @@ export const webhookSubscriber: Subscriber = {
   },
   repositoryDeleted: (tx, e) => emitRepositoryEvent(tx, e.repo, e.owner, e.doer, 'deleted'),
   workflowRunsChanged: (tx, e) => emitWorkflowEvents(tx, e.changes),
+  packageChanged: (tx, e) => emitPackageEvent(tx, e.doer, e.action, e.pkg),
 };

@@ -1,0 +1,251 @@
+/**
+ * Packages in Gitea's tables: a package per owner, type and lower-case name (optionally linked to a
+ * repository); its versions; a version's files, each pointing at a blob stored once by content;
+ * and name/value properties of a version, file or package (ref_type 0, 1, 2). Internal packages
+ * (the Linux formats' generated indexes) are never listed.
+ */
+import { Op, QueryTypes } from 'sequelize';
+import { Table, Column, Model, DataType } from 'sequelize-typescript';
+import { db, isUniqueViolation, type DbContext } from '../db';
+import { PackageVersionModel } from './package-version.model';
+import { PackageFileModel } from './package-file.model';
+import { PackageBlobModel } from './package-blob.model';
+import { PackagePropertyModel, PropertyRef } from './package-property.model';
+
+export { PackageVersionModel, PackageFileModel, PackageBlobModel, PackagePropertyModel, PropertyRef };
+
+@Table({ tableName: 'package', underscored: true, timestamps: false })
+export class PackageModel extends Model {
+  @Column({ type: DataType.INTEGER, primaryKey: true, autoIncrement: true }) declare id: number;
+  @Column({ type: DataType.INTEGER, allowNull: false }) declare ownerId: number;
+  /** The linked repository (0: none). */
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare repoId: number;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare type: string;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare name: string;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare lowerName: string;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare semverCompatible: boolean;
+  @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare isInternal: boolean;
+}
+
+const nowUnix = () => Math.floor(Date.now() / 1000);
+
+/** The package of an owner by type and name (any case), internal ones included; or null. */
+export function findPackage(ctx: DbContext, ownerId: number, type: string, name: string): Promise<PackageModel | null> {
+  return PackageModel.findOne({ where: { ownerId, type, lowerName: name.toLowerCase() }, transaction: ctx.tx });
+}
+
+/** The package of an owner by type and name, made when it does not exist yet (answers whether it was made). */
+export async function findOrInsertPackage(
+  ctx: DbContext, p: { ownerId: number; type: string; name: string; semverCompatible: boolean; isInternal?: boolean },
+): Promise<{ pkg: PackageModel; created: boolean }> {
+  const found = await findPackage(ctx, p.ownerId, p.type, p.name);
+  if (found) return { pkg: found, created: false };
+  return { pkg: await PackageModel.create({ ...p, lowerName: p.name.toLowerCase(), isInternal: !!p.isInternal }, { transaction: ctx.tx }), created: true };
+}
+
+/** A version of a package by its name (any case), or null. */
+export function findVersion(ctx: DbContext, packageId: number, version: string): Promise<PackageVersionModel | null> {
+  return PackageVersionModel.findOne({ where: { packageId, lowerVersion: version.toLowerCase() }, transaction: ctx.tx });
+}
+
+/** Insert a version; null when the package already has it (in any case). */
+export async function insertVersion(
+  ctx: DbContext, v: { packageId: number; creatorId: number; version: string; metadataJson: string; isInternal?: boolean },
+): Promise<PackageVersionModel | null> {
+  try {
+    return await PackageVersionModel.create({ ...v, lowerVersion: v.version.toLowerCase(), createdUnix: nowUnix(), isInternal: !!v.isInternal }, { transaction: ctx.tx });
+  } catch (err) {
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
+
+/** The four hashes and the size of some content. */
+export interface BlobHashes { size: number; md5: string; sha1: string; sha256: string; sha512: string }
+
+/** The blob of exactly this content (size and all four hashes), or null. */
+export function findBlob(ctx: DbContext, h: BlobHashes): Promise<PackageBlobModel | null> {
+  return PackageBlobModel.findOne({ where: { size: h.size, hashMd5: h.md5, hashSha1: h.sha1, hashSha256: h.sha256, hashSha512: h.sha512 }, transaction: ctx.tx });
+}
+
+/** Insert a blob row. */
+export function insertBlob(ctx: DbContext, h: BlobHashes): Promise<PackageBlobModel> {
+  return PackageBlobModel.create({ size: h.size, hashMd5: h.md5, hashSha1: h.sha1, hashSha256: h.sha256, hashSha512: h.sha512, createdUnix: nowUnix() }, { transaction: ctx.tx });
+}
+
+/** Insert a file of a version; null when the version already has a file of that name and key. */
+export async function insertFile(
+  ctx: DbContext, f: { versionId: number; blobId: number; name: string; compositeKey: string; isLead: boolean },
+): Promise<PackageFileModel | null> {
+  try {
+    return await PackageFileModel.create({ ...f, lowerName: f.name.toLowerCase(), createdUnix: nowUnix() }, { transaction: ctx.tx });
+  } catch (err) {
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
+
+/** Insert properties of a version, file or package. */
+export async function insertProperties(ctx: DbContext, refType: PropertyRef, refId: number, props: Record<string, string>): Promise<void> {
+  const rows = Object.entries(props).map(([name, value]) => ({ refType, refId, name, value }));
+  if (rows.length) await PackagePropertyModel.bulkCreate(rows, { transaction: ctx.tx });
+}
+
+/** The properties of several versions, files or packages, by owner id and name. */
+export async function propertiesOf(ctx: DbContext, refType: PropertyRef, refIds: number[]): Promise<Map<number, Record<string, string>>> {
+  const out = new Map<number, Record<string, string>>();
+  if (refIds.length === 0) return out;
+  for (const p of await PackagePropertyModel.findAll({ where: { refType, refId: { [Op.in]: refIds } }, order: [['id', 'ASC']], transaction: ctx.tx })) {
+    const props = out.get(p.refId) ?? {};
+    props[p.name] = p.value;
+    out.set(p.refId, props);
+  }
+  return out;
+}
+
+/** How many (non-internal) versions the owner has. */
+export async function ownerVersionCount(ctx: DbContext, ownerId: number): Promise<number> {
+  const [row] = await db().query<{ n: number }>(
+    'SELECT COUNT(*) AS n FROM package_version v JOIN package p ON p.id = v.package_id WHERE p.owner_id = :ownerId AND v.is_internal = :no',
+    { replacements: { ownerId, no: false }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  return Number(row.n);
+}
+
+/** The bytes of the owner's (non-internal) files, a shared blob counted once per file (as Gitea). */
+export async function ownerFileBytes(ctx: DbContext, ownerId: number): Promise<number> {
+  const [row] = await db().query<{ n: number | null }>(
+    `SELECT SUM(b.size) AS n FROM package_file f JOIN package_blob b ON b.id = f.blob_id JOIN package_version v ON v.id = f.version_id
+       JOIN package p ON p.id = v.package_id WHERE p.owner_id = :ownerId AND v.is_internal = :no`,
+    { replacements: { ownerId, no: false }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  return Number(row.n ?? 0);
+}
+
+/** A version with its package. */
+export interface VersionRow { pkg: PackageModel; version: PackageVersionModel }
+
+/** Which versions a listing takes: an owner's, of a type, names containing `q`, or exactly `name`. */
+export interface VersionFilter { ownerId: number; type?: string; q?: string; name?: string }
+
+function versionWhere(f: VersionFilter): { sql: string; replacements: Record<string, unknown> } {
+  const parts = ['p.owner_id = :ownerId', 'v.is_internal = :no', 'p.is_internal = :no'];
+  const replacements: Record<string, unknown> = { ownerId: f.ownerId, no: false };
+  if (f.type) { parts.push('p.type = :type'); replacements.type = f.type; }
+  if (f.name !== undefined) { parts.push('p.lower_name = :name'); replacements.name = f.name.toLowerCase(); }
+  if (f.q) { parts.push("p.lower_name LIKE :q ESCAPE '\\'"); replacements.q = `%${f.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`; }
+  return { sql: parts.join(' AND '), replacements };
+}
+
+/** One page of versions, newest first (created time, then id), with the total. */
+export async function listVersions(ctx: DbContext, f: VersionFilter, limit: number, offset: number): Promise<{ rows: VersionRow[]; total: number }> {
+  const w = versionWhere(f);
+  const from = `FROM package_version v JOIN package p ON p.id = v.package_id WHERE ${w.sql}`;
+  const [count] = await db().query<{ n: number }>(`SELECT COUNT(*) AS n ${from}`, { replacements: w.replacements, type: QueryTypes.SELECT, transaction: ctx.tx });
+  const ids = await db().query<{ id: number }>(`SELECT v.id AS id ${from} ORDER BY v.created_unix DESC, v.id DESC LIMIT :limit OFFSET :offset`, {
+    replacements: { ...w.replacements, limit, offset }, type: QueryTypes.SELECT, transaction: ctx.tx,
+  });
+  return { rows: await versionsByIds(ctx, ids.map((r) => Number(r.id))), total: Number(count.n) };
+}
+
+/** Versions with their packages, in the order of `ids`. */
+export async function versionsByIds(ctx: DbContext, ids: number[]): Promise<VersionRow[]> {
+  if (ids.length === 0) return [];
+  const versions = await PackageVersionModel.findAll({ where: { id: { [Op.in]: ids } }, transaction: ctx.tx });
+  const pkgs = new Map((await PackageModel.findAll({ where: { id: { [Op.in]: [...new Set(versions.map((v) => v.packageId))] } }, transaction: ctx.tx })).map((p) => [p.id, p]));
+  const byId = new Map(versions.map((v) => [v.id, v]));
+  return ids.map((id) => byId.get(id)).filter((v): v is PackageVersionModel => !!v).map((version) => ({ version, pkg: pkgs.get(version.packageId)! }));
+}
+
+/** Every (non-internal) version of a package, oldest first. */
+export function versionsOfPackage(ctx: DbContext, packageId: number): Promise<PackageVersionModel[]> {
+  return PackageVersionModel.findAll({ where: { packageId, isInternal: false }, order: [['createdUnix', 'ASC'], ['id', 'ASC']], transaction: ctx.tx });
+}
+
+/** Every (non-internal) version of an owner's packages of one type, with the package, oldest first. */
+export async function versionsOfType(ctx: DbContext, ownerId: number, type: string): Promise<VersionRow[]> {
+  const pkgs = await PackageModel.findAll({ where: { ownerId, type, isInternal: false }, transaction: ctx.tx });
+  if (pkgs.length === 0) return [];
+  const byId = new Map(pkgs.map((p) => [p.id, p]));
+  const versions = await PackageVersionModel.findAll({
+    where: { packageId: { [Op.in]: pkgs.map((p) => p.id) }, isInternal: false }, order: [['createdUnix', 'ASC'], ['id', 'ASC']], transaction: ctx.tx,
+  });
+  return versions.map((version) => ({ version, pkg: byId.get(version.packageId)! }));
+}
+
+/** A file with its blob. */
+export interface FileRow { file: PackageFileModel; blob: PackageBlobModel }
+
+/** The files of versions with their blobs, in the order they were added. */
+export async function filesOfVersions(ctx: DbContext, versionIds: number[]): Promise<FileRow[]> {
+  if (versionIds.length === 0) return [];
+  const files = await PackageFileModel.findAll({ where: { versionId: { [Op.in]: versionIds } }, order: [['id', 'ASC']], transaction: ctx.tx });
+  const blobs = new Map((await PackageBlobModel.findAll({ where: { id: { [Op.in]: [...new Set(files.map((f) => f.blobId))] } }, transaction: ctx.tx })).map((b) => [b.id, b]));
+  return files.map((file) => ({ file, blob: blobs.get(file.blobId)! }));
+}
+
+/** Count a download of a version. */
+export async function countDownload(ctx: DbContext, versionId: number): Promise<void> {
+  await PackageVersionModel.increment('downloadCount', { by: 1, where: { id: versionId }, transaction: ctx.tx });
+}
+
+/** Delete a version with its files and their properties, and its own properties (blobs stay for the cleanup). */
+export async function deleteVersionRows(ctx: DbContext, versionId: number): Promise<void> {
+  const fileIds = (await PackageFileModel.findAll({ attributes: ['id'], where: { versionId }, transaction: ctx.tx })).map((f) => f.id);
+  if (fileIds.length) await PackagePropertyModel.destroy({ where: { refType: PropertyRef.File, refId: { [Op.in]: fileIds } }, transaction: ctx.tx });
+  await PackageFileModel.destroy({ where: { versionId }, transaction: ctx.tx });
+  await PackagePropertyModel.destroy({ where: { refType: PropertyRef.Version, refId: versionId }, transaction: ctx.tx });
+  await PackageVersionModel.destroy({ where: { id: versionId }, transaction: ctx.tx });
+}
+
+/** Link a package to a repository (0: unlink). */
+export async function setPackageRepo(ctx: DbContext, packageId: number, repoId: number): Promise<void> {
+  await PackageModel.update({ repoId }, { where: { id: packageId }, transaction: ctx.tx });
+}
+
+/** Unlink every package of a repository (the repository is going). */
+export async function unlinkPackagesOfRepo(ctx: DbContext, repoId: number): Promise<void> {
+  await PackageModel.update({ repoId: 0 }, { where: { repoId }, transaction: ctx.tx });
+}
+
+/** The (non-internal) packages linked to a repository. */
+export function packagesOfRepo(ctx: DbContext, repoId: number): Promise<PackageModel[]> {
+  return PackageModel.findAll({ where: { repoId, isInternal: false }, order: [['lowerName', 'ASC']], transaction: ctx.tx });
+}
+
+/** Does the owner have any (non-internal) version? */
+export async function ownerHasPackages(ctx: DbContext, ownerId: number): Promise<boolean> {
+  return (await ownerVersionCount(ctx, ownerId)) > 0;
+}
+
+/**
+ * Remove what no longer serves: packages without versions, and blobs no file uses that were made
+ * before `olderThanUnix` (a blob made since may belong to an upload in progress). Answers the
+ * removed blobs' sha256, whose stored files the caller deletes after the commit.
+ */
+export async function removeUnusedPackageRows(ctx: DbContext, olderThanUnix: number): Promise<string[]> {
+  await db().query('DELETE FROM package_property WHERE ref_type = :pkg AND ref_id IN (SELECT id FROM package WHERE id NOT IN (SELECT package_id FROM package_version))', {
+    replacements: { pkg: PropertyRef.Package }, transaction: ctx.tx,
+  });
+  await db().query('DELETE FROM package WHERE id NOT IN (SELECT package_id FROM package_version)', { transaction: ctx.tx });
+  const unused = await PackageBlobModel.findAll({
+    attributes: ['id', 'hashSha256'], transaction: ctx.tx,
+    where: { createdUnix: { [Op.lt]: olderThanUnix }, id: { [Op.notIn]: db().literal('(SELECT blob_id FROM package_file)') } },
+  });
+  if (unused.length) await PackageBlobModel.destroy({ where: { id: { [Op.in]: unused.map((b) => b.id) } }, transaction: ctx.tx });
+  return unused.map((b) => b.hashSha256);
+}
+
+/** The files of an owner's (non-internal) versions of one type named `name` (any case), newest first, with their blobs and versions. */
+export async function filesNamed(ctx: DbContext, ownerId: number, type: string, name: string): Promise<(FileRow & { version: PackageVersionModel })[]> {
+  const rows = await db().query<{ id: number }>(
+    `SELECT f.id AS id FROM package_file f JOIN package_version v ON v.id = f.version_id JOIN package p ON p.id = v.package_id
+      WHERE p.owner_id = :ownerId AND p.type = :type AND f.lower_name = :name AND v.is_internal = :no ORDER BY f.id DESC`,
+    { replacements: { ownerId, type, name: name.toLowerCase(), no: false }, type: QueryTypes.SELECT, transaction: ctx.tx },
+  );
+  if (rows.length === 0) return [];
+  const files = await PackageFileModel.findAll({ where: { id: { [Op.in]: rows.map((r) => Number(r.id)) } }, order: [['id', 'DESC']], transaction: ctx.tx });
+  const blobs = new Map((await PackageBlobModel.findAll({ where: { id: { [Op.in]: files.map((f) => f.blobId) } }, transaction: ctx.tx })).map((b) => [b.id, b]));
+  const versions = new Map((await PackageVersionModel.findAll({ where: { id: { [Op.in]: files.map((f) => f.versionId) } }, transaction: ctx.tx })).map((v) => [v.id, v]));
+  return files.map((file) => ({ file, blob: blobs.get(file.blobId)!, version: versions.get(file.versionId)! }));
+}

@@ -1,0 +1,175 @@
+/**
+ * The package registries under `/api/packages/{owner}/{type}/...`, as Gitea serves them to each
+ * format's own client: Go modules (the GOPROXY protocol) and R packages (a CRAN-like repository).
+ * Callers authenticate like git over HTTP (Basic with a password or token, or a token header);
+ * reads of a public owner need nothing. A refusal is Gitea's: plain text, and 401 with
+ * `WWW-Authenticate: Basic realm="Gitea Package API"` when the caller lacks the right. Everything
+ * answers 404 while [packages] ENABLED is off.
+ */
+import http from 'node:http';
+import { pipeline } from 'node:stream';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { settings, type PackageType } from '../config';
+import { HttpError, NotFound, TooLarge } from '../errors';
+import { authenticate } from '../middleware/auth';
+import { ctxOf } from '../middleware/context';
+import { AccessMode } from '../models/perm';
+import { findUserByName, UserType, type UserModel } from '../models/user.model';
+import { assertPackageAccess } from '../services/packages/access';
+import { openBlob, receiveBlob } from '../services/packages/blob-store';
+import { goInfo, goList, goMod, goZip, publishGoModule, type GoAnswer } from '../services/packages/go.service';
+import { cranDownload, cranIndex, publishCran, type CranFile } from '../services/packages/cran.service';
+import { log } from '../log';
+
+const NAME = /^[A-Za-z0-9_.-]+$/;
+
+function wrap(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
+  return (req, res, next) => { fn(req, res).catch(next); };
+}
+
+/** 404 for every route while the registries are off. */
+function enabled(_req: Request, _res: Response, next: NextFunction): void {
+  next(settings().packages.enabled ? undefined : new NotFound('Not found.'));
+}
+
+/** The owner of this request's packages (404 when unknown or not a user or organization). */
+async function ownerOf(req: Request): Promise<UserModel> {
+  const name = String(req.params.owner);
+  const owner = NAME.test(name) ? await findUserByName(ctxOf(req), name) : null;
+  if (!owner || (owner.type !== UserType.Individual && owner.type !== UserType.Organization)) throw new NotFound('Not found.');
+  return owner;
+}
+
+/** Run `fn` for the owner once the caller may `need` its packages. */
+function access(need: AccessMode.Read | AccessMode.Write, fn: (req: Request, res: Response, owner: UserModel) => Promise<void>): RequestHandler {
+  return wrap(async (req, res) => {
+    const owner = await ownerOf(req);
+    await assertPackageAccess(ctxOf(req), req.principal, owner, need);
+    await fn(req, res, owner);
+  });
+}
+
+/** The request's body as a temporary blob, refused at once (413) when it says it is larger than `max`. */
+async function uploadOf(req: Request, type: PackageType, max: number) {
+  const typeLimit = settings().packages.limitSize[type];
+  const cap = typeLimit > -1 && !req.principal.user?.isAdmin ? Math.min(max, typeLimit) : max;
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > cap) throw new TooLarge(`the upload is larger than ${cap} bytes`);
+  return receiveBlob(req, cap);
+}
+
+/** Send a stored file as Gitea does (attachment, Last-Modified, byte ranges). */
+function sendFile(req: Request, res: Response, f: { name: string; sha256: string; size: number; createdUnix: number }): void {
+  res.setHeader('Content-Type', 'application/octet-stream');
+  const ascii = f.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  res.setHeader('Content-Disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(f.name)}`);
+  res.setHeader('Access-Control-Expose-Headers', 'Content-Disposition');
+  res.setHeader('Last-Modified', new Date(f.createdUnix * 1000).toUTCString());
+  res.setHeader('Cache-Control', 'max-age=0, private, must-revalidate, no-transform');
+  res.setHeader('Accept-Ranges', 'bytes');
+  const since = Date.parse(String(req.headers['if-modified-since'] ?? ''));
+  if (Number.isFinite(since) && Math.floor(since / 1000) >= f.createdUnix) { res.status(304).end(); return; }
+  let start = 0;
+  let end = f.size - 1;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+  if (m && (m[1] || m[2]) && f.size > 0) {
+    if (m[1]) { start = Number(m[1]); end = m[2] ? Math.min(Number(m[2]), f.size - 1) : f.size - 1; } else { start = Math.max(0, f.size - Number(m[2])); }
+    if (start > end || start >= f.size) { res.status(416).setHeader('Content-Range', `bytes */${f.size}`); res.end(); return; }
+    res.status(206).setHeader('Content-Range', `bytes ${start}-${end}/${f.size}`);
+  }
+  res.setHeader('Content-Length', String(f.size === 0 ? 0 : end - start + 1));
+  if (req.method === 'HEAD' || f.size === 0) { res.end(); return; }
+  pipeline(openBlob(f.sha256, { start, end }), res, () => undefined);
+}
+
+/** Send what a Go read answered. */
+function sendGo(req: Request, res: Response, a: GoAnswer): void {
+  if (a.kind === 'file') return sendFile(req, res, a.file);
+  res.status(200).type(a.contentType).send(a.body);
+}
+
+/** Send a CRAN read's answer. */
+function sendCran(req: Request, res: Response, a: CranFile): void {
+  if (a.kind === 'file') return sendFile(req, res, a.file);
+  res.status(200).type(a.contentType).send(a.body);
+}
+
+/** Errors as Gitea's registries answer them: plain text, the status's headers (the 401 challenge). */
+function registryErrors(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+  if (res.headersSent) { res.destroy(); return; }
+  let status = 500;
+  let message = '';
+  let headers: Record<string, string> = {};
+  if (err instanceof HttpError) {
+    ({ status, message, headers } = err);
+  } else if (typeof (err as { status?: unknown })?.status === 'number' && (err as { status: number }).status < 500) {
+    status = (err as { status: number }).status;
+    message = http.STATUS_CODES[status] ?? 'Bad Request';
+  } else {
+    log.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
+  }
+  // why: a refused upload's body may still be arriving; the connection is not kept for a next request.
+  if (!req.complete) res.setHeader('Connection', 'close');
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.status(status).setHeader('X-Content-Type-Options', 'nosniff');
+  res.type('text/plain; charset=utf-8').send(message);
+}
+
+/** The registries' routes. */
+export function packagesRouter(): Router {
+  const r = express.Router();
+  const base = '/api/packages/:owner';
+  r.use(base, enabled, authenticate('refuse'));
+
+  // Go modules.
+  r.put(`${base}/go/upload`, access(AccessMode.Write, async (req, res, owner) => {
+    await publishGoModule(ctxOf(req), req.principal.user!, owner, await uploadOf(req, 'go', Number.MAX_SAFE_INTEGER));
+    res.status(201).end();
+  }));
+  r.get(`${base}/go/sumdb/sum.golang.org/supported`, (_req, res) => { res.status(404).end(); });
+  r.get(`${base}/go/*`, access(AccessMode.Read, async (req, res, owner) => {
+    const rest = String((req.params as unknown as Record<string, string>)[0] ?? '');
+    const ctx = ctxOf(req);
+    if (rest.endsWith('/@latest')) return sendGo(req, res, await goInfo(ctx, owner, rest.slice(0, -'/@latest'.length), 'latest'));
+    const at = rest.indexOf('/@v/');
+    if (at < 0) throw new NotFound('');
+    const module = rest.slice(0, at);
+    const file = rest.slice(at + 4);
+    if (file === 'list') return sendGo(req, res, await goList(ctx, owner, module));
+    const m = /^(.+)\.(info|mod|zip)$/.exec(file);
+    if (!m) throw new NotFound('');
+    const read = { info: goInfo, mod: goMod, zip: goZip }[m[2] as 'info' | 'mod' | 'zip'];
+    sendGo(req, res, await read(ctx, owner, module, m[1]));
+  }));
+
+  // R packages.
+  r.put(`${base}/cran/src`, access(AccessMode.Write, async (req, res, owner) => {
+    await publishCran(ctxOf(req), req.principal.user!, owner, null, await uploadOf(req, 'cran', Number.MAX_SAFE_INTEGER));
+    res.status(201).end();
+  }));
+  r.put(`${base}/cran/bin`, access(AccessMode.Write, async (req, res, owner) => {
+    const platform = String(req.query.platform ?? '').trim();
+    const rversion = String(req.query.rversion ?? '').trim();
+    if (!platform || !rversion) throw new HttpError(400, 'platform and rversion are required');
+    await publishCran(ctxOf(req), req.principal.user!, owner, { platform, rversion }, await uploadOf(req, 'cran', Number.MAX_SAFE_INTEGER));
+    res.status(201).end();
+  }));
+  r.get(`${base}/cran/src/contrib/:file`, access(AccessMode.Read, async (req, res, owner) => {
+    const file = String(req.params.file);
+    const index = /^PACKAGES(\.gz)?$/.exec(file);
+    sendCran(req, res, index ? await cranIndex(ctxOf(req), owner, null, !!index[1]) : await cranDownload(ctxOf(req), owner, null, file));
+  }));
+  r.get(`${base}/cran/src/contrib/Archive/:name/:file`, access(AccessMode.Read, async (req, res, owner) => {
+    sendCran(req, res, await cranDownload(ctxOf(req), owner, null, String(req.params.file)));
+  }));
+  r.get(`${base}/cran/bin/:platform/contrib/:rversion/:file`, access(AccessMode.Read, async (req, res, owner) => {
+    const bin = { platform: String(req.params.platform), rversion: String(req.params.rversion) };
+    const file = String(req.params.file);
+    const index = /^PACKAGES(\.gz)?$/.exec(file);
+    sendCran(req, res, index ? await cranIndex(ctxOf(req), owner, bin, !!index[1]) : await cranDownload(ctxOf(req), owner, bin, file));
+  }));
+
+  r.all([base, `${base}/*`], (_req, _res, next) => next(new NotFound('Not found.')));
+  r.use(base, registryErrors);
+  return r;
+}

@@ -1,0 +1,115 @@
+/**
+ * Archives of many gigabytes of zeros that are only megabytes long, made without compressing the
+ * zeros: a deflate stream is a run of independent blocks, so one compressed megabyte of zeros (its
+ * own complete blocks, flushed to a byte boundary) is repeated, and an empty final block ends it.
+ * The CRC is computed over the real zeros, so every archive is valid to the end.
+ */
+import zlib from 'node:zlib';
+
+const MB = 2 ** 20;
+const ZERO_MB = Buffer.alloc(MB);
+const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
+
+/** `size` zeros as raw deflate blocks (no final block), and the CRC-32 going on from `crc` over them. */
+function deflatedZeros(size: number, crc = 0): { data: Buffer; crc: number } {
+  const whole = Math.floor(size / MB);
+  const rest = size % MB;
+  const block = zlib.deflateRawSync(ZERO_MB, { finishFlush: zlib.constants.Z_FULL_FLUSH });
+  const parts: Buffer[] = new Array<Buffer>(whole).fill(block);
+  if (rest) parts.push(zlib.deflateRawSync(Buffer.alloc(rest), { finishFlush: zlib.constants.Z_FULL_FLUSH }));
+  for (let i = 0; i < whole; i++) crc = zlib.crc32(ZERO_MB, crc);
+  if (rest) crc = zlib.crc32(Buffer.alloc(rest), crc);
+  return { data: Buffer.concat(parts), crc };
+}
+
+/** A zip whose entries are `[name, size]` zeros, deflated (each entry under 4 GiB: no zip64). */
+export function zipOfZeros(entries: [string, number][]): Buffer {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const [name, size] of entries) {
+    const zeros = deflatedZeros(Math.floor(size));
+    const data = Buffer.concat([zeros.data, FINAL_BLOCK]);
+    const crc = zeros.crc;
+    const n = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc >>> 0, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(Math.floor(size), 22);
+    local.writeUInt16LE(n.length, 26);
+    const head = Buffer.alloc(46);
+    head.writeUInt32LE(0x02014b50, 0);
+    head.writeUInt16LE(0x031e, 4);
+    head.writeUInt16LE(20, 6);
+    head.writeUInt16LE(8, 10);
+    head.writeUInt32LE(crc >>> 0, 16);
+    head.writeUInt32LE(data.length, 20);
+    head.writeUInt32LE(Math.floor(size), 24);
+    head.writeUInt16LE(n.length, 28);
+    head.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+    head.writeUInt32LE(offset, 42);
+    locals.push(local, n, data);
+    central.push(head, n);
+    offset += local.length + n.length + data.length;
+  }
+  const dir = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
+}
+
+/** A ustar header of a regular file. */
+function tarHeader(name: string, size: number): Buffer {
+  const h = Buffer.alloc(512);
+  h.write(name, 0, 100);
+  h.write('0000644\0', 100);
+  h.write('0000000\0', 108);
+  h.write('0000000\0', 116);
+  h.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
+  h.write('00000000000\0', 136);
+  h.write('        ', 148);
+  h.write('0', 156);
+  h.write('ustar\0', 257);
+  h.write('00', 263);
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+  return h;
+}
+
+/**
+ * A .tar.gz whose files are `[name, size]` zeros (each under 8 GiB), then its end blocks: every
+ * header and zero run deflated as blocks of their own.
+ */
+export function tarGzOfZeros(files: [string, number][]): Buffer {
+  const parts: Buffer[] = [Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3])];
+  let crc = 0;
+  let total = 0;
+  const plain = (b: Buffer) => {
+    parts.push(zlib.deflateRawSync(b, { finishFlush: zlib.constants.Z_FULL_FLUSH }));
+    crc = zlib.crc32(b, crc);
+    total += b.length;
+  };
+  for (const [name, size] of files) {
+    plain(tarHeader(name, size));
+    const padded = Math.ceil(size / 512) * 512;
+    const zeros = deflatedZeros(padded, crc);
+    parts.push(zeros.data);
+    crc = zeros.crc;
+    total += padded;
+  }
+  plain(Buffer.alloc(1024));
+  parts.push(FINAL_BLOCK);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(total % 2 ** 32, 4);
+  parts.push(trailer);
+  return Buffer.concat(parts);
+}
