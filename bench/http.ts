@@ -3,6 +3,7 @@
  * streams cost the client about 5 ms per 2 MB archive, which would be counted as the forge's time.
  */
 import http from 'node:http';
+import { percentile } from './util';
 
 /** Kept-alive connections shared by every timedGet of this process. */
 export const agent = new http.Agent({ keepAlive: true });
@@ -60,4 +61,45 @@ export async function pacedGets(url: string, headers: Record<string, string>, ra
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN) * 10) / 10;
   return { rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors };
+}
+
+/** What an evenly paced prober measured. */
+export interface Probe { p50: number; p99: number; samples: number; errors: number; seconds: number }
+
+/**
+ * GET `url` at `rate` per second until stopped, each request sent when its turn comes and its
+ * latency counted from that turn, as pacedGets does. why not pacedGets: it runs for a
+ * number of seconds fixed in advance, and the sync window is known only when it has ended.
+ */
+export function pacedUntilStopped(url: string, rate: number): { stop: () => Promise<Probe> } {
+  const pool = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const latencies: number[] = [];
+  const pending: Promise<void>[] = [];
+  let errors = 0;
+  let sent = 0;
+  const start = process.hrtime.bigint();
+  const nowMs = () => Number(process.hrtime.bigint() - start) / 1e6;
+  const one = (dueMs: number) => new Promise<void>((resolve) => {
+    http.get(url, { agent: pool }, (res) => {
+      res.resume();
+      res.once('end', () => {
+        if (res.statusCode === 200) latencies.push(nowMs() - dueMs);
+        else errors++;
+        resolve();
+      });
+    }).once('error', () => { errors++; resolve(); });
+  });
+  const timer = setInterval(() => {
+    const due = Math.floor((nowMs() * rate) / 1000) + 1;
+    for (; sent < due; sent++) pending.push(one((sent * 1000) / rate));
+  }, 1);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      const seconds = nowMs() / 1000;
+      await Promise.all(pending);
+      pool.destroy();
+      return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, errors, seconds };
+    },
+  };
 }

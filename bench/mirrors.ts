@@ -24,7 +24,8 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { newServer, type TestServer } from '../test/helpers/server';
-import { benchHome, COMMITS, generateSource, gitEnv, percentile, pushSource, timedGit } from './util';
+import { benchHome, COMMITS, generateSource, gitEnv, pushSource, timedGit } from './util';
+import { pacedUntilStopped, type Probe } from './http';
 import {
   checkCounters, COMMENT_COLS, commentBody, COUNTER_COLS, dropIndexes, ISSUE_COLS, ISSUE_LABEL_COLS, issueBody, LABEL_COLS, LABELS, openBulk, prng, title, type Bulk,
 } from './issues';
@@ -94,47 +95,6 @@ async function eachLimit<T>(items: T[], n: number, fn: (item: T, i: number) => P
       await fn(items[i], i);
     }
   }));
-}
-
-/** What an evenly paced prober measured. */
-interface Probe { p50: number; p99: number; samples: number; errors: number; seconds: number }
-
-/**
- * GET `url` at `rate` per second until stopped, each request sent when its turn comes and its
- * latency counted from that turn, as bench/http's pacedGets does. why not pacedGets: it runs for a
- * number of seconds fixed in advance, and the sync window is known only when it has ended.
- */
-function pacedUntilStopped(url: string, rate: number): { stop: () => Promise<Probe> } {
-  const pool = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const latencies: number[] = [];
-  const pending: Promise<void>[] = [];
-  let errors = 0;
-  let sent = 0;
-  const start = process.hrtime.bigint();
-  const nowMs = () => Number(process.hrtime.bigint() - start) / 1e6;
-  const one = (dueMs: number) => new Promise<void>((resolve) => {
-    http.get(url, { agent: pool }, (res) => {
-      res.resume();
-      res.once('end', () => {
-        if (res.statusCode === 200) latencies.push(nowMs() - dueMs);
-        else errors++;
-        resolve();
-      });
-    }).once('error', () => { errors++; resolve(); });
-  });
-  const timer = setInterval(() => {
-    const due = Math.floor((nowMs() * rate) / 1000) + 1;
-    for (; sent < due; sent++) pending.push(one((sent * 1000) / rate));
-  }, 1);
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      const seconds = nowMs() / 1000;
-      await Promise.all(pending);
-      pool.destroy();
-      return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, errors, seconds };
-    },
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -174,7 +174,8 @@ async function runWorker(): Promise<void> {
   actions = startActionsWork();
   mirrors = startMirrorWork();
   if (process.env.FORGE_WORKER_INDEX === '0') sessionCleanup = startSessionCleanup();
-  if (process.env.FORGE_WORKER_INDEX === '0') packageCleanup = startPackageCleanup();
+  // why: every worker answers POST /admin/cron/cleanup_packages; one keeps the schedule.
+  packageCleanup = startPackageCleanup(process.env.FORGE_WORKER_INDEX === '0');
   const addr = srv.address() as AddressInfo;
   process.send?.({ forgeReady: true, http: hostPort(addr.address, addr.port), ssh: ssh ? hostPort(s.server.sshListenHost, ssh.port) : null });
 }

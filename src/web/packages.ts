@@ -10,7 +10,7 @@ import http from 'node:http';
 import { pipeline } from 'node:stream';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { settings, type PackageType } from '../config';
-import { HttpError, NotFound, TooLarge } from '../errors';
+import { Forbidden, HttpError, NotFound, TooLarge } from '../errors';
 import { authenticate } from '../middleware/auth';
 import { ctxOf } from '../middleware/context';
 import { AccessMode } from '../models/perm';
@@ -18,6 +18,8 @@ import { findUserByName, UserType, type UserModel } from '../models/user.model';
 import { assertPackageAccess } from '../services/packages/access';
 import { openBlob, receiveBlob } from '../services/packages/blob-store';
 import { goInfo, goList, goMod, goZip, publishGoModule, type GoAnswer } from '../services/packages/go.service';
+import { GO_MAX_ZIP_BYTES } from '../services/packages/go';
+import { CRAN_MAX_BYTES } from '../services/packages/cran';
 import { cranDownload, cranIndex, publishCran, type CranFile } from '../services/packages/cran.service';
 import { log } from '../log';
 
@@ -49,13 +51,18 @@ function access(need: AccessMode.Read | AccessMode.Write, fn: (req: Request, res
   });
 }
 
-/** The request's body as a temporary blob, refused at once (413) when it says it is larger than `max`. */
-async function uploadOf(req: Request, type: PackageType, max: number) {
-  const typeLimit = settings().packages.limitSize[type];
-  const cap = typeLimit > -1 && !req.principal.user?.isAdmin ? Math.min(max, typeLimit) : max;
+/**
+ * The request's body as a temporary blob, refused as soon as it says or shows it is larger than the
+ * format allows (413) or than [packages] LIMIT_SIZE_<TYPE> (Gitea's 403; site administrators are exempt).
+ */
+async function uploadOf(req: Request, type: PackageType, formatMax: number) {
+  const typeLimit = req.principal.user?.isAdmin ? -1 : settings().packages.limitSize[type];
+  const byType = typeLimit > -1 && typeLimit < formatMax;
+  const cap = byType ? typeLimit : formatMax;
+  const tooLarge = () => (byType ? new Forbidden('maximum allowed package type size exceeded') : new TooLarge(`the upload is larger than ${cap} bytes`));
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > cap) throw new TooLarge(`the upload is larger than ${cap} bytes`);
-  return receiveBlob(req, cap);
+  if (Number.isFinite(declared) && declared > cap) throw tooLarge();
+  return receiveBlob(req, cap, tooLarge);
 }
 
 /** Send a stored file as Gitea does (attachment, Last-Modified, byte ranges). */
@@ -123,7 +130,7 @@ export function packagesRouter(): Router {
 
   // Go modules.
   r.put(`${base}/go/upload`, access(AccessMode.Write, async (req, res, owner) => {
-    await publishGoModule(ctxOf(req), req.principal.user!, owner, await uploadOf(req, 'go', Number.MAX_SAFE_INTEGER));
+    await publishGoModule(ctxOf(req), req.principal.user!, owner, await uploadOf(req, 'go', GO_MAX_ZIP_BYTES));
     res.status(201).end();
   }));
   r.get(`${base}/go/sumdb/sum.golang.org/supported`, (_req, res) => { res.status(404).end(); });
@@ -144,14 +151,14 @@ export function packagesRouter(): Router {
 
   // R packages.
   r.put(`${base}/cran/src`, access(AccessMode.Write, async (req, res, owner) => {
-    await publishCran(ctxOf(req), req.principal.user!, owner, null, await uploadOf(req, 'cran', Number.MAX_SAFE_INTEGER));
+    await publishCran(ctxOf(req), req.principal.user!, owner, null, await uploadOf(req, 'cran', CRAN_MAX_BYTES));
     res.status(201).end();
   }));
   r.put(`${base}/cran/bin`, access(AccessMode.Write, async (req, res, owner) => {
     const platform = String(req.query.platform ?? '').trim();
     const rversion = String(req.query.rversion ?? '').trim();
     if (!platform || !rversion) throw new HttpError(400, 'platform and rversion are required');
-    await publishCran(ctxOf(req), req.principal.user!, owner, { platform, rversion }, await uploadOf(req, 'cran', Number.MAX_SAFE_INTEGER));
+    await publishCran(ctxOf(req), req.principal.user!, owner, { platform, rversion }, await uploadOf(req, 'cran', CRAN_MAX_BYTES));
     res.status(201).end();
   }));
   r.get(`${base}/cran/src/contrib/:file`, access(AccessMode.Read, async (req, res, owner) => {

@@ -16,6 +16,7 @@ import { startWorld, type World, type TestUser } from '../helpers/world';
 import { count } from '../helpers/db';
 import { zipOfZeros } from '../helpers/bombs';
 import { startTlsProxy } from '../helpers/tls-proxy';
+import { goModuleZip } from '../helpers/packages';
 
 const run = promisify(execFile);
 
@@ -35,17 +36,7 @@ describe('packages: Go modules with the go command', function () {
   const rows = () => count(w.server, 'SELECT (SELECT COUNT(*) FROM package) + (SELECT COUNT(*) FROM package_version) + (SELECT COUNT(*) FROM package_blob) AS n');
   const tmpFiles = () => (fs.existsSync(path.join(w.server.dataDir, 'packages', 'tmp')) ? fs.readdirSync(path.join(w.server.dataDir, 'packages', 'tmp')) : []);
 
-  /** A module zip as `zip -r -D` makes it from `{module}@{version}/` with go.mod and one Go file. */
-  async function moduleZip(module: string, version: string, body: string): Promise<Buffer> {
-    const root = fs.mkdtempSync(path.join(tmp, 'mod-'));
-    const dir = path.join(root, `${module}@${version}`);
-    fs.mkdirSync(dir, { recursive: true });
-    const pkgName = path.basename(module.replace(/\/v\d+$/, ''));
-    fs.writeFileSync(path.join(dir, 'go.mod'), `module ${module}\n\ngo 1.19\n`);
-    fs.writeFileSync(path.join(dir, `${pkgName}.go`), `package ${pkgName}\n\nfunc Hello() string { return ${JSON.stringify(body)} }\n`);
-    await run('zip', ['-q', '-r', '-D', path.join(root, 'm.zip'), `${module}@${version}`], { cwd: root });
-    return fs.readFileSync(path.join(root, 'm.zip'));
-  }
+  const moduleZip = (module: string, version: string, body: string) => goModuleZip(tmp, module, version, body);
 
   /**
    * Run the go command in a fresh module that imports `module`, with its own caches and HOME;

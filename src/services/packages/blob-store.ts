@@ -28,9 +28,9 @@ export function blobPath(sha256: string): string {
 
 /**
  * Stream `body` into a temporary file, hashing it as it arrives; more than `maxBytes` (when not
- * negative) stops the upload with 413 and leaves no file.
+ * negative) stops the upload with `tooLarge()` (413 by default) and leaves no file.
  */
-export async function receiveBlob(body: Readable, maxBytes: number): Promise<TempBlob> {
+export async function receiveBlob(body: Readable, maxBytes: number, tooLarge: () => Error = () => new TooLarge(`the upload is larger than ${maxBytes} bytes`)): Promise<TempBlob> {
   const tmpDir = path.join(settings().packages.path, 'tmp');
   await fsp.mkdir(tmpDir, { recursive: true });
   const file = path.join(tmpDir, `upload-${process.pid}-${crypto.randomBytes(8).toString('hex')}`);
@@ -39,7 +39,7 @@ export async function receiveBlob(body: Readable, maxBytes: number): Promise<Tem
   const hashing = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
-      if (maxBytes >= 0 && size > maxBytes) return done(new TooLarge(`the upload is larger than ${maxBytes} bytes`));
+      if (maxBytes >= 0 && size > maxBytes) return done(tooLarge());
       for (const h of hashers) h.update(chunk);
       done(null, chunk);
     },

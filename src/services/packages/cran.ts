@@ -8,6 +8,9 @@ import fs from 'node:fs';
 import { BadRequest } from '../../errors';
 import { readTarGz, readZip, type ArchiveCaps } from './archive';
 
+/** The largest package file accepted. */
+export const CRAN_MAX_BYTES = 2 * 1024 * 1024 * 1024;
+
 const CAPS: ArchiveCaps = { maxEntries: 100_000, maxUnpackedBytes: 2 * 1024 * 1024 * 1024, maxRatio: 1000 };
 const MAX_DESCRIPTION_BYTES = 1024 * 1024;
 const NAME = /^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$/;

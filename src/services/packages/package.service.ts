@@ -142,10 +142,13 @@ export async function cleanupPackages(): Promise<number> {
   return gone.length;
 }
 
-/** Start the cleanup's timer (with [packages] ENABLED and [cron.cleanup_packages] ENABLED); `stop` ends it. */
-export function startPackageCleanup(): { stop(): void } | null {
+/**
+ * Register the cleanup as the cron task `cleanup_packages` (so any worker runs it on request) and,
+ * with `timer`, start its schedule ([cron.cleanup_packages] ENABLED); `stop` ends it.
+ */
+export function startPackageCleanup(timer: boolean): { stop(): void } | null {
   const c = settings().cleanupPackages;
   if (!settings().packages.enabled) return null;
   registerCronTask('cleanup_packages', c.schedule * 1000, cleanupPackages);
-  return c.enabled ? scheduleCronTask('cleanup_packages') : null;
+  return timer && c.enabled ? scheduleCronTask('cleanup_packages') : null;
 }

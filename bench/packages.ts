@@ -1,0 +1,555 @@
+/**
+ * bench/packages: the Go module and R package registries under upload load, and the two formats'
+ * own clients against them.
+ * - Made up front, outside every clock: BENCH_GO_MODULES (100) Go modules × BENCH_GO_VERSIONS (10)
+ *   versions as module zips (stored, as `zip -0` makes them: go.mod and one Go file under
+ *   `{module}@{version}/`), and BENCH_R_PACKAGES (500) R packages × BENCH_R_VERSIONS (2) versions
+ *   as source tarballs (DESCRIPTION, NAMESPACE, one R file under `{name}/`).
+ * - The uploads: BENCH_CLIENTS (16) clients, each a loop PUTting the next file (Go and R mixed, the
+ *   versions of a package in order) over kept-alive connections with Basic auth; uploads per second
+ *   over the whole phase. The baseline is the same clients PUTting the same bodies into a node
+ *   http server that only writes each body to a file. `GET /api/v1/version` is evenly paced
+ *   (BENCH_PROBE_RATE, 50/s) from the first upload until PACKAGES lists every package.
+ * - From the answer of the last upload, `PACKAGES` is read again and again until it lists every R
+ *   package at its newest version.
+ * - A static file server (node http, files from a directory tree in the registries' URL layout)
+ *   is given the very bytes the forge serves (fetched once, and checked against the uploads). Then
+ *   `go mod download` of BENCH_DOWNLOADS (50) modules (a go.mod requiring each one's newest
+ *   version; fresh GOPATH, module cache and build cache each time) and R's
+ *   `available.packages(type = "source")` (a fresh Rscript each time) are timed against both
+ *   servers, taken in turn for BENCH_ROUNDS (3) rounds after one untimed run against each; medians.
+ * Targets (the issue's): PACKAGES lists them all under 2 s after the last upload; /version p99
+ * under 50 ms throughout; each client's time within 1.2 times the static server's.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import zlib from 'node:zlib';
+import { spawn, execFileSync } from 'node:child_process';
+import tar from 'tar-stream';
+import type { TestServer } from '../test/helpers/server';
+import { benchServer, median, percentile } from './util';
+import { pacedUntilStopped, type Probe } from './http';
+
+const GO_MODULES = Number(process.env.BENCH_GO_MODULES ?? '100');
+const GO_VERSIONS = Number(process.env.BENCH_GO_VERSIONS ?? '10');
+const R_PACKAGES = Number(process.env.BENCH_R_PACKAGES ?? '500');
+const R_VERSIONS = Number(process.env.BENCH_R_VERSIONS ?? '2');
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? '16');
+const DOWNLOADS = Math.min(GO_MODULES, Number(process.env.BENCH_DOWNLOADS ?? '50'));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '3');
+const PROBE_RATE = Number(process.env.BENCH_PROBE_RATE ?? '50');
+const KEEP = !!process.env.BENCH_KEEP;
+/** Targets of the issue. */
+const PACKAGES_SECONDS = 2;
+const P99_MS = 50;
+const CLIENT_RATIO = 1.2;
+/** How long PACKAGES may lag before the run fails. */
+const PACKAGES_LIMIT_MS = 60_000;
+/** Every file's time stamp in the archives (2025-01-01). */
+const MTIME = new Date(Date.UTC(2025, 0, 1));
+
+const say = (m: string) => process.stderr.write(`[packages] ${m}\n`);
+const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pad = (i: number, n: number) => String(i).padStart(String(n).length, '0');
+
+// ---------------------------------------------------------------------------------------------
+// The files
+
+/** A deterministic generator of numbers in [0, 1). */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const WORDS = ['module', 'version', 'request', 'answer', 'index', 'registry', 'package', 'client', 'server', 'upload', 'archive', 'checksum',
+  'proxy', 'source', 'build', 'cache', 'list', 'latest', 'stable', 'release', 'import', 'export', 'value', 'function', 'return', 'error'];
+
+/** `lines` comment lines of words, each starting with `lead`. */
+function filler(r: () => number, lead: string, lines: number): string {
+  let out = '';
+  for (let i = 0; i < lines; i++) {
+    const n = 6 + Math.floor(r() * 8);
+    out += `${lead}${Array.from({ length: n }, () => WORDS[Math.floor(r() * WORDS.length)]).join(' ')}.\n`;
+  }
+  return out;
+}
+
+/** A zip of stored (uncompressed) entries, as `zip -0 -D` writes them: no directory entries, Unix mode 0644. */
+function storedZip(files: [string, Buffer][]): Buffer {
+  const dosDate = ((MTIME.getUTCFullYear() - 1980) << 9) | ((MTIME.getUTCMonth() + 1) << 5) | MTIME.getUTCDate();
+  const parts: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const [name, data] of files) {
+    const n = Buffer.from(name, 'utf8');
+    const crc = zlib.crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(10, 4); // version needed: 1.0, stored
+    local.writeUInt16LE(0x0800, 6); // names are UTF-8
+    local.writeUInt16LE(0, 8); // stored
+    local.writeUInt16LE(0, 10);
+    local.writeUInt16LE(dosDate, 12);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(n.length, 26);
+    local.writeUInt16LE(0, 28);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(0x02014b50, 0);
+    entry.writeUInt16LE((3 << 8) | 30, 4); // made by Unix, 3.0
+    entry.writeUInt16LE(10, 6);
+    entry.writeUInt16LE(0x0800, 8);
+    entry.writeUInt16LE(0, 10);
+    entry.writeUInt16LE(0, 12);
+    entry.writeUInt16LE(dosDate, 14);
+    entry.writeUInt32LE(crc, 16);
+    entry.writeUInt32LE(data.length, 20);
+    entry.writeUInt32LE(data.length, 24);
+    entry.writeUInt16LE(n.length, 28);
+    // extra, comment, disk, internal attributes: 0
+    entry.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+    entry.writeUInt32LE(offset, 42);
+    parts.push(local, n, data);
+    central.push(entry, n);
+    offset += local.length + n.length + data.length;
+  }
+  const dir = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(files.length, 8);
+  end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...parts, dir, end]);
+}
+
+/** A tar.gz of plain files. */
+async function tarGz(files: [string, string][]): Promise<Buffer> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  pack.on('data', (c: unknown) => { chunks.push(c as Buffer); });
+  const ended = new Promise<void>((resolve, reject) => { pack.once('end', resolve); pack.once('error', reject); });
+  for (const [name, text] of files) pack.entry({ name, mode: 0o644, mtime: MTIME, uname: 'bench', gname: 'bench' }, text);
+  pack.finalize();
+  await ended;
+  return zlib.gzipSync(Buffer.concat(chunks));
+}
+
+/** One upload: which registry, the package and version, the bytes. */
+interface Upload { kind: 'go' | 'cran'; name: string; version: string; file: string; body: Buffer }
+
+const moduleOf = (i: number) => `example.com/m${pad(i, GO_MODULES)}`;
+const goVersion = (j: number) => `v1.0.${j}`;
+const rName = (i: number) => `pkg${pad(i, R_PACKAGES)}`;
+const rVersion = (j: number) => `1.0.${j}`;
+
+function goModule(i: number, j: number): Upload {
+  const module = moduleOf(i);
+  const version = goVersion(j);
+  const pkg = module.split('/').pop()!;
+  const r = prng(i * 1000 + j + 1);
+  const goMod = `module ${module}\n\ngo 1.19\n`;
+  const source = `// Package ${pkg} is module ${i} of bench/packages, at ${version}.\npackage ${pkg}\n\n`
+    + `// Version is this module's version.\nconst Version = "${version}"\n\n${filler(r, '// ', 60)}`
+    + `\n// Hello answers the module and its version.\nfunc Hello() string { return "${module} " + Version }\n`;
+  const prefix = `${module}@${version}/`;
+  return { kind: 'go', name: module, version, file: `${version}.zip`, body: storedZip([[`${prefix}go.mod`, Buffer.from(goMod)], [`${prefix}${pkg}.go`, Buffer.from(source)]]) };
+}
+
+async function rPackage(i: number, j: number): Promise<Upload> {
+  const name = rName(i);
+  const version = rVersion(j);
+  const r = prng(7_000_000 + i * 1000 + j);
+  const description = [`Package: ${name}`, 'Type: Package', `Title: Bench Package ${i}`, `Version: ${version}`, 'Authors@R: person("Bench", "Bench", email = "bench@example.com", role = c("aut", "cre"))',
+    'Author: Bench Bench [aut, cre]', 'Maintainer: Bench Bench <bench@example.com>', `Description: Package ${i} of bench/packages, at version ${version}.`,
+    'License: MIT + file LICENSE', 'Depends: R (>= 3.5.0)', 'Imports: utils', 'Encoding: UTF-8', 'NeedsCompilation: no', `Packaged: ${MTIME.toISOString()}; bench`, ''].join('\n');
+  const code = `${filler(r, '# ', 40)}\nhello_${name.replace(/\./g, '_')} <- function() {\n  paste("${name}", "${version}")\n}\n`;
+  const body = await tarGz([[`${name}/DESCRIPTION`, description], [`${name}/NAMESPACE`, `export(hello_${name.replace(/\./g, '_')})\n`],
+    [`${name}/LICENSE`, 'YEAR: 2025\nCOPYRIGHT HOLDER: Bench\n'], [`${name}/R/${name}.R`, code]]);
+  return { kind: 'cran', name, version, file: `${name}_${version}.tar.gz`, body };
+}
+
+/** Every upload, Go and R evenly mixed, each registry's versions in order (all packages' first version, then their second, ...). */
+async function makeUploads(): Promise<Upload[]> {
+  const go: Upload[] = [];
+  for (let j = 0; j < GO_VERSIONS; j++) for (let i = 1; i <= GO_MODULES; i++) go.push(goModule(i, j));
+  const r: Upload[] = [];
+  for (let j = 0; j < R_VERSIONS; j++) for (let i = 1; i <= R_PACKAGES; i++) r.push(await rPackage(i, j));
+  const place = (xs: Upload[]) => xs.map((u, k) => ({ u, at: (k + 0.5) / xs.length }));
+  return [...place(go), ...place(r)].sort((a, b) => a.at - b.at).map((x) => x.u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+/** Kept-alive connections for the bench's own reads (mirroring, polls). */
+const calls = new http.Agent({ keepAlive: true, maxSockets: 8 });
+
+/** GET `url`; answers the status and the body. */
+function get(url: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent: calls }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('error', reject);
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    }).once('error', reject);
+  });
+}
+
+/** GET `url`, which must answer 200; answers the body. */
+async function fetchOk(url: string): Promise<Buffer> {
+  const r = await get(url);
+  if (r.status !== 200) throw new Error(`GET ${url}: ${r.status} ${r.body.toString('utf8', 0, 300)}`);
+  return r.body;
+}
+
+/** PUT `body` to `url`; answers the status and the body. */
+function put(url: string, body: Buffer, agent: http.Agent, auth: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'PUT', agent, headers: { Authorization: auth, 'Content-Type': 'application/octet-stream', 'Content-Length': String(body.length) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => { text += d; });
+      res.once('error', reject);
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/** What an upload phase measured. */
+interface Uploaded { seconds: number; perSecond: number; p50: number; p99: number; lastAt: bigint }
+
+/** Upload every file from CLIENTS clients, each taking the next file when its last one answered; every answer must be `want`. */
+async function uploadAll(uploads: Upload[], urlOf: (u: Upload) => string, auth: string, want: number): Promise<Uploaded> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const latencies: number[] = [];
+  let next = 0;
+  let lastAt = 0n;
+  const t0 = process.hrtime.bigint();
+  try {
+    await Promise.all(Array.from({ length: Math.min(CLIENTS, uploads.length) }, async () => {
+      while (next < uploads.length) {
+        const u = uploads[next++];
+        const t = process.hrtime.bigint();
+        const r = await put(urlOf(u), u.body, agent, auth);
+        if (r.status !== want) throw new Error(`PUT ${u.kind} ${u.name} ${u.version}: ${r.status} ${r.text.slice(0, 300)}`);
+        lastAt = process.hrtime.bigint();
+        latencies.push(Number(lastAt - t) / 1e6);
+      }
+    }));
+  } finally {
+    agent.destroy();
+  }
+  const seconds = Number(lastAt - t0) / 1e9;
+  return { seconds, perSecond: uploads.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), lastAt };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The static file server
+
+/**
+ * A node http server over the directory `root`: GET answers a file's bytes (404 when there is none),
+ * PUT writes the body into `root/put/` and answers 201 (the uploads' baseline).
+ */
+async function staticServer(root: string): Promise<{ base: string; close: () => Promise<void> }> {
+  fs.mkdirSync(path.join(root, 'put'), { recursive: true });
+  let puts = 0;
+  const server = http.createServer((req, res) => {
+    const fail = (status: number) => { if (!res.headersSent) res.writeHead(status); res.end(); };
+    if (req.method === 'PUT') {
+      const out = fs.createWriteStream(path.join(root, 'put', `upload-${++puts}`));
+      req.pipe(out);
+      out.once('error', () => fail(500));
+      out.once('finish', () => { res.writeHead(201); res.end(); });
+      return;
+    }
+    let file: string;
+    try {
+      file = path.join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+    } catch { fail(400); return; }
+    if (!file.startsWith(`${root}/`)) { fail(404); return; }
+    fs.stat(file, (err, st) => {
+      if (err || !st.isFile()) { fail(404); return; }
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(st.size) });
+      if (req.method === 'HEAD') { res.end(); return; }
+      const s = fs.createReadStream(file);
+      s.once('error', () => res.destroy());
+      s.pipe(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/** Write `bytes` at `root/rel`. */
+function writeTree(root: string, rel: string, bytes: Buffer): void {
+  const file = path.join(root, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, bytes);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The clients
+
+/** Run a program; resolves with the elapsed seconds and its output, rejects on failure. */
+function timed(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<{ seconds: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const p = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    p.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    p.once('error', reject);
+    p.once('exit', (code) => {
+      const seconds = since(t0);
+      if (code === 0) resolve({ seconds, stdout: out });
+      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`));
+    });
+  });
+}
+
+/** `go mod download` of `mods` through the proxy at `proxy` in a fresh HOME (GOPATH, module cache, build cache); answers its seconds. */
+async function goDownload(proxy: string, mods: { path: string; version: string }[], scratch: string): Promise<number> {
+  const home = fs.mkdtempSync(path.join(scratch, 'go-'));
+  try {
+    const client = path.join(home, 'client');
+    fs.mkdirSync(client);
+    fs.writeFileSync(path.join(client, 'go.mod'), `module bench.example/client\n\ngo 1.19\n\nrequire (\n${mods.map((m) => `\t${m.path} ${m.version}\n`).join('')})\n`);
+    const modCache = path.join(home, 'go', 'pkg', 'mod');
+    const { seconds } = await timed('go', ['mod', 'download'], client, {
+      PATH: process.env.PATH!, HOME: home, GOPATH: path.join(home, 'go'), GOMODCACHE: modCache, GOCACHE: path.join(home, 'cache'),
+      GOPROXY: proxy, GOSUMDB: 'off', GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', GO111MODULE: 'on', CGO_ENABLED: '0',
+    });
+    // why: the go command exits 0 only when every module came, but it is checked: each zip in the cache and unpacked.
+    for (const m of mods) {
+      if (!fs.existsSync(path.join(modCache, 'cache', 'download', m.path, '@v', `${m.version}.zip`)) || !fs.existsSync(path.join(modCache, `${m.path}@${m.version}`, 'go.mod'))) {
+        throw new Error(`go mod download via ${proxy} left no ${m.path}@${m.version}`);
+      }
+    }
+    return seconds;
+  } finally {
+    // why: the module cache is read-only as the go command leaves it.
+    execFileSync('chmod', ['-R', 'u+w', home]);
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** `available.packages()` of the repository at `repos` in a fresh Rscript with its own HOME and TMPDIR; answers its seconds. */
+async function rAvailable(repos: string, scratch: string): Promise<number> {
+  const home = fs.mkdtempSync(path.join(scratch, 'r-'));
+  try {
+    const { seconds, stdout } = await timed('Rscript', ['--vanilla', '-e', `a <- available.packages(repos = "${repos}", type = "source"); cat(nrow(a), sum(a[, "Version"] == "${rVersion(R_VERSIONS - 1)}"), "\\n")`],
+      home, { PATH: process.env.PATH!, HOME: home, TMPDIR: home, R_LIBS_USER: home, LANG: 'C' });
+    const [n, newest] = stdout.trim().split(/\s+/).map(Number);
+    if (n !== R_PACKAGES || newest !== R_PACKAGES) throw new Error(`available.packages() of ${repos} answered ${stdout.trim()} (want ${R_PACKAGES} packages at ${rVersion(R_VERSIONS - 1)})`);
+    return seconds;
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** `run` once untimed against each base, then ROUNDS rounds, the two in turn (the first alternating); answers the medians. */
+async function compare(label: string, bases: { forge: string; static: string }, run: (base: string) => Promise<number>): Promise<{ forge: number; static: number; runs: Record<'forge' | 'static', number[]> }> {
+  await run(bases.static);
+  await run(bases.forge);
+  const runs = { forge: [] as number[], static: [] as number[] };
+  for (let k = 0; k < ROUNDS; k++) {
+    const order: ('forge' | 'static')[] = k % 2 === 0 ? ['forge', 'static'] : ['static', 'forge'];
+    for (const which of order) runs[which].push(await run(bases[which]));
+    say(`${label} round ${k + 1}: forge ${runs.forge[k].toFixed(2)} s, static ${runs.static[k].toFixed(2)} s`);
+  }
+  return { forge: median(runs.forge), static: median(runs.static), runs };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Does this PACKAGES list every R package at its newest version? Answers how many it lists so. */
+function listedAtNewest(text: string): number {
+  const newest = rVersion(R_VERSIONS - 1);
+  const seen = new Map<string, string>();
+  for (const stanza of text.split(/\n\s*\n/)) {
+    const name = /^Package: (.+)$/m.exec(stanza)?.[1];
+    const version = /^Version: (.+)$/m.exec(stanza)?.[1];
+    if (name && version) seen.set(name, version);
+  }
+  let n = 0;
+  for (let i = 1; i <= R_PACKAGES; i++) if (seen.get(rName(i)) === newest) n++;
+  return n;
+}
+
+interface Result {
+  uploads: number; base: Uploaded; forge: Uploaded; probe: Probe;
+  packagesS: number; polls: number; packagesForgeMs: number; packagesStaticMs: number; packagesBytes: number;
+  reads: Record<'forge' | 'static', { info: number; zip: number }>;
+  go: { forge: number; static: number }; r: { forge: number; static: number }; setup: Record<string, number>;
+}
+
+export async function run(): Promise<void> {
+  if (GO_MODULES < 1 || GO_VERSIONS < 1 || R_PACKAGES < 1 || R_VERSIONS < 1 || CLIENTS < 1 || ROUNDS < 1) throw new Error('every BENCH_ count must be at least 1');
+  const setup: Record<string, number> = {};
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-packages-'));
+  const root = path.join(work, 'static');
+  let server: TestServer | null = null;
+  let files: { base: string; close: () => Promise<void> } | null = null;
+  let done = false;
+  try {
+    let t = process.hrtime.bigint();
+    const uploads = await makeUploads();
+    const mb = uploads.reduce((s, u) => s + u.body.length, 0) / 1e6;
+    setup[`${uploads.length} archives made (${mb.toFixed(1)} MB)`] = since(t);
+
+    t = process.hrtime.bigint();
+    const made = await benchServer();
+    server = made.server;
+    const auth = `Basic ${Buffer.from(`bench:${made.token}`).toString('base64')}`;
+    files = await staticServer(root);
+    setup['forge and static server started'] = since(t);
+    const registry = `${server.url}api/packages/bench`;
+
+    // the baseline: the same clients, the same bodies, each written to a file by a bare node server
+    say(`baseline: ${uploads.length} PUTs into files from ${CLIENTS} clients ...`);
+    const base = await uploadAll(uploads, () => `${files!.base}/put`, auth, 201);
+    fs.rmSync(path.join(root, 'put'), { recursive: true, force: true });
+    say(`baseline: ${base.perSecond.toFixed(0)} uploads/s`);
+
+    // the uploads, /version paced meanwhile, then PACKAGES until it lists every package
+    say(`uploading ${uploads.length} packages to the forge from ${CLIENTS} clients ...`);
+    const probe = pacedUntilStopped(`${server.api}/version`, PROBE_RATE);
+    let forge: Uploaded;
+    try {
+      forge = await uploadAll(uploads, (u) => (u.kind === 'go' ? `${registry}/go/upload` : `${registry}/cran/src`), auth, 201);
+    } catch (err) {
+      await probe.stop();
+      throw err;
+    }
+    let polls = 0;
+    let packagesS = NaN;
+    let listed = 0;
+    for (;;) {
+      const r = await get(`${registry}/cran/src/contrib/PACKAGES`);
+      polls++;
+      listed = r.status === 200 ? listedAtNewest(r.body.toString('utf8')) : 0;
+      if (listed === R_PACKAGES) { packagesS = since(forge.lastAt); break; }
+      if (since(forge.lastAt) * 1000 > PACKAGES_LIMIT_MS) {
+        await probe.stop();
+        throw new Error(`PACKAGES listed ${listed} of ${R_PACKAGES} packages at their newest version ${PACKAGES_LIMIT_MS / 1000} s after the last upload`);
+      }
+      await sleep(10);
+    }
+    const probed = await probe.stop();
+    say(`forge: ${forge.perSecond.toFixed(0)} uploads/s; PACKAGES complete ${(packagesS * 1000).toFixed(0)} ms after the last upload; /version p99 ${probed.p99.toFixed(1)} ms`);
+
+    // the static tree: the bytes the forge serves, checked against what was uploaded
+    t = process.hrtime.bigint();
+    const newestGo = goVersion(GO_VERSIONS - 1);
+    const mods = Array.from({ length: DOWNLOADS }, (_, k) => ({ path: moduleOf(1 + Math.floor((k * GO_MODULES) / DOWNLOADS)), version: newestGo }));
+    const byKey = new Map(uploads.map((u) => [`${u.kind} ${u.name} ${u.version}`, u]));
+    for (const m of mods) {
+      const v = `${registry}/go/${m.path}/@v`;
+      const list = await fetchOk(`${v}/list`);
+      const want = Array.from({ length: GO_VERSIONS }, (_, j) => goVersion(j));
+      if (list.toString().trim().split('\n').sort().join() !== want.sort().join()) throw new Error(`${m.path}/@v/list answered ${JSON.stringify(list.toString())}`);
+      writeTree(root, `go/${m.path}/@v/list`, list);
+      for (const version of want) {
+        for (const ext of ['info', 'mod', 'zip']) writeTree(root, `go/${m.path}/@v/${version}.${ext}`, await fetchOk(`${v}/${version}.${ext}`));
+        const zip = fs.readFileSync(path.join(root, `go/${m.path}/@v/${version}.zip`));
+        if (!zip.equals(byKey.get(`go ${m.path} ${version}`)!.body)) throw new Error(`${m.path}@${version}.zip is not the uploaded zip`);
+      }
+    }
+    const contrib = `${registry}/cran/src/contrib`;
+    const packages = await fetchOk(`${contrib}/PACKAGES`);
+    const packagesGz = await fetchOk(`${contrib}/PACKAGES.gz`);
+    if (!zlib.gunzipSync(packagesGz).equals(packages)) throw new Error('PACKAGES.gz is not PACKAGES gzip\'d');
+    writeTree(root, 'cran/src/contrib/PACKAGES', packages);
+    writeTree(root, 'cran/src/contrib/PACKAGES.gz', packagesGz);
+    for (let i = 1; i <= R_PACKAGES; i++) {
+      const u = byKey.get(`cran ${rName(i)} ${rVersion(R_VERSIONS - 1)}`)!;
+      const tarball = await fetchOk(`${contrib}/${u.file}`);
+      if (!tarball.equals(u.body)) throw new Error(`${u.file} is not the uploaded tarball`);
+      writeTree(root, `cran/src/contrib/${u.file}`, tarball);
+    }
+    setup[`static tree (${mods.length} modules × ${GO_VERSIONS} versions, PACKAGES and ${R_PACKAGES} tarballs) fetched and checked`] = since(t);
+
+    // single GETs from each, for scale: PACKAGES, and a module's .info and .zip as the go command asks for them
+    const getMs = async (url: string, n = 7) => {
+      const xs: number[] = [];
+      for (let k = 0; k < n; k++) {
+        const t1 = process.hrtime.bigint();
+        await fetchOk(url);
+        xs.push(since(t1) * 1000);
+      }
+      return median(xs);
+    };
+    const packagesForgeMs = await getMs(`${contrib}/PACKAGES`);
+    const packagesStaticMs = await getMs(`${files.base}/cran/src/contrib/PACKAGES`);
+    const reads = { forge: { info: 0, zip: 0 }, static: { info: 0, zip: 0 } };
+    for (const ext of ['info', 'zip'] as const) {
+      const rel = `${mods[0].path}/@v/${newestGo}.${ext}`;
+      reads.forge[ext] = await getMs(`${registry}/go/${rel}`, 51);
+      reads.static[ext] = await getMs(`${files.base}/go/${rel}`, 51);
+    }
+
+    // the clients, against both
+    say(`go mod download of ${mods.length} modules, ${ROUNDS} rounds ...`);
+    const go = await compare('go mod download', { forge: `${registry}/go`, static: `${files.base}/go` }, (b) => goDownload(b, mods, work));
+    say(`available.packages() of ${R_PACKAGES} packages, ${ROUNDS} rounds ...`);
+    const r = await compare('available.packages()', { forge: `${registry}/cran`, static: `${files.base}/cran` }, (b) => rAvailable(b, work));
+
+    print({
+      uploads: uploads.length, base, forge, probe: probed, packagesS, polls, packagesForgeMs, packagesStaticMs, packagesBytes: packages.length, reads, go, r, setup,
+    }, server);
+    done = true;
+  } finally {
+    calls.destroy();
+    if (files) await files.close();
+    if (server) await server.destroy();
+    fs.rmSync(work, { recursive: true, force: true });
+    if (server && done && !KEEP) fs.rmSync(server.dataDir, { recursive: true, force: true });
+    else if (server) say(`kept: ${server.dataDir}`);
+  }
+}
+
+function print(r: Result, server: TestServer): void {
+  const s2 = (x: number) => `${x.toFixed(2)} s`;
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  const ms2 = (x: number) => `${x.toFixed(2)} ms`;
+  const met = (b: boolean) => (b ? 'met' : 'NOT met');
+  const db = server.env.FORGE__DATABASE__DB_TYPE ?? 'sqlite3';
+  process.stdout.write(`\nbench/packages (${db}, one worker): ${GO_MODULES} Go modules × ${GO_VERSIONS} versions and ${R_PACKAGES} R packages × ${R_VERSIONS} versions `
+    + `(${r.uploads.toLocaleString('en-US')} uploads, mixed) from ${CLIENTS} concurrent clients; then \`go mod download\` of ${DOWNLOADS} modules and R's `
+    + `\`available.packages()\` against the forge and against a static file server holding the same files (node http, from disk), `
+    + `medians of ${ROUNDS} rounds taken in turn after one untimed run each.\n\n`);
+  process.stdout.write('| measure | baseline | result | target | met |\n|---|---:|---:|---|---|\n');
+  process.stdout.write(`| uploads per second | ${r.base.perSecond.toFixed(0)}/s (the same PUTs written to files by a bare node server) | `
+    + `${r.forge.perSecond.toFixed(0)}/s (${s2(r.forge.seconds)}; ${(r.forge.perSecond / r.base.perSecond).toFixed(2)}x) | — | — |\n`);
+  process.stdout.write(`| one upload's time, p50 / p99 | ${ms(r.base.p50)} / ${ms(r.base.p99)} | ${ms(r.forge.p50)} / ${ms(r.forge.p99)} | — | — |\n`);
+  process.stdout.write(`| \`PACKAGES\` lists all ${R_PACKAGES} R packages at their newest version, after the last upload | ${ms(r.packagesStaticMs)} (one GET of the same `
+    + `${(r.packagesBytes / 1024).toFixed(0)} KB from the static server) | ${(r.packagesS * 1000).toFixed(0)} ms (${r.polls} GET${r.polls === 1 ? '' : 's'}; `
+    + `a GET of it takes ${ms(r.packagesForgeMs)} once idle) | < ${PACKAGES_SECONDS} s | ${met(r.packagesS < PACKAGES_SECONDS)} |\n`);
+  process.stdout.write(`| \`/api/v1/version\` p99 throughout (uploads and the wait for PACKAGES) | — | ${ms(r.probe.p99)} (p50 ${ms(r.probe.p50)}, ${r.probe.samples} requests at `
+    + `${PROBE_RATE}/s over ${r.probe.seconds.toFixed(1)} s, ${r.probe.errors} errors) | < ${P99_MS} ms | ${met(r.probe.p99 < P99_MS && r.probe.errors === 0)} |\n`);
+  const client = (label: string, c: { forge: number; static: number }) => {
+    const ratio = c.forge / c.static;
+    process.stdout.write(`| ${label} | ${s2(c.static)} (static server) | ${s2(c.forge)} (${ratio.toFixed(2)}x) | ≤ ${CLIENT_RATIO}x | ${met(ratio <= CLIENT_RATIO)} |\n`);
+  };
+  client(`\`go mod download\` of ${DOWNLOADS} modules (fresh caches)`, r.go);
+  process.stdout.write(`| one GET of a module's \`.info\` / \`.zip\`, median of 51, idle | ${ms2(r.reads.static.info)} / ${ms2(r.reads.static.zip)} (static server) `
+    + `| ${ms2(r.reads.forge.info)} / ${ms2(r.reads.forge.zip)} | — | — |\n`);
+  client(`\`available.packages()\` of ${R_PACKAGES} R packages (a fresh Rscript)`, r.r);
+  process.stdout.write(`\nSet-up: ${Object.entries(r.setup).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join('; ')}.\n`);
+}

@@ -1,0 +1,35 @@
+/**
+ * Package files for registry tests, made with the tools a packager uses: a Go module zip as
+ * `zip -r -D` makes it, and an R source package tarball (tar -czf of `{name}/DESCRIPTION`), without
+ * needing go or R.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** A module zip of `{module}@{version}/` with go.mod and one Go file whose Hello() answers `body`; `pad` random bytes in another file make it larger. */
+export async function goModuleZip(tmp: string, module: string, version: string, body: string, pad = 0): Promise<Buffer> {
+  const root = fs.mkdtempSync(path.join(tmp, 'mod-'));
+  const dir = path.join(root, `${module}@${version}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const pkgName = path.basename(module.replace(/\/v\d+$/, ''));
+  fs.writeFileSync(path.join(dir, 'go.mod'), `module ${module}\n\ngo 1.19\n`);
+  fs.writeFileSync(path.join(dir, `${pkgName}.go`), `package ${pkgName}\n\nfunc Hello() string { return ${JSON.stringify(body)} }\n`);
+  if (pad) fs.writeFileSync(path.join(dir, 'PAD.txt'), crypto.randomBytes(pad));
+  await run('zip', ['-q', '-r', '-D', '-0', path.join(root, 'm.zip'), `${module}@${version}`], { cwd: root });
+  return fs.readFileSync(path.join(root, 'm.zip'));
+}
+
+/** An R source package tarball of `{name}/DESCRIPTION` (and `pad` random bytes in another file). */
+export async function cranTarball(tmp: string, name: string, version: string, pad = 0): Promise<Buffer> {
+  const root = fs.mkdtempSync(path.join(tmp, 'cran-'));
+  fs.mkdirSync(path.join(root, name));
+  fs.writeFileSync(path.join(root, name, 'DESCRIPTION'), `Package: ${name}\nVersion: ${version}\nTitle: Test\nLicense: MIT\n`);
+  if (pad) fs.writeFileSync(path.join(root, name, 'PAD'), crypto.randomBytes(pad));
+  await run('tar', ['-czf', 'p.tar.gz', name], { cwd: root });
+  return fs.readFileSync(path.join(root, 'p.tar.gz'));
+}
