@@ -7,6 +7,7 @@
 import { Op, QueryTypes } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db, isUniqueViolation, type DbContext } from '../db';
+import { readOnlyRow, TableCache } from './table-cache';
 import { PackageVersionModel } from './package-version.model';
 import { PackageFileModel } from './package-file.model';
 import { PackageBlobModel } from './package-blob.model';
@@ -248,4 +249,37 @@ export async function filesNamed(ctx: DbContext, ownerId: number, type: string, 
   const blobs = new Map((await PackageBlobModel.findAll({ where: { id: { [Op.in]: files.map((f) => f.blobId) } }, transaction: ctx.tx })).map((b) => [b.id, b]));
   const versions = new Map((await PackageVersionModel.findAll({ where: { id: { [Op.in]: files.map((f) => f.versionId) } }, transaction: ctx.tx })).map((v) => [v.id, v]));
   return files.map((file) => ({ file, blob: blobs.get(file.blobId)!, version: versions.get(file.versionId)! }));
+}
+
+/** A file of a version as a registry serves it. */
+export interface SnapshotFile { id: number; name: string; sha256: string; md5: string; size: number; createdUnix: number; props: Record<string, string> }
+
+/** A (non-internal) version of a package with its properties and files, as a registry serves it. */
+export interface SnapshotVersion { id: number; version: string; lowerVersion: string; createdUnix: number; metadataJson: string; props: Record<string, string>; files: SnapshotFile[] }
+
+/** A package with every version (oldest upload first), read whole. */
+export interface PackageSnapshot { pkg: PackageModel; versions: SnapshotVersion[] }
+
+// why: a client installing from a registry asks for a package's list, then each version's documents and file, in quick succession; one read serves them all.
+const snapshots = new TableCache<PackageSnapshot | null>('package-snapshots', ['package', 'package_version', 'package_file', 'package_blob', 'package_property']);
+
+/** An owner's package of `type` named `name` (any case) with all its versions, properties and files; null when it has none. */
+export function packageSnapshot(ctx: DbContext, ownerId: number, type: string, name: string): Promise<PackageSnapshot | null> {
+  return snapshots.get(ctx, `${ownerId}/${type}/${name.toLowerCase()}`, async () => {
+    const pkg = await findPackage(ctx, ownerId, type, name);
+    if (!pkg || pkg.isInternal) return null;
+    const versions = await versionsOfPackage(ctx, pkg.id);
+    if (versions.length === 0) return null;
+    const files = await filesOfVersions(ctx, versions.map((v) => v.id));
+    const [vProps, fProps] = await Promise.all([propertiesOf(ctx, PropertyRef.Version, versions.map((v) => v.id)), propertiesOf(ctx, PropertyRef.File, files.map((f) => f.file.id))]);
+    return readOnlyRow({
+      pkg: readOnlyRow(pkg),
+      versions: versions.map((v) => ({
+        id: v.id, version: v.version, lowerVersion: v.lowerVersion, createdUnix: Number(v.createdUnix), metadataJson: v.metadataJson, props: vProps.get(v.id) ?? {},
+        files: files.filter((f) => f.file.versionId === v.id).map((f) => ({
+          id: f.file.id, name: f.file.name, sha256: f.blob.hashSha256, md5: f.blob.hashMd5, size: Number(f.blob.size), createdUnix: Number(f.file.createdUnix), props: fProps.get(f.file.id) ?? {},
+        })),
+      })),
+    });
+  });
 }

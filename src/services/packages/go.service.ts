@@ -6,7 +6,7 @@
  */
 import type { DbContext } from '../../db';
 import { NotFound } from '../../errors';
-import { filesOfVersions, findPackage, findVersion, propertiesOf, PropertyRef, versionsOfPackage, type PackageVersionModel } from '../../models/package.model';
+import { packageSnapshot, type SnapshotVersion } from '../../models/package.model';
 import type { UserModel } from '../../models/user.model';
 import { GO_MOD_PROPERTY, readGoModuleZip, unescapeModule, versionInfo } from './go';
 import { discardTemp, type StoredFile, type TempBlob } from './blob-store';
@@ -24,28 +24,20 @@ export async function publishGoModule(ctx: DbContext, doer: UserModel, owner: Us
   });
 }
 
-/** The module's versions, oldest upload first (404 when it has none). */
-async function versionsOf(ctx: DbContext, owner: UserModel, escaped: string): Promise<PackageVersionModel[]> {
+/** The module's versions, oldest upload first (404 `notFound` when it has none). */
+async function versionsOf(ctx: DbContext, owner: UserModel, escaped: string, notFound = ''): Promise<SnapshotVersion[]> {
   const path = unescapeModule(escaped);
-  const pkg = path ? await findPackage(ctx, owner.id, 'go', path) : null;
-  const versions = pkg && !pkg.isInternal ? await versionsOfPackage(ctx, pkg.id) : [];
-  if (versions.length === 0) throw new NotFound('');
-  return versions;
+  const snap = path ? await packageSnapshot(ctx, owner.id, 'go', path) : null;
+  if (!snap) throw new NotFound(notFound);
+  return snap.versions;
 }
 
 /** One version of a module: `latest` is the newest upload. */
-async function versionOf(ctx: DbContext, owner: UserModel, escaped: string, version: string): Promise<PackageVersionModel> {
-  const path = unescapeModule(escaped);
-  const v = unescapeModule(version);
-  const pkg = path && v ? await findPackage(ctx, owner.id, 'go', path) : null;
-  if (!pkg || pkg.isInternal) throw new NotFound('package does not exist');
-  if (v === 'latest') {
-    const all = await versionsOfPackage(ctx, pkg.id);
-    if (all.length === 0) throw new NotFound('package does not exist');
-    return all.reduce((a, b) => (b.id > a.id ? b : a));
-  }
-  const found = await findVersion(ctx, pkg.id, v!);
-  if (!found || found.isInternal) throw new NotFound('package does not exist');
+async function versionOf(ctx: DbContext, owner: UserModel, escaped: string, version: string): Promise<SnapshotVersion> {
+  const versions = await versionsOf(ctx, owner, escaped, 'package does not exist');
+  const v = unescapeModule(version)?.toLowerCase();
+  const found = v === 'latest' ? versions.reduce((a, b) => (b.id > a.id ? b : a)) : versions.find((x) => x.lowerVersion === v);
+  if (!found) throw new NotFound('package does not exist');
   return found;
 }
 
@@ -58,20 +50,19 @@ export async function goList(ctx: DbContext, owner: UserModel, module: string): 
 /** `.info` and `@latest`. */
 export async function goInfo(ctx: DbContext, owner: UserModel, module: string, version: string): Promise<GoAnswer> {
   const v = await versionOf(ctx, owner, module, version);
-  return { kind: 'text', contentType: 'application/json; charset=utf-8', body: `${JSON.stringify(versionInfo(v.version, Number(v.createdUnix)))}\n` };
+  return { kind: 'text', contentType: 'application/json; charset=utf-8', body: `${JSON.stringify(versionInfo(v.version, v.createdUnix))}\n` };
 }
 
 /** `.mod`: the go.mod as it was uploaded. */
 export async function goMod(ctx: DbContext, owner: UserModel, module: string, version: string): Promise<GoAnswer> {
   const v = await versionOf(ctx, owner, module, version);
-  const props = (await propertiesOf(ctx, PropertyRef.Version, [v.id])).get(v.id) ?? {};
-  return { kind: 'text', contentType: 'text/plain; charset=utf-8', body: props[GO_MOD_PROPERTY] ?? '' };
+  return { kind: 'text', contentType: 'text/plain; charset=utf-8', body: v.props[GO_MOD_PROPERTY] ?? '' };
 }
 
 /** `.zip`: the module zip as it was uploaded. */
 export async function goZip(ctx: DbContext, owner: UserModel, module: string, version: string): Promise<GoAnswer> {
   const v = await versionOf(ctx, owner, module, version);
-  const [f] = await filesOfVersions(ctx, [v.id]);
+  const f = v.files[0];
   if (!f) throw new NotFound('package file does not exist');
-  return { kind: 'file', file: { name: f.file.name, sha256: f.blob.hashSha256, size: Number(f.blob.size), createdUnix: Number(f.file.createdUnix) } };
+  return { kind: 'file', file: { name: f.name, sha256: f.sha256, size: f.size, createdUnix: f.createdUnix } };
 }
