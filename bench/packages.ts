@@ -3,7 +3,7 @@
  * own clients against them.
  * - Made up front, outside every clock: BENCH_GO_MODULES (100) Go modules × BENCH_GO_VERSIONS (10)
  *   versions as module zips (stored, as `zip -0` makes them: go.mod and one Go file under
- *   `{module}@{version}/`), and BENCH_R_PACKAGES (500) R packages × BENCH_R_VERSIONS (2) versions
+ *   `{module}@{version}/`), and BENCH_R_PACKAGES (1000) R packages × BENCH_R_VERSIONS (1) versions
  *   as source tarballs (DESCRIPTION, NAMESPACE, one R file under `{name}/`).
  * - The uploads: BENCH_CLIENTS (16) clients, each a loop PUTting the next file (Go and R mixed, the
  *   versions of a package in order) over kept-alive connections with Basic auth; uploads per second
@@ -34,8 +34,8 @@ import { pacedUntilStopped, type Probe } from './http';
 
 const GO_MODULES = Number(process.env.BENCH_GO_MODULES ?? '100');
 const GO_VERSIONS = Number(process.env.BENCH_GO_VERSIONS ?? '10');
-const R_PACKAGES = Number(process.env.BENCH_R_PACKAGES ?? '500');
-const R_VERSIONS = Number(process.env.BENCH_R_VERSIONS ?? '2');
+const R_PACKAGES = Number(process.env.BENCH_R_PACKAGES ?? '1000');
+const R_VERSIONS = Number(process.env.BENCH_R_VERSIONS ?? '1');
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? '16');
 const DOWNLOADS = Math.min(GO_MODULES, Number(process.env.BENCH_DOWNLOADS ?? '50'));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '3');
