@@ -126,27 +126,43 @@ export async function ownerFileBytes(ctx: DbContext, ownerId: number): Promise<n
 /** A version with its package. */
 export interface VersionRow { pkg: PackageModel; version: PackageVersionModel }
 
-/** Which versions a listing takes: an owner's, of a type, names containing `q`, or exactly `name`. */
-export interface VersionFilter { ownerId: number; type?: string; q?: string; name?: string }
+/** Which versions a listing takes: an owner's, of a type, names containing `q`, exactly `name`, linked to one repository. */
+export interface VersionFilter { ownerId: number; type?: string; q?: string; name?: string; repoId?: number }
 
 function versionWhere(f: VersionFilter): { sql: string; replacements: Record<string, unknown> } {
   const parts = ['p.owner_id = :ownerId', 'v.is_internal = :no', 'p.is_internal = :no'];
   const replacements: Record<string, unknown> = { ownerId: f.ownerId, no: false };
   if (f.type) { parts.push('p.type = :type'); replacements.type = f.type; }
   if (f.name !== undefined) { parts.push('p.lower_name = :name'); replacements.name = f.name.toLowerCase(); }
+  if (f.repoId) { parts.push('p.repo_id = :repoId'); replacements.repoId = f.repoId; }
   if (f.q) { parts.push("p.lower_name LIKE :q ESCAPE '\\'"); replacements.q = `%${f.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`; }
   return { sql: parts.join(' AND '), replacements };
 }
 
-/** One page of versions, newest first (created time, then id), with the total. */
-export async function listVersions(ctx: DbContext, f: VersionFilter, limit: number, offset: number): Promise<{ rows: VersionRow[]; total: number }> {
-  const w = versionWhere(f);
-  const from = `FROM package_version v JOIN package p ON p.id = v.package_id WHERE ${w.sql}`;
-  const [count] = await db().query<{ n: number }>(`SELECT COUNT(*) AS n ${from}`, { replacements: w.replacements, type: QueryTypes.SELECT, transaction: ctx.tx });
+/** One page of the versions `from` selects (a FROM and WHERE over p and v), newest first (created time, then id), with the total. */
+async function pageOfVersions(ctx: DbContext, from: string, replacements: Record<string, unknown>, limit: number, offset: number): Promise<{ rows: VersionRow[]; total: number }> {
+  const [count] = await db().query<{ n: number }>(`SELECT COUNT(*) AS n ${from}`, { replacements, type: QueryTypes.SELECT, transaction: ctx.tx });
   const ids = await db().query<{ id: number }>(`SELECT v.id AS id ${from} ORDER BY v.created_unix DESC, v.id DESC LIMIT :limit OFFSET :offset`, {
-    replacements: { ...w.replacements, limit, offset }, type: QueryTypes.SELECT, transaction: ctx.tx,
+    replacements: { ...replacements, limit, offset }, type: QueryTypes.SELECT, transaction: ctx.tx,
   });
   return { rows: await versionsByIds(ctx, ids.map((r) => Number(r.id))), total: Number(count.n) };
+}
+
+/** One page of versions, newest first (created time, then id), with the total. */
+export function listVersions(ctx: DbContext, f: VersionFilter, limit: number, offset: number): Promise<{ rows: VersionRow[]; total: number }> {
+  const w = versionWhere(f);
+  return pageOfVersions(ctx, `FROM package_version v JOIN package p ON p.id = v.package_id WHERE ${w.sql}`, w.replacements, limit, offset);
+}
+
+/**
+ * One page of packages with their latest versions (the highest id, as Gitea's SearchLatestVersions),
+ * newest first, and how many packages match.
+ */
+export function listLatestVersions(ctx: DbContext, f: VersionFilter, limit: number, offset: number): Promise<{ rows: VersionRow[]; total: number }> {
+  const w = versionWhere(f);
+  // why: a package without a (non-internal) version is not listed; the join drops it.
+  const from = `FROM package p JOIN package_version v ON v.id = (SELECT MAX(x.id) FROM package_version x WHERE x.package_id = p.id AND x.is_internal = :no) WHERE ${w.sql}`;
+  return pageOfVersions(ctx, from, w.replacements, limit, offset);
 }
 
 /** Versions with their packages, in the order of `ids`. */

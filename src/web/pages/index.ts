@@ -35,6 +35,8 @@ import { dashboardListPages } from './dashboard-lists';
 import { wikiPages } from './wiki';
 import { labelPages } from './labels';
 import { milestonePages } from './milestones';
+import { packagePages, repoPackagePages } from './packages';
+import { packageSettingsPages } from './package-settings';
 
 // why: compiled code runs from dist/src/web/pages; the assets stay in the source tree.
 const ASSETS = [path.resolve(__dirname, '../assets'), path.resolve(__dirname, '../../../../src/web/assets')].find((d) => fs.existsSync(path.join(d, 'forge.css'))) ?? '';
@@ -66,6 +68,9 @@ export function pagesRouter(): Router {
   r.use(applicationPages());
   r.use(keyPages());
   r.use(adminPages());
+  // why: `/{owner}/-/packages/...` before the routers whose `/:owner/:repo/...` would take it.
+  r.use(packagePages());
+  r.use(packageSettingsPages());
   r.use(orgPages());
   r.use(migratePages());
   r.use(orgSettingsPages());
@@ -82,6 +87,7 @@ export function pagesRouter(): Router {
   r.use(repoSettingsPages());
   r.use(labelPages());
   r.use(milestonePages());
+  r.use(repoPackagePages());
   r.use(repoPages());
   // why: a page no route knows is a 404 in the site frame, never the framework's "Cannot GET".
   r.use((_req, _res, next) => next(new NotFound()));

@@ -49,6 +49,8 @@ export interface PageFrame {
   elapsed(): string;
   /** The nonce of the page's style block. */
   nonce: string;
+  /** [packages] ENABLED: the owners' Packages tabs. */
+  packages: boolean;
 }
 
 // why: pages load nothing from elsewhere and run only the forge's own script; a document's HTML
@@ -69,7 +71,7 @@ export async function renderPage(req: Request, res: Response, view: string, titl
     app: s.appName, root: new URL(s.server.rootUrl).pathname, rootUrl: s.server.rootUrl,
     user: user ? { name: user.name, isAdmin: user.isAdmin, avatar: avatarUrl(user, s.server.rootUrl) } : null, csrf: session ? csrfToken(session) : '', flashes, title,
     unread: user ? await countUnread(ctxOf(req), req.principal, user).catch(() => 0) : 0,
-    version: pkg.version, nonce,
+    version: pkg.version, nonce, packages: s.packages.enabled,
     elapsed: () => `${Math.max(1, Math.round(performance.now() - req.web.started))} ms`,
   };
   const html = engine().render(view, { ...data, page, h: new ViewHelpers() });

@@ -9,6 +9,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { ctxOf } from '../../middleware/context';
 import { settings } from '../../config';
 import { NotFound } from '../../errors';
+import { AccessMode, UnitType } from '../../models/perm';
 import { toRepositoryView } from '../../convert/repo';
 import { codeRepo, type CodeRepo } from '../../services/content/access';
 import { browse, entryCommits, locateBrowse, searchCode } from '../../services/content/browse.service';
@@ -42,7 +43,9 @@ export async function repoHeader(req: Request, rc: RepoContext, tab: string) {
   const api = toRepositoryView(view, null, settings().server.rootUrl);
   const user = req.principal.user;
   const [starred, watching] = user ? await Promise.all([isStarred(ctxOf(req), user, rc), isWatching(ctxOf(req), user, rc)]) : [false, false];
-  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc), starred, watching, showClone: false };
+  // why: as Gitea, the Packages tab shows while [packages] ENABLED and the caller may read the repository's Packages unit.
+  const packagesTab = settings().packages.enabled && rc.perm.can(UnitType.Packages, AccessMode.Read);
+  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc), starred, watching, showClone: false, packagesTab };
 }
 
 /** Colours of the languages bar (Linguist's for the common ones; others from their name). */
