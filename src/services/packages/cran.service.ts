@@ -10,6 +10,7 @@ import type { DbContext } from '../../db';
 import { NotFound } from '../../errors';
 import { filesNamed, filesOfVersions, propertiesOf, PropertyRef, versionsOfType } from '../../models/package.model';
 import type { UserModel } from '../../models/user.model';
+import { TableCache } from '../../models/table-cache';
 import { compareRVersions, packagesStanza, readCranPackage, type CranMetadata } from './cran';
 import { discardTemp, type StoredFile, type TempBlob } from './blob-store';
 import { publishPackageFile } from './package.service';
@@ -43,8 +44,14 @@ function inTree(props: Record<string, string>, bin: CranBinary | null): boolean 
   return bin ? props[TYPE] === 'binary' && props[PLATFORM] === bin.platform && props[RVERSION] === bin.rversion : props[TYPE] === 'source';
 }
 
-/** `PACKAGES` (or `.gz`) of a tree: per package, its newest version with a file in the tree. */
-export async function cranIndex(ctx: DbContext, owner: UserModel, bin: CranBinary | null, gz: boolean): Promise<CranFile> {
+/** A tree's index, as text and gzip'd; null when the tree is empty. */
+type Index = { text: string; gz: Buffer } | null;
+
+// why: R reads the whole index on every install and every available.packages(); it is built once and kept until a package of any owner changes.
+const indexes = new TableCache<Index>('cran-indexes', ['package', 'package_version', 'package_file', 'package_blob', 'package_property'], 60_000);
+
+/** Build the index of a tree: per package, its newest version (R's order) with a file in the tree. */
+async function buildIndex(ctx: DbContext, owner: UserModel, bin: CranBinary | null): Promise<Index> {
   const versions = await versionsOfType(ctx, owner.id, 'cran');
   const files = await filesOfVersions(ctx, versions.map((v) => v.version.id));
   const props = await propertiesOf(ctx, PropertyRef.File, files.map((f) => f.file.id));
@@ -56,11 +63,17 @@ export async function cranIndex(ctx: DbContext, owner: UserModel, bin: CranBinar
     const best = newest.get(v.pkg.id);
     if (!best || compareRVersions(v.version.version, best.version.version) > 0) newest.set(v.pkg.id, v);
   }
-  if (newest.size === 0) throw new NotFound('');
-  const stanzas = [...newest.values()].sort((a, b) => a.pkg.lowerName.localeCompare(b.pkg.lowerName))
-    .map((v) => packagesStanza(v.pkg.name, v.version.version, JSON.parse(v.version.metadataJson) as CranMetadata, md5ByVersion.get(v.version.id)!));
-  const text = stanzas.join('\n');
-  return gz ? { kind: 'text', contentType: 'application/x-gzip', body: zlib.gzipSync(text) } : { kind: 'text', contentType: 'text/plain; charset=utf-8', body: text };
+  if (newest.size === 0) return null;
+  const text = [...newest.values()].sort((a, b) => a.pkg.lowerName.localeCompare(b.pkg.lowerName))
+    .map((v) => packagesStanza(v.pkg.name, v.version.version, JSON.parse(v.version.metadataJson) as CranMetadata, md5ByVersion.get(v.version.id)!)).join('\n');
+  return { text, gz: zlib.gzipSync(text) };
+}
+
+/** `PACKAGES` (or `.gz`) of a tree (404 when it is empty). */
+export async function cranIndex(ctx: DbContext, owner: UserModel, bin: CranBinary | null, gz: boolean): Promise<CranFile> {
+  const index = await indexes.get(ctx, `${owner.id}/${bin ? `${bin.platform}|${bin.rversion}` : ''}`, () => buildIndex(ctx, owner, bin));
+  if (!index) throw new NotFound('');
+  return gz ? { kind: 'text', contentType: 'application/x-gzip', body: index.gz } : { kind: 'text', contentType: 'text/plain; charset=utf-8', body: index.text };
 }
 
 /** A file of the tree by its name, whatever version it belongs to. */
