@@ -6,11 +6,11 @@
  * `WWW-Authenticate: Basic realm="Gitea Package API"` when the caller lacks the right. Everything
  * answers 404 while [packages] ENABLED is off.
  */
-import http from 'node:http';
 import { pipeline } from 'node:stream';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { settings, type PackageType } from '../config';
 import { Forbidden, HttpError, NotFound, TooLarge } from '../errors';
+import { mapError } from '../errors/mapper';
 import { authenticate } from '../middleware/auth';
 import { ctxOf } from '../middleware/context';
 import { AccessMode } from '../models/perm';
@@ -101,25 +101,17 @@ function sendCran(req: Request, res: Response, a: CranFile): void {
   res.status(200).type(a.contentType).send(a.body);
 }
 
-/** Errors as Gitea's registries answer them: plain text, the status's headers (the 401 challenge). */
+/** Errors as Gitea's registries answer them: the mapper's status, headers and message, as plain text (a 500's blank but to administrators). */
 function registryErrors(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   if (res.headersSent) { res.destroy(); return; }
-  let status = 500;
-  let message = '';
-  let headers: Record<string, string> = {};
-  if (err instanceof HttpError) {
-    ({ status, message, headers } = err);
-  } else if (typeof (err as { status?: unknown })?.status === 'number' && (err as { status: number }).status < 500) {
-    status = (err as { status: number }).status;
-    message = http.STATUS_CODES[status] ?? 'Bad Request';
-  } else {
-    log.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
-  }
+  const admin = !!req.principal?.user?.isAdmin;
+  const m = mapError(err, '', admin);
+  if (m.log) log.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
   // why: a refused upload's body may still be arriving; the connection is not kept for a next request.
   if (!req.complete) res.setHeader('Connection', 'close');
-  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-  res.status(status).setHeader('X-Content-Type-Options', 'nosniff');
-  res.type('text/plain; charset=utf-8').send(message);
+  for (const [k, v] of Object.entries(m.headers)) res.setHeader(k, v);
+  res.status(m.status).setHeader('X-Content-Type-Options', 'nosniff');
+  res.type('text/plain; charset=utf-8').send(m.status >= 500 && !admin ? '' : m.body.message);
 }
 
 /** The registries' routes. */

@@ -1,13 +1,15 @@
 /**
  * Package files for registry tests, made with the tools a packager uses: a Go module zip as
  * `zip -r -D` makes it, and an R source package tarball (tar -czf of `{name}/DESCRIPTION`), without
- * needing go or R.
+ * needing go or R; and what registry tests ask of the server.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { TestServer } from './server';
+import { count } from './db';
 
 const run = promisify(execFile);
 
@@ -32,4 +34,20 @@ export async function cranTarball(tmp: string, name: string, version: string, pa
   if (pad) fs.writeFileSync(path.join(root, name, 'PAD'), crypto.randomBytes(pad));
   await run('tar', ['-czf', 'p.tar.gz', name], { cwd: root });
   return fs.readFileSync(path.join(root, 'p.tar.gz'));
+}
+
+/** Basic credentials of a test user, with its token (or another secret) as the password. */
+export function basicAuth(u: { name: string; token: string }, secret = u.token): string {
+  return `Basic ${Buffer.from(`${u.name}:${secret}`).toString('base64')}`;
+}
+
+/** How many package, version, file and blob rows the server has (a refusal must leave it as it was). */
+export function packageRows(server: TestServer): Promise<number> {
+  return count(server, 'SELECT (SELECT COUNT(*) FROM package) + (SELECT COUNT(*) FROM package_version) + (SELECT COUNT(*) FROM package_file) + (SELECT COUNT(*) FROM package_blob) AS n');
+}
+
+/** The uploads still in the server's temporary directory (a finished upload leaves none). */
+export function packageTempFiles(server: TestServer): string[] {
+  const dir = path.join(server.dataDir, 'packages', 'tmp');
+  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 }

@@ -14,7 +14,7 @@ import { expect } from 'chai';
 import { startWorld, expectError, type World, type TestUser } from '../helpers/world';
 import { apiRepo } from '../helpers/refs';
 import { count, sql } from '../helpers/db';
-import { cranTarball, goModuleZip } from '../helpers/packages';
+import { basicAuth, cranTarball, goModuleZip, packageRows } from '../helpers/packages';
 
 describe('packages: the API, access, quotas, events', function () {
   this.timeout(120_000);
@@ -24,10 +24,10 @@ describe('packages: the API, access, quotas, events', function () {
   let carol: TestUser; // a member of the org's read-only team
   let tmp: string;
 
-  const basic = (u: TestUser, secret = u.token) => `Basic ${Buffer.from(`${u.name}:${secret}`).toString('base64')}`;
+  const basic = basicAuth;
   const putGo = (owner: string, body: Buffer, auth?: string) => fetch(`${w.server.url}api/packages/${owner}/go/upload`, { method: 'PUT', body, headers: auth ? { Authorization: auth } : {} });
   const putCran = (owner: string, body: Buffer, auth?: string) => fetch(`${w.server.url}api/packages/${owner}/cran/src`, { method: 'PUT', body, headers: auth ? { Authorization: auth } : {} });
-  const rows = () => count(w.server, 'SELECT (SELECT COUNT(*) FROM package) + (SELECT COUNT(*) FROM package_version) + (SELECT COUNT(*) FROM package_file) + (SELECT COUNT(*) FROM package_blob) AS n');
+  const rows = () => packageRows(w.server);
   const token = async (u: TestUser, scopes: string[]) => (await w.raw('POST', `/users/${u.name}/tokens`, { name: `t-${scopes.join('-')}-${Date.now()}`, scopes }, { basic: [u.name, u.password] })).body.sha1 as string;
 
   before(async () => {

@@ -12,8 +12,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
-import { count } from '../helpers/db';
 import { tarGzOfZeros } from '../helpers/bombs';
+import { basicAuth, packageRows, packageTempFiles } from '../helpers/packages';
 
 const run = promisify(execFile);
 
@@ -26,13 +26,13 @@ describe('packages: R (CRAN) with R', function () {
   let tmp: string;
   const built = new Map<string, Buffer>();
 
-  const basic = (u: TestUser) => `Basic ${Buffer.from(`${u.name}:${u.token}`).toString('base64')}`;
+  const basic = basicAuth;
   const repos = (owner: string) => `${w.server.url}api/packages/${owner}/cran`;
   const put = (owner: string, where: string, body: Buffer, u?: TestUser) => fetch(`${repos(owner)}/${where}`, {
     method: 'PUT', body, headers: u ? { Authorization: basic(u) } : {},
   });
-  const rows = () => count(w.server, 'SELECT (SELECT COUNT(*) FROM package) + (SELECT COUNT(*) FROM package_version) + (SELECT COUNT(*) FROM package_file) + (SELECT COUNT(*) FROM package_blob) AS n');
-  const tmpFiles = () => (fs.existsSync(path.join(w.server.dataDir, 'packages', 'tmp')) ? fs.readdirSync(path.join(w.server.dataDir, 'packages', 'tmp')) : []);
+  const rows = () => packageRows(w.server);
+  const tmpFiles = () => packageTempFiles(w.server);
   const rscript = async (code: string) => (await run('Rscript', ['--vanilla', '-e', code], { env: { PATH: process.env.PATH!, HOME: tmp, R_LIBS_USER: '' } })).stdout.trim();
 
   /** `R CMD build` of a package `name` at `version` whose hello() answers `says`. */

@@ -13,10 +13,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
-import { count } from '../helpers/db';
 import { zipOfZeros } from '../helpers/bombs';
 import { startTlsProxy } from '../helpers/tls-proxy';
-import { goModuleZip } from '../helpers/packages';
+import { basicAuth, goModuleZip, packageRows, packageTempFiles } from '../helpers/packages';
 
 const run = promisify(execFile);
 
@@ -28,13 +27,13 @@ describe('packages: Go modules with the go command', function () {
   let pat: TestUser; // a private user
   let tmp: string;
 
-  const basic = (u: TestUser) => `Basic ${Buffer.from(`${u.name}:${u.token}`).toString('base64')}`;
+  const basic = basicAuth;
   const registry = (owner: string) => `${w.server.url}api/packages/${owner}/go`;
   const put = (owner: string, body: Buffer, u?: TestUser) => fetch(`${registry(owner)}/upload`, {
     method: 'PUT', body, headers: u ? { Authorization: basic(u) } : {},
   });
-  const rows = () => count(w.server, 'SELECT (SELECT COUNT(*) FROM package) + (SELECT COUNT(*) FROM package_version) + (SELECT COUNT(*) FROM package_blob) AS n');
-  const tmpFiles = () => (fs.existsSync(path.join(w.server.dataDir, 'packages', 'tmp')) ? fs.readdirSync(path.join(w.server.dataDir, 'packages', 'tmp')) : []);
+  const rows = () => packageRows(w.server);
+  const tmpFiles = () => packageTempFiles(w.server);
 
   const moduleZip = (module: string, version: string, body: string) => goModuleZip(tmp, module, version, body);
 
