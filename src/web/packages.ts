@@ -16,11 +16,12 @@ import { ctxOf } from '../middleware/context';
 import { AccessMode } from '../models/perm';
 import { findUserByName, UserType, type UserModel } from '../models/user.model';
 import { assertPackageAccess } from '../services/packages/access';
-import { openBlob, receiveBlob } from '../services/packages/blob-store';
+import { openBlob, receiveBlob, type StoredFile } from '../services/packages/blob-store';
 import { goInfo, goList, goMod, goZip, publishGoModule, type GoAnswer } from '../services/packages/go.service';
 import { GO_MAX_ZIP_BYTES } from '../services/packages/go';
 import { CRAN_MAX_BYTES } from '../services/packages/cran';
 import { cranDownload, cranIndex, publishCran, type CranFile } from '../services/packages/cran.service';
+import { alpineKey, alpineKeyName, repositoryPgpKey } from '../services/packages/keys';
 import { log } from '../log';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
@@ -66,7 +67,7 @@ async function uploadOf(req: Request, type: PackageType, formatMax: number) {
 }
 
 /** Send a stored file as Gitea does (attachment, Last-Modified, byte ranges). */
-function sendFile(req: Request, res: Response, f: { name: string; sha256: string; size: number; createdUnix: number }): void {
+function sendFile(req: Request, res: Response, f: StoredFile): void {
   res.setHeader('Content-Type', 'application/octet-stream');
   const ascii = f.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   res.setHeader('Content-Disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(f.name)}`);
@@ -166,6 +167,20 @@ export function packagesRouter(): Router {
     const file = String(req.params.file);
     const index = /^PACKAGES(\.gz)?$/.exec(file);
     sendCran(req, res, index ? await cranIndex(ctxOf(req), owner, bin, !!index[1]) : await cranDownload(ctxOf(req), owner, bin, file));
+  }));
+
+  // The signing keys of the Linux formats' repositories (their registries are still to come).
+  for (const kind of ['debian', 'rpm'] as const) {
+    r.get(`${base}/${kind}/repository.key`, access(AccessMode.Read, async (req, res, owner) => {
+      const key = await repositoryPgpKey(ctxOf(req), owner, kind);
+      res.status(200).type('application/pgp-keys').setHeader('Content-Disposition', 'attachment; filename="repository.key"');
+      res.send(key.publicKey);
+    }));
+  }
+  r.get(`${base}/alpine/key`, access(AccessMode.Read, async (req, res, owner) => {
+    const key = await alpineKey(ctxOf(req), owner);
+    res.status(200).type('application/x-pem-file').setHeader('Content-Disposition', `attachment; filename="${alpineKeyName(owner, key.publicKey)}"`);
+    res.send(key.publicKey);
   }));
 
   r.all([base, `${base}/*`], (_req, _res, next) => next(new NotFound('Not found.')));
