@@ -113,3 +113,24 @@ export function tarGzOfZeros(files: [string, number][]): Buffer {
   parts.push(trailer);
   return Buffer.concat(parts);
 }
+
+/**
+ * A zstd frame of `size` zeros, four bytes per 128 KiB: RLE blocks (each a header and the one byte
+ * it repeats) after a frame header without a content size.
+ */
+export function zstdOfZeros(size: number): Buffer {
+  const BLOCK = 128 * 1024;
+  const blocks = Math.ceil(size / BLOCK);
+  // why: magic, then a descriptor with no content size, checksum or dictionary, and a window of 2^(10+7) bytes, room for a whole block.
+  const out = Buffer.alloc(6 + blocks * 4);
+  out.writeUInt32LE(0xfd2fb528, 0);
+  out[4] = 0x00;
+  out[5] = 7 << 3;
+  for (let i = 0; i < blocks; i++) {
+    const n = Math.min(BLOCK, size - i * BLOCK);
+    const header = (n << 3) | (1 << 1) | (i === blocks - 1 ? 1 : 0);
+    out.writeUIntLE(header, 6 + i * 4, 3);
+    out[6 + i * 4 + 3] = 0;
+  }
+  return out;
+}

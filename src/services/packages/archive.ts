@@ -95,34 +95,35 @@ export async function readZip(file: string, caps: ArchiveCaps, visit: (e: ZipEnt
 export interface TarEntry { name: string; size: number }
 
 /**
- * Stream the gzip'd tar at `file`, refusing unsafe names, links and devices and the caps (counted on
- * what gunzip produces, and on the ratio to the file's size). `want` picks the entries whose bytes
- * (at most `maxFileBytes` each) reach `got`.
+ * Stream the tar that `stages` produce (a file stream, then its decompressor), refusing unsafe
+ * names, links and devices and the caps (counted on the tar's bytes, and on the ratio to
+ * `compressedBytes`). `want` picks the entries whose bytes (at most `maxFileBytes` each) reach `got`.
  */
-export async function readTarGz(
-  file: string, caps: ArchiveCaps, maxFileBytes: number, want: (e: TarEntry) => boolean, got: (e: TarEntry, bytes: Buffer) => void,
+export async function readTar(
+  stages: NodeJS.ReadableStream[], compressedBytes: number, caps: ArchiveCaps, maxFileBytes: number, want: (e: TarEntry) => boolean, got: (e: TarEntry, bytes: Buffer) => void,
 ): Promise<void> {
-  const compressed = fs.statSync(file).size;
   let unpacked = 0;
   let entries = 0;
   const counting = new Transform({
     transform(chunk: Buffer, _enc, done) {
       unpacked += chunk.length;
       if (unpacked > caps.maxUnpackedBytes) return done(new BadRequest(`the archive unpacks to more than ${caps.maxUnpackedBytes} bytes`));
-      if (unpacked > 1024 * 1024 && unpacked / Math.max(1, compressed) > caps.maxRatio) return done(new BadRequest(`the archive is compressed more than ${caps.maxRatio} to 1`));
+      if (unpacked > 1024 * 1024 && unpacked / Math.max(1, compressedBytes) > caps.maxRatio) return done(new BadRequest(`the archive is compressed more than ${caps.maxRatio} to 1`));
       done(null, chunk);
     },
   });
   const extract = tar.extract();
-  const reading = pipeline(fs.createReadStream(file), zlib.createGunzip(), counting, extract);
+  const reading = pipeline([...stages, counting, extract as unknown as NodeJS.WritableStream]);
   // why: a failure of the stream reaches the loop below through the extractor; this only keeps it from being unhandled.
   reading.catch(() => undefined);
   try {
     for await (const entry of extract) {
       const header = entry.header;
       if (++entries > caps.maxEntries) throw new BadRequest(`the archive has more than ${caps.maxEntries} entries`);
-      const name = header.name.replace(/^\.\//, '');
+      const name = header.name.replace(/^(?:\.\/)+/, '');
       if (header.type !== 'file' && header.type !== 'directory') throw new BadRequest(`the archive has an entry that is not a plain file: ${JSON.stringify(header.name)}`);
+      // why: `./` is the archive's own top directory (dpkg-deb writes it first).
+      if (header.type === 'directory' && (name === '' || name === '.')) { entry.resume(); continue; }
       if (!safeEntryName(name)) throw new BadRequest(`the archive has an unsafe entry: ${JSON.stringify(header.name)}`);
       const e = { name, size: header.size ?? 0 };
       if (header.type === 'file' && want(e)) got(e, await readCapped(entry, maxFileBytes, name));
@@ -131,6 +132,14 @@ export async function readTarGz(
     await reading;
   } catch (err) {
     extract.destroy();
-    throw err instanceof BadRequest ? err : new BadRequest('package has invalid structure: not a readable tar.gz archive');
+    for (const s of stages) (s as unknown as { destroy?: () => void }).destroy?.();
+    throw err instanceof BadRequest ? err : new BadRequest('package has invalid structure: not a readable tar archive');
   }
+}
+
+/** Stream the gzip'd tar at `file` (see readTar). */
+export function readTarGz(
+  file: string, caps: ArchiveCaps, maxFileBytes: number, want: (e: TarEntry) => boolean, got: (e: TarEntry, bytes: Buffer) => void,
+): Promise<void> {
+  return readTar([fs.createReadStream(file), zlib.createGunzip()], fs.statSync(file).size, caps, maxFileBytes, want, got);
 }
