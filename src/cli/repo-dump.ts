@@ -13,15 +13,16 @@ import { dumpRepo } from '../services/migration/repo-dump.service';
 import { restoreRepo } from '../services/migration/repo-restore.service';
 import { DEFAULT_LIMITS, parseUnits } from '../services/migration/dump-archive';
 import { CliError, notifyTableWritten, parseArgs, type Flags } from './util';
+import { parseByteSize } from '../config';
 
 /** Tables a restore writes that a running server keeps in its caches. */
 const CACHED_TABLES = ['repository', 'repo_unit', 'issue', 'label', 'milestone', 'pull_request', 'repo_issue_counter', 'branch'];
 
-/** `--max-size` and the like: bytes, or a number with K, M, G or T (powers of 1024). */
+/** `--max-size` and the like: a size as app.ini's sizes are read (`500M` is 10^6 bytes times 500, `10GiB` 2^30 times 10). */
 function parseSize(flag: string, text: string): number {
-  const m = /^([0-9]+)\s*([kmgt]?)i?b?$/i.exec(text.trim());
-  if (!m) throw new CliError(`--${flag} ${text}: give bytes, or a number with K, M, G or T`);
-  return Number(m[1]) * 1024 ** ' kmgt'.indexOf((m[2] || ' ').toLowerCase());
+  const n = parseByteSize(text);
+  if (n === null || n < 0) throw new CliError(`--${flag} ${text}: give bytes, or a size such as 500M or 10GiB`);
+  return n;
 }
 
 function positive(flag: string, text: string | undefined, fallback: number, parse: (f: string, t: string) => number = (f, t) => Number(t)): number {

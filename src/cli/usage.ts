@@ -32,6 +32,6 @@ commands:
                               milestones, pull_requests, comments, reviews, releases, wiki (default: all)
   restore-repo --file PATH --owner O --repo R [--units U[,U...]] [--tempdir DIR] [--max-size N] [--max-entries N]
                               make the new repository O/R from a dump-repo archive; every document is checked
-                              first and a refusal leaves nothing (--max-size: bytes unpacked, default 10G;
+                              first and a refusal leaves nothing (--max-size: bytes unpacked, default 10GiB;
                               --max-entries: default 100000)
 `;

@@ -52,6 +52,7 @@ export type {
 };
 export { PACKAGE_TYPES, type PackageType } from './packages';
 export { formatGoDuration, parseGoDuration } from './duration';
+export { parseByteSize } from './spec';
 
 // why: one table of every section we read, so an unknown value fails start-up with the key's name;
 // the order is the order of the unknown-key warnings.

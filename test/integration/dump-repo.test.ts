@@ -253,12 +253,12 @@ describe('forge dump-repo and restore-repo', function () {
     const bomb = path.join(tmp, `variant-${++n}.tar.gz`);
     await writeTgz(bomb, [{ name: 'repository.json', data: members.get('repository.json')! }, { name: 'git.bundle', data: Buffer.alloc(32 * 1024 * 1024) }]);
     expect(fs.statSync(bomb).size).to.be.below(1024 * 1024);
-    await refused(bomb, 'archive entry "git.bundle" is refused: the archive unpacks to more than 1048576 bytes', '--max-size', '1M');
+    await refused(bomb, 'archive entry "git.bundle" is refused: the archive unpacks to more than 1048576 bytes', '--max-size', '1MiB');
     await refused(file, /Command error: archive entry "[^"]+" is refused: the archive unpacks to more than 1000 bytes/, '--max-size', '1000');
     const many = path.join(tmp, `variant-${++n}.tar.gz`);
     await writeTgz(many, Array.from({ length: 50 }, () => ({ name: 'assets/', type: 'directory' as const })));
     await refused(many, 'archive entry "assets/" is refused: the archive has more than 20 entries', '--max-entries', '20');
-    await refused(file, '--max-size lots: give bytes, or a number with K, M, G or T', '--max-size', 'lots');
+    await refused(file, '--max-size lots: give bytes, or a size such as 500M or 10GiB', '--max-size', 'lots');
   });
 
   it('checks every document before writing anything and names the file, the pointer and the rule', async () => {

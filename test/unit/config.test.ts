@@ -48,4 +48,14 @@ describe('configuration', () => {
     expect(() => loadSettings(ini(`[server]\nAPP_DATA_PATH = ${dir}/data\n[repository.signing]\nSIGNING_FORMAT = x509\n`), {}))
       .to.throw(ConfigError, '[repository.signing] SIGNING_FORMAT: "x509" is not one of openpgp, ssh');
   });
+
+  it('reads the package quotas as Gitea reads sizes, -1 for none, and names a bad one', () => {
+    const s = loadSettings(ini([
+      '[server]', `APP_DATA_PATH = ${dir}/data`,
+      '[packages]', 'LIMIT_TOTAL_OWNER_SIZE = 500 MiB', 'LIMIT_SIZE_GO = 2GB', 'LIMIT_TOTAL_OWNER_COUNT = 10', '',
+    ].join('\n')), {});
+    expect(s.packages).to.deep.include({ limitTotalOwnerSize: 500 * 2 ** 20, limitTotalOwnerCount: 10, path: path.join(dir, 'data', 'packages') });
+    expect(s.packages.limitSize).to.deep.equal({ go: 2e9, cran: -1 });
+    expect(() => loadSettings(ini(`[server]\nAPP_DATA_PATH = ${dir}/data\n[packages]\nLIMIT_SIZE_CRAN = lots\n`), {})).to.throw(ConfigError, /\[packages\] LIMIT_SIZE_CRAN: "lots" is not a size/);
+  });
 });
