@@ -24,15 +24,15 @@ export function timedGet(url: string, token: string): Promise<number> {
 export interface PacedResult { rps: number; p50: number; p99: number; errors: number }
 
 /**
- * GET `url` at a fixed rate for `seconds`, each request sent when its turn comes (evenly spaced),
- * and its latency counted from that turn: a slow answer delays no later request and hides nothing
- * (no coordinated omission). why: a closed-loop client that waits for answers, or one that sends
- * each second's quota in a burst, measures its own queue.
+ * GET `url` at `rate` per second, each request sent when its turn comes (evenly spaced) and its
+ * latency counted from that turn, until `total` were sent (or `stop`): a slow answer delays no
+ * later request and hides nothing (no coordinated omission). why: a closed-loop client that waits
+ * for answers, or one that sends each second's quota in a burst, measures its own queue.
  */
-export async function pacedGets(url: string, headers: Record<string, string>, rate: number, seconds: number): Promise<PacedResult> {
+function pacer(url: string, headers: Record<string, string>, rate: number, total = Infinity) {
   const pool = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const total = Math.round(rate * seconds);
   const latencies: number[] = [];
+  const pending: Promise<void>[] = [];
   let errors = 0;
   let sent = 0;
   const start = process.hrtime.bigint();
@@ -47,17 +47,29 @@ export async function pacedGets(url: string, headers: Record<string, string>, ra
       });
     }).once('error', () => { errors++; resolve(); });
   });
-  const pending: Promise<void>[] = [];
-  await new Promise<void>((done) => {
-    const timer = setInterval(() => {
-      const due = Math.min(total, Math.floor((nowMs() * rate) / 1000) + 1);
-      for (; sent < due; sent++) pending.push(one((sent * 1000) / rate));
-      if (sent >= total) { clearInterval(timer); done(); }
-    }, 1);
-  });
-  await Promise.all(pending);
-  const elapsed = nowMs() / 1000;
-  pool.destroy();
+  let sentAll: () => void = () => {};
+  const allSent = new Promise<void>((resolve) => { sentAll = resolve; });
+  const timer = setInterval(() => {
+    const due = Math.min(total, Math.floor((nowMs() * rate) / 1000) + 1);
+    for (; sent < due; sent++) pending.push(one((sent * 1000) / rate));
+    if (sent >= total) { clearInterval(timer); sentAll(); }
+  }, 1);
+  /** Stop sending, wait for the answers; the latencies, the failures and the seconds it ran. */
+  const finish = async () => {
+    clearInterval(timer);
+    const seconds = nowMs() / 1000;
+    await Promise.all(pending);
+    pool.destroy();
+    return { latencies, errors, seconds, elapsed: nowMs() / 1000 };
+  };
+  return { allSent, finish };
+}
+
+/** GET `url` at a fixed rate for `seconds` (see pacer). */
+export async function pacedGets(url: string, headers: Record<string, string>, rate: number, seconds: number): Promise<PacedResult> {
+  const p = pacer(url, headers, rate, Math.round(rate * seconds));
+  await p.allSent;
+  const { latencies, errors, elapsed } = await p.finish();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN) * 10) / 10;
   return { rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors };
@@ -67,38 +79,14 @@ export async function pacedGets(url: string, headers: Record<string, string>, ra
 export interface Probe { p50: number; p99: number; samples: number; errors: number; seconds: number }
 
 /**
- * GET `url` at `rate` per second until stopped, each request sent when its turn comes and its
- * latency counted from that turn, as pacedGets does. why not pacedGets: it runs for a
+ * GET `url` at `rate` per second until stopped (see pacer). why not pacedGets: it runs for a
  * number of seconds fixed in advance, and the sync window is known only when it has ended.
  */
 export function pacedUntilStopped(url: string, rate: number): { stop: () => Promise<Probe> } {
-  const pool = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const latencies: number[] = [];
-  const pending: Promise<void>[] = [];
-  let errors = 0;
-  let sent = 0;
-  const start = process.hrtime.bigint();
-  const nowMs = () => Number(process.hrtime.bigint() - start) / 1e6;
-  const one = (dueMs: number) => new Promise<void>((resolve) => {
-    http.get(url, { agent: pool }, (res) => {
-      res.resume();
-      res.once('end', () => {
-        if (res.statusCode === 200) latencies.push(nowMs() - dueMs);
-        else errors++;
-        resolve();
-      });
-    }).once('error', () => { errors++; resolve(); });
-  });
-  const timer = setInterval(() => {
-    const due = Math.floor((nowMs() * rate) / 1000) + 1;
-    for (; sent < due; sent++) pending.push(one((sent * 1000) / rate));
-  }, 1);
+  const p = pacer(url, {}, rate);
   return {
     stop: async () => {
-      clearInterval(timer);
-      const seconds = nowMs() / 1000;
-      await Promise.all(pending);
-      pool.destroy();
+      const { latencies, errors, seconds } = await p.finish();
       return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), samples: latencies.length, errors, seconds };
     },
   };

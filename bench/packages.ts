@@ -29,6 +29,7 @@ import zlib from 'node:zlib';
 import { spawn, execFileSync } from 'node:child_process';
 import tar from 'tar-stream';
 import type { TestServer } from '../test/helpers/server';
+import { zipArchive } from '../test/helpers/zip';
 import { benchServer, median, percentile } from './util';
 import { pacedUntilStopped, type Probe } from './http';
 
@@ -82,52 +83,7 @@ function filler(r: () => number, lead: string, lines: number): string {
 
 /** A zip of stored (uncompressed) entries, as `zip -0 -D` writes them: no directory entries, Unix mode 0644. */
 function storedZip(files: [string, Buffer][]): Buffer {
-  const dosDate = ((MTIME.getUTCFullYear() - 1980) << 9) | ((MTIME.getUTCMonth() + 1) << 5) | MTIME.getUTCDate();
-  const parts: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const [name, data] of files) {
-    const n = Buffer.from(name, 'utf8');
-    const crc = zlib.crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(10, 4); // version needed: 1.0, stored
-    local.writeUInt16LE(0x0800, 6); // names are UTF-8
-    local.writeUInt16LE(0, 8); // stored
-    local.writeUInt16LE(0, 10);
-    local.writeUInt16LE(dosDate, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(n.length, 26);
-    local.writeUInt16LE(0, 28);
-    const entry = Buffer.alloc(46);
-    entry.writeUInt32LE(0x02014b50, 0);
-    entry.writeUInt16LE((3 << 8) | 30, 4); // made by Unix, 3.0
-    entry.writeUInt16LE(10, 6);
-    entry.writeUInt16LE(0x0800, 8);
-    entry.writeUInt16LE(0, 10);
-    entry.writeUInt16LE(0, 12);
-    entry.writeUInt16LE(dosDate, 14);
-    entry.writeUInt32LE(crc, 16);
-    entry.writeUInt32LE(data.length, 20);
-    entry.writeUInt32LE(data.length, 24);
-    entry.writeUInt16LE(n.length, 28);
-    // extra, comment, disk, internal attributes: 0
-    entry.writeUInt32LE((0o100644 << 16) >>> 0, 38);
-    entry.writeUInt32LE(offset, 42);
-    parts.push(local, n, data);
-    central.push(entry, n);
-    offset += local.length + n.length + data.length;
-  }
-  const dir = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(files.length, 8);
-  end.writeUInt16LE(files.length, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...parts, dir, end]);
+  return zipArchive(files.map(([name, data]) => ({ name, data, method: 0, crc: zlib.crc32(data), size: data.length })), MTIME);
 }
 
 /** A tar.gz of plain files. */

@@ -5,6 +5,7 @@
  * The CRC is computed over the real zeros, so every archive is valid to the end.
  */
 import zlib from 'node:zlib';
+import { zipArchive } from './zip';
 
 const MB = 2 ** 20;
 const ZERO_MB = Buffer.alloc(MB);
@@ -24,45 +25,10 @@ function deflatedZeros(size: number, crc = 0): { data: Buffer; crc: number } {
 
 /** A zip whose entries are `[name, size]` zeros, deflated (each entry under 4 GiB: no zip64). */
 export function zipOfZeros(entries: [string, number][]): Buffer {
-  const locals: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const [name, size] of entries) {
+  return zipArchive(entries.map(([name, size]) => {
     const zeros = deflatedZeros(Math.floor(size));
-    const data = Buffer.concat([zeros.data, FINAL_BLOCK]);
-    const crc = zeros.crc;
-    const n = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc >>> 0, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(Math.floor(size), 22);
-    local.writeUInt16LE(n.length, 26);
-    const head = Buffer.alloc(46);
-    head.writeUInt32LE(0x02014b50, 0);
-    head.writeUInt16LE(0x031e, 4);
-    head.writeUInt16LE(20, 6);
-    head.writeUInt16LE(8, 10);
-    head.writeUInt32LE(crc >>> 0, 16);
-    head.writeUInt32LE(data.length, 20);
-    head.writeUInt32LE(Math.floor(size), 24);
-    head.writeUInt16LE(n.length, 28);
-    head.writeUInt32LE((0o100644 << 16) >>> 0, 38);
-    head.writeUInt32LE(offset, 42);
-    locals.push(local, n, data);
-    central.push(head, n);
-    offset += local.length + n.length + data.length;
-  }
-  const dir = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, dir, end]);
+    return { name, data: Buffer.concat([zeros.data, FINAL_BLOCK]), method: 8, crc: zeros.crc, size: Math.floor(size) };
+  }));
 }
 
 /** A ustar header of a regular file. */
