@@ -104,6 +104,7 @@ async function runWorker(): Promise<void> {
   let mirrors: { stop(): Promise<void> } | null = null;
   let sessionCleanup: { stop(): void } | null = null;
   let packageCleanup: { stop(): void } | null = null;
+  let packageIndexing: { stop(): Promise<void> } | null = null;
   let ssh: SshServerHandle | null = null;
   let stopping = false;
   const stop = () => {
@@ -118,7 +119,7 @@ async function runWorker(): Promise<void> {
     // The hooks of a push still in flight reach this worker's private internal listener, which
     // stays open until the end.
     void Promise.all([ssh?.stop(), server!.drain()])
-      .then(() => Promise.all([pushes?.stop(), hooks?.stop(), actions?.stop(), mirrors?.stop(), sessionCleanup?.stop(), packageCleanup?.stop()]))
+      .then(() => Promise.all([pushes?.stop(), hooks?.stop(), actions?.stop(), mirrors?.stop(), sessionCleanup?.stop(), packageCleanup?.stop(), packageIndexing?.stop()]))
       .then(() => Promise.all([closeDatabase(), closeRedis()]))
       .finally(() => {
         internal?.close();
@@ -165,9 +166,10 @@ async function runWorker(): Promise<void> {
   if (stopping) process.exit(0);
   server = drainableSrv;
   // why: the services are loaded here, not at the top: the primary, which only migrates and forks, starts in half the time without them.
-  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }, { startMirrorWork }, { startPackageCleanup }] = await Promise.all([
+  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }, { startMirrorWork }, { startPackageCleanup }, { startPackageIndexing }] = await Promise.all([
     import('./services/git-push/push.worker'), import('./services/webhook/delivery.worker'), import('./services/actions/background'),
     import('./services/auth/session.service'), import('./services/mirror/schedule'), import('./services/packages/package.service'),
+    import('./services/packages/index-jobs'),
   ]);
   pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
   hooks = startHookDelivery({ cleanup: process.env.FORGE_WORKER_INDEX === '0' });
@@ -176,6 +178,7 @@ async function runWorker(): Promise<void> {
   if (process.env.FORGE_WORKER_INDEX === '0') sessionCleanup = startSessionCleanup();
   // why: every worker answers POST /admin/cron/cleanup_packages; one keeps the schedule.
   packageCleanup = startPackageCleanup(process.env.FORGE_WORKER_INDEX === '0');
+  if (s.packages.enabled) packageIndexing = startPackageIndexing();
   const addr = srv.address() as AddressInfo;
   process.send?.({ forgeReady: true, http: hostPort(addr.address, addr.port), ssh: ssh ? hostPort(s.server.sshListenHost, ssh.port) : null });
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { section } from './spec';
 
 /** The package types this forge serves, by Gitea's names. */
-export const PACKAGE_TYPES = ['cran', 'go'] as const;
+export const PACKAGE_TYPES = ['alpine', 'cran', 'debian', 'go', 'rpm'] as const;
 
 /** One of PACKAGE_TYPES. */
 export type PackageType = typeof PACKAGE_TYPES[number];

@@ -299,3 +299,46 @@ export function packageSnapshot(ctx: DbContext, ownerId: number, type: string, n
     });
   });
 }
+
+/**
+ * The internal version `version` of an owner's internal package `name` (the Linux formats keep their
+ * generated indexes as its files), made on first use.
+ */
+export async function internalVersion(ctx: DbContext, ownerId: number, type: string, name: string, version: string): Promise<PackageVersionModel> {
+  const { pkg } = await findOrInsertPackage(ctx, { ownerId, type, name, semverCompatible: false, isInternal: true });
+  return (await findVersion(ctx, pkg.id, version))
+    ?? (await insertVersion(ctx, { packageId: pkg.id, creatorId: ownerId, version, metadataJson: 'null', isInternal: true }))
+    ?? (await findVersion(ctx, pkg.id, version))!;
+}
+
+/** The file of a version by name (any case) and composite key, with its blob; or null. */
+export async function findFile(ctx: DbContext, versionId: number, name: string, compositeKey: string): Promise<FileRow | null> {
+  const file = await PackageFileModel.findOne({ where: { versionId, lowerName: name.toLowerCase(), compositeKey }, transaction: ctx.tx });
+  const blob = file && (await PackageBlobModel.findByPk(file.blobId, { transaction: ctx.tx }));
+  return file && blob ? { file, blob } : null;
+}
+
+/** The hash columns of package_blob by algorithm. */
+export type BlobHashName = 'md5' | 'sha1' | 'sha256' | 'sha512';
+
+/** The files of some versions whose content has hash `hex` (lower case) by `alg`, with their blobs. */
+export async function filesWithHash(ctx: DbContext, versionIds: number[], alg: BlobHashName, hex: string): Promise<FileRow[]> {
+  if (versionIds.length === 0) return [];
+  const column = { md5: 'hashMd5', sha1: 'hashSha1', sha256: 'hashSha256', sha512: 'hashSha512' }[alg];
+  const blobs = await PackageBlobModel.findAll({ where: { [column]: hex }, transaction: ctx.tx });
+  if (blobs.length === 0) return [];
+  const files = await PackageFileModel.findAll({ where: { versionId: { [Op.in]: versionIds }, blobId: { [Op.in]: blobs.map((b) => b.id) } }, transaction: ctx.tx });
+  return files.map((file) => ({ file, blob: blobs.find((b) => b.id === file.blobId)! }));
+}
+
+/** Delete files with their properties (their blobs stay for the cleanup). */
+export async function deleteFileRows(ctx: DbContext, fileIds: number[]): Promise<void> {
+  if (fileIds.length === 0) return;
+  await PackagePropertyModel.destroy({ where: { refType: PropertyRef.File, refId: { [Op.in]: fileIds } }, transaction: ctx.tx });
+  await PackageFileModel.destroy({ where: { id: { [Op.in]: fileIds } }, transaction: ctx.tx });
+}
+
+/** Move a file, properties and all, to another version. */
+export async function moveFile(ctx: DbContext, fileId: number, versionId: number): Promise<void> {
+  await PackageFileModel.update({ versionId }, { where: { id: fileId }, transaction: ctx.tx });
+}

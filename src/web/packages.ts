@@ -1,6 +1,7 @@
 /**
  * The package registries under `/api/packages/{owner}/{type}/...`, as Gitea serves them to each
- * format's own client: Go modules (the GOPROXY protocol) and R packages (a CRAN-like repository).
+ * format's own client: Go modules (the GOPROXY protocol), R packages (a CRAN-like repository) and
+ * Debian packages (an apt repository with signed indexes).
  * Callers authenticate like git over HTTP (Basic with a password or token, or a token header);
  * reads of a public owner need nothing. A refusal is Gitea's: plain text, and 401 with
  * `WWW-Authenticate: Basic realm="Gitea Package API"` when the caller lacks the right. Everything
@@ -22,6 +23,10 @@ import { GO_MAX_ZIP_BYTES } from '../services/packages/go';
 import { CRAN_MAX_BYTES } from '../services/packages/cran';
 import { cranDownload, cranIndex, publishCran, type CranFile } from '../services/packages/cran.service';
 import { alpineKey, alpineKeyName, repositoryPgpKey } from '../services/packages/keys';
+import { DEB_MAX_BYTES } from '../services/packages/deb';
+import {
+  debianByHash, debianPackagesFile, debianPlace, debianPoolFile, debianReleaseFile, publishDebian, removeDebian,
+} from '../services/packages/debian.service';
 import { log } from '../log';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
@@ -66,17 +71,22 @@ async function uploadOf(req: Request, type: PackageType, formatMax: number) {
   return receiveBlob(req, cap, tooLarge);
 }
 
-/** Send a stored file as Gitea does (attachment, Last-Modified, byte ranges). */
-function sendFile(req: Request, res: Response, f: StoredFile): void {
-  res.setHeader('Content-Type', 'application/octet-stream');
+/** Send a stored file as Gitea does (attachment, Last-Modified, byte ranges), with its sha256 as its ETag. */
+function sendFile(req: Request, res: Response, f: StoredFile, contentType = 'application/octet-stream'): void {
+  res.setHeader('Content-Type', contentType);
   const ascii = f.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   res.setHeader('Content-Disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(f.name)}`);
   res.setHeader('Access-Control-Expose-Headers', 'Content-Disposition');
   res.setHeader('Last-Modified', new Date(f.createdUnix * 1000).toUTCString());
   res.setHeader('Cache-Control', 'max-age=0, private, must-revalidate, no-transform');
   res.setHeader('Accept-Ranges', 'bytes');
+  const etag = `"${f.sha256}"`;
+  res.setHeader('ETag', etag);
+  const match = req.headers['if-none-match'];
   const since = Date.parse(String(req.headers['if-modified-since'] ?? ''));
-  if (Number.isFinite(since) && Math.floor(since / 1000) >= f.createdUnix) { res.status(304).end(); return; }
+  // why: If-None-Match decides when sent (RFC 9110 13.1.3); a file replaced within the same second keeps no stale copy.
+  const fresh = match !== undefined ? match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*') : Number.isFinite(since) && Math.floor(since / 1000) >= f.createdUnix;
+  if (fresh) { res.status(304).end(); return; }
   let start = 0;
   let end = f.size - 1;
   const m = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
@@ -169,7 +179,37 @@ export function packagesRouter(): Router {
     sendCran(req, res, index ? await cranIndex(ctxOf(req), owner, bin, !!index[1]) : await cranDownload(ctxOf(req), owner, bin, file));
   }));
 
-  // The signing keys of the Linux formats' repositories (their registries are still to come).
+  // Debian (apt).
+  const debian = `${base}/debian`;
+  r.put(`${debian}/pool/:dist/:component/upload`, access(AccessMode.Write, async (req, res, owner) => {
+    const { dist, component } = debianPlace(String(req.params.dist), String(req.params.component));
+    await publishDebian(ctxOf(req), req.principal.user!, owner, dist, component, await uploadOf(req, 'debian', DEB_MAX_BYTES));
+    res.status(201).end();
+  }));
+  r.delete(`${debian}/pool/:dist/:component/:name/:version/:arch`, access(AccessMode.Write, async (req, res, owner) => {
+    const p = req.params;
+    await removeDebian(ctxOf(req), req.principal.user!, owner, String(p.dist), String(p.component), String(p.name), String(p.version), String(p.arch));
+    res.status(204).end();
+  }));
+  r.get(`${debian}/pool/:dist/:component/:file`, access(AccessMode.Read, async (req, res, owner) => {
+    const f = await debianPoolFile(ctxOf(req), owner, String(req.params.dist), String(req.params.component), String(req.params.file));
+    sendFile(req, res, f, 'application/vnd.debian.binary-package');
+  }));
+  r.get(`${debian}/dists/:dist/by-hash/:alg/:hash`, access(AccessMode.Read, async (req, res, owner) => {
+    sendFile(req, res, await debianByHash(ctxOf(req), owner, String(req.params.dist), String(req.params.alg), String(req.params.hash)));
+  }));
+  r.get(`${debian}/dists/:dist/:file`, access(AccessMode.Read, async (req, res, owner) => {
+    sendFile(req, res, await debianReleaseFile(ctxOf(req), owner, String(req.params.dist), String(req.params.file)));
+  }));
+  r.get(`${debian}/dists/:dist/:component/:arch/by-hash/:alg/:hash`, access(AccessMode.Read, async (req, res, owner) => {
+    sendFile(req, res, await debianByHash(ctxOf(req), owner, String(req.params.dist), String(req.params.alg), String(req.params.hash)));
+  }));
+  r.get(`${debian}/dists/:dist/:component/:arch/:file`, access(AccessMode.Read, async (req, res, owner) => {
+    const p = req.params;
+    sendFile(req, res, await debianPackagesFile(ctxOf(req), owner, String(p.dist), String(p.component), String(p.arch), String(p.file)));
+  }));
+
+  // The signing keys of the Linux formats' repositories.
   for (const kind of ['debian', 'rpm'] as const) {
     r.get(`${base}/${kind}/repository.key`, access(AccessMode.Read, async (req, res, owner) => {
       const key = await repositoryPgpKey(ctxOf(req), owner, kind);

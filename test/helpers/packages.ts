@@ -1,12 +1,13 @@
 /**
  * Package files for registry tests, made with the tools a packager uses: a Go module zip as
- * `zip -r -D` makes it, and an R source package tarball (tar -czf of `{name}/DESCRIPTION`), without
- * needing go or R; and what registry tests ask of the server.
+ * `zip -r -D` makes it, an R source package tarball (tar -czf of `{name}/DESCRIPTION`), without
+ * needing go or R, and a `.deb` by dpkg-deb; apt in a private root; and what registry tests ask of
+ * the server.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { TestServer } from './server';
 import { count } from './db';
@@ -50,4 +51,41 @@ export function packageRows(server: TestServer): Promise<number> {
 export function packageTempFiles(server: TestServer): string[] {
   const dir = path.join(server.dataDir, 'packages', 'tmp');
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+}
+
+/**
+ * `dpkg-deb --build` of a package whose DEBIAN/control is `control`, holding one small file; its
+ * control member compressed with `z`; `unchecked`: without dpkg-deb's own checks of the fields.
+ */
+export function debPackage(tmp: string, control: string, z = 'gzip', unchecked = false): string {
+  const root = fs.mkdtempSync(path.join(tmp, 'deb-'));
+  fs.mkdirSync(path.join(root, 'DEBIAN'));
+  fs.writeFileSync(path.join(root, 'DEBIAN', 'control'), control);
+  fs.mkdirSync(path.join(root, 'usr', 'share', 'hello'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'usr', 'share', 'hello', 'README'), `${control}\n`);
+  const out = path.join(tmp, `${path.basename(root)}.deb`);
+  execFileSync('dpkg-deb', ['--root-owner-group', `-Z${z}`, ...(unchecked ? ['--nocheck'] : []), '--build', root, out], { stdio: 'ignore' });
+  return out;
+}
+
+/**
+ * apt in a private root under `dir`: its own sources list (the `deb` line given), state, cache and
+ * dpkg status, nothing of the machine's own configuration or keys. Answers a runner of apt-get with
+ * these options, giving exit code, stdout and stderr.
+ */
+export function aptRoot(dir: string, debLine: string): (args: string[], cwd?: string) => Promise<{ code: number; out: string; err: string }> {
+  for (const d of ['state/lists/partial', 'cache/archives/partial', 'parts', 'trusted.d', 'prefs.d', 'conf.d', 'log']) fs.mkdirSync(path.join(dir, d), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'sources.list'), `${debLine}\n`);
+  fs.writeFileSync(path.join(dir, 'status'), '');
+  const opts = [
+    `Dir::Etc::SourceList=${dir}/sources.list`, `Dir::Etc::SourceParts=${dir}/parts`, `Dir::Etc::TrustedParts=${dir}/trusted.d`, `Dir::Etc::Trusted=${dir}/trusted.gpg`,
+    `Dir::Etc::Preferences=${dir}/preferences`, `Dir::Etc::PreferencesParts=${dir}/prefs.d`, `Dir::Etc::Parts=${dir}/conf.d`,
+    `Dir::State=${dir}/state`, `Dir::State::status=${dir}/status`, `Dir::Cache=${dir}/cache`, `Dir::Log=${dir}/log`,
+    'Debug::NoLocking=1', 'APT::Sandbox::User=root', 'APT::Architecture=amd64', 'APT::Architectures::=amd64', 'Acquire::Languages=none', 'Acquire::Retries=0',
+  ].flatMap((o) => ['-o', o]);
+  return (args, cwd = dir) => new Promise((resolve) => {
+    execFile('apt-get', [...opts, ...args], { cwd, env: { PATH: process.env.PATH!, LANG: 'C' } }, (err, out, errOut) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: String(out), err: String(errOut) });
+    });
+  });
 }

@@ -55,7 +55,7 @@ describe('configuration', () => {
       '[packages]', 'LIMIT_TOTAL_OWNER_SIZE = 500 MiB', 'LIMIT_SIZE_GO = 2GB', 'LIMIT_TOTAL_OWNER_COUNT = 10', '',
     ].join('\n')), {});
     expect(s.packages).to.deep.include({ limitTotalOwnerSize: 500 * 2 ** 20, limitTotalOwnerCount: 10, path: path.join(dir, 'data', 'packages') });
-    expect(s.packages.limitSize).to.deep.equal({ go: 2e9, cran: -1 });
+    expect(s.packages.limitSize).to.deep.equal({ alpine: -1, cran: -1, debian: -1, go: 2e9, rpm: -1 });
     expect(() => loadSettings(ini(`[server]\nAPP_DATA_PATH = ${dir}/data\n[packages]\nLIMIT_SIZE_CRAN = lots\n`), {})).to.throw(ConfigError, /\[packages\] LIMIT_SIZE_CRAN: "lots" is not a size/);
   });
 });

@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { readDebPackage } from '../../src/services/packages/deb';
 import { tarGzOfZeros, zstdOfZeros } from '../helpers/bombs';
+import { debPackage } from '../helpers/packages';
 
 describe('reading .deb packages', function () {
   this.timeout(60_000);
@@ -19,17 +20,7 @@ describe('reading .deb packages', function () {
   before(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-deb-')); });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  /** `dpkg-deb --build` of a package with `control` (fields) and one file, its control compressed with `z`. */
-  function build(control: string, z = 'gzip'): string {
-    const root = fs.mkdtempSync(path.join(tmp, 'pkg-'));
-    fs.mkdirSync(path.join(root, 'DEBIAN'));
-    fs.writeFileSync(path.join(root, 'DEBIAN', 'control'), control);
-    fs.mkdirSync(path.join(root, 'usr', 'share', 'hello'), { recursive: true });
-    fs.writeFileSync(path.join(root, 'usr', 'share', 'hello', 'README'), 'hello\n');
-    const out = path.join(tmp, `${path.basename(root)}.deb`);
-    execFileSync('dpkg-deb', ['--root-owner-group', `-Z${z}`, '--build', root, out], { stdio: 'ignore' });
-    return out;
-  }
+  const build = (control: string, z = 'gzip') => debPackage(tmp, control, z);
 
   /** An ar archive of `members` ([name, bytes]) as `ar` writes it. */
   function ar(members: [string, Buffer][]): string {

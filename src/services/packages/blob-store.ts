@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { settings } from '../../config';
 import { TooLarge } from '../../errors';
@@ -52,6 +52,11 @@ export async function receiveBlob(body: Readable, maxBytes: number, tooLarge: ()
   }
   const [md5, sha1, sha256, sha512] = hashers.map((h) => h.digest('hex'));
   return { file, hashes: { size, md5, sha1, sha256, sha512 } };
+}
+
+/** `bytes` (a generated index) in a temporary file, with their hashes. */
+export async function bytesToTemp(bytes: Uint8Array): Promise<TempBlob> {
+  return receiveBlob(Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]), -1);
 }
 
 /** Remove an upload's temporary file (nothing when it was moved into place). */

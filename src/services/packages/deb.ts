@@ -15,6 +15,9 @@ import { Decompress } from 'fzstd';
 import { BadRequest } from '../../errors';
 import { readTar, type ArchiveCaps } from './archive';
 
+/** The largest `.deb` taken (Gitea has no cap of its own; [packages] LIMIT_SIZE_DEBIAN can set a lower one). */
+export const DEB_MAX_BYTES = 2 * 1024 * 1024 * 1024;
+
 const AR_MAGIC = '!<arch>\n';
 const HEADER = 60;
 const MAX_MEMBERS = 16;

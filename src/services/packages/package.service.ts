@@ -10,8 +10,8 @@ import { systemCtx, withTx, type DbContext } from '../../db';
 import { settings, type PackageType } from '../../config';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../errors';
 import {
-  deleteVersionRows, findBlob, findOrInsertPackage, findPackage, findVersion, insertBlob, insertFile, insertProperties, insertVersion, ownerFileBytes,
-  ownerVersionCount, PropertyRef, removeUnusedPackageRows, setPackageRepo, type PackageFileModel, type PackageModel, type PackageVersionModel,
+  deleteFileRows, deleteVersionRows, filesOfVersions, findBlob, findOrInsertPackage, findPackage, findVersion, insertBlob, insertFile, insertProperties, insertVersion, ownerFileBytes,
+  ownerVersionCount, propertiesOf, PropertyRef, removeUnusedPackageRows, setPackageRepo, type PackageFileModel, type PackageModel, type PackageVersionModel,
 } from '../../models/package.model';
 import { findRepoById, findRepoByOwnerAndName, type RepositoryModel } from '../../models/repository.model';
 import { AccessMode, UnitType } from '../../models/perm';
@@ -22,6 +22,7 @@ import { repoPermission } from '../perm/permission';
 import { asUser, type Principal } from '../auth/principal';
 import { discardTemp, keepBlob, removeBlobFiles, type TempBlob } from './blob-store';
 import { registerCronTask, scheduleCronTask } from '../cron/cron.service';
+import { awaitIndexes, indexChanged, indexProperty, type IndexTicket } from './index-state';
 
 /** A file to publish as (part of) a version. */
 export interface Publication {
@@ -36,7 +37,7 @@ export interface Publication {
 }
 
 /** What a publish made. */
-export interface Published { pkg: PackageModel; version: PackageVersionModel; file: PackageFileModel; newVersion: boolean }
+export interface Published { pkg: PackageModel; version: PackageVersionModel; file: PackageFileModel; newVersion: boolean; indexed: boolean }
 
 /** Throw Gitea's quota refusals for `size` more bytes of `type` (and, for a new version, one more version). */
 async function checkQuotas(tx: DbContext, p: Publication, newVersion: boolean): Promise<void> {
@@ -72,11 +73,13 @@ export async function publishPackageFile(ctx: DbContext, p: Publication): Promis
       const file = await insertFile(tx, { versionId: version.id, blobId: blob.id, name: p.file.name, compositeKey: p.file.compositeKey ?? '', isLead: p.file.isLead ?? true });
       if (!file) throw new Conflict('package file already exists');
       await insertProperties(tx, PropertyRef.File, file.id, p.file.props ?? {});
+      const ticket = await indexChanged(tx, p.owner.id, p.type, p.file.props ?? {});
       if (newVersion) await notify.packageChanged(tx, { doer: p.doer, action: 'created', pkg: await packageRef(tx, p.owner, pkg, version) });
-      return { pkg, version, file, newVersion };
+      return { pkg, version, file, newVersion, ticket };
     });
     stored = false;
-    return done;
+    const { ticket, ...published } = done;
+    return { ...published, indexed: await awaitIndexes([ticket]) };
   } finally {
     // why: a blob file moved into place by a publish that then failed belongs to no row.
     if (stored) await removeBlobFiles([p.blob.hashes.sha256]);
@@ -97,13 +100,43 @@ export async function findPackageVersion(ctx: DbContext, owner: UserModel, type:
   return { pkg, version: v };
 }
 
-/** Delete a version with its files (their blobs go with the cleanup), announcing it. */
+/** Count the changes to the indexes of `files` (theirs are going). */
+async function filesLeaving(tx: DbContext, owner: UserModel, pkg: PackageModel, fileIds: number[]): Promise<(IndexTicket | null)[]> {
+  if (!indexProperty(pkg.type)) return [];
+  const props = await propertiesOf(tx, PropertyRef.File, fileIds);
+  const tickets: (IndexTicket | null)[] = [];
+  for (const id of fileIds) tickets.push(await indexChanged(tx, owner.id, pkg.type, props.get(id) ?? {}));
+  return tickets;
+}
+
+/** Delete a version with its files (their blobs go with the cleanup), announcing it; answers once the indexes that listed it no longer do. */
 export async function removePackageVersion(ctx: DbContext, doer: UserModel, owner: UserModel, pkg: PackageModel, version: PackageVersionModel): Promise<void> {
-  await withTx(ctx, async (tx) => {
+  const tickets = await withTx(ctx, async (tx) => {
     const ref = await packageRef(tx, owner, pkg, version);
+    const leaving = await filesLeaving(tx, owner, pkg, (await filesOfVersions(tx, [version.id])).map((f) => f.file.id));
     await deleteVersionRows(tx, version.id);
     await notify.packageChanged(tx, { doer, action: 'deleted', pkg: ref });
+    return leaving;
   });
+  await awaitIndexes(tickets);
+}
+
+/**
+ * Delete one file of a version (Debian's and Alpine's own deletes); the version goes with its last
+ * file, announced as deleted. Answers once the file's index no longer lists it.
+ */
+export async function removePackageFile(ctx: DbContext, doer: UserModel, owner: UserModel, pkg: PackageModel, version: PackageVersionModel, fileId: number): Promise<void> {
+  const tickets = await withTx(ctx, async (tx) => {
+    const leaving = await filesLeaving(tx, owner, pkg, [fileId]);
+    await deleteFileRows(tx, [fileId]);
+    if ((await filesOfVersions(tx, [version.id])).length === 0) {
+      const ref = await packageRef(tx, owner, pkg, version);
+      await deleteVersionRows(tx, version.id);
+      await notify.packageChanged(tx, { doer, action: 'deleted', pkg: ref });
+    }
+    return leaving;
+  });
+  await awaitIndexes(tickets);
 }
 
 /** May the caller write the Packages unit of `repo`? why: as Gitea, the user's rights decide (the token's package scope was checked). */

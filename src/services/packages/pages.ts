@@ -55,6 +55,8 @@ export interface VersionDetails {
   files: FileRow[];
   /** The version's properties (Go: its go.mod). */
   props: Record<string, string>;
+  /** Each file's properties, in the order of `files` (Debian: distribution, component, architecture). */
+  fileProps: Record<string, string>[];
   /** The package's versions, newest first. */
   versions: PackageVersionModel[];
 }
@@ -66,7 +68,8 @@ export async function versionDetails(ctx: DbContext, p: Principal, owner: UserMo
   const [files, props, { versions }] = await Promise.all([
     filesOfVersions(ctx, [found.version.id]), propertiesOf(ctx, PropertyRef.Version, [found.version.id]), packageWithVersions(ctx, owner, type, name),
   ]);
-  return { view, files, props: props.get(found.version.id) ?? {}, versions };
+  const fileProps = await propertiesOf(ctx, PropertyRef.File, files.map((f) => f.file.id));
+  return { view, files, props: props.get(found.version.id) ?? {}, fileProps: files.map((f) => fileProps.get(f.file.id) ?? {}), versions };
 }
 
 /** How the versions page sorts (Gitea's `sort` values; version order is plain text order, as Gitea's). */

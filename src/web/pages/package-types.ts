@@ -21,6 +21,8 @@ export interface PackageMetadata {
   links: string[];
   /** Documents shown as text (Go: the go.mod). */
   documents: { heading: string; text: string }[];
+  /** "Repository Info" of the Linux formats: where the version's files are (Distributions: bookworm, ...). */
+  repository: { label: string; values: string[] }[];
 }
 
 /** What one type's pages need. */
@@ -29,15 +31,18 @@ export interface PackageTypePage {
   name: string;
   /** The registry documentation. */
   docs: string;
-  /** How to install `name` at `version` from `registry` (the owner's registry of this type, absolute). */
-  install(registry: string, name: string, version: string): InstallStep[];
-  /** The metadata of a version, from its stored metadata JSON and its properties. */
-  metadata(metadataJson: string, props: Record<string, string>): PackageMetadata;
+  /** How to install `name` at `version` from `registry` (the owner's registry of this type, absolute), by `owner` (its name) and where the files are. */
+  install(registry: string, name: string, version: string, owner: string, fileProps: Record<string, string>[]): InstallStep[];
+  /** The metadata of a version, from its stored metadata JSON, its properties and its files' properties. */
+  metadata(metadataJson: string, props: Record<string, string>, fileProps: Record<string, string>[]): PackageMetadata;
   /** The registry URL that downloads a file of the version. */
   fileUrl(registry: string, name: string, version: string, file: { name: string; compositeKey: string }): string;
 }
 
-const none = (): PackageMetadata => ({ about: null, dependencies: [], license: '', authors: [], links: [], documents: [] });
+const none = (): PackageMetadata => ({ about: null, dependencies: [], license: '', authors: [], links: [], documents: [], repository: [] });
+
+/** The sorted distinct values of a file property, for "Repository Info". */
+const valuesOf = (fileProps: Record<string, string>[], name: string) => [...new Set(fileProps.map((p) => p[name]).filter((v) => v !== undefined))].sort();
 
 /** A Go module path or version in the proxy protocol's case encoding (`X` is `!x`). */
 function goEscape(s: string): string {
@@ -49,6 +54,21 @@ function parseJson<T>(text: string): Partial<T> {
   try { return (JSON.parse(text) ?? {}) as Partial<T>; } catch { return {}; }
 }
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : []);
+
+/** The metadata of a Debian version (Gitea's: maintainer, project site, description, dependencies). */
+function debianMetadata(json: string, _props: Record<string, string>, fileProps: Record<string, string>[]): PackageMetadata {
+  const m = parseJson<{ maintainer: string; project_url: string; description: string; dependencies: string[] }>(json);
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  return {
+    ...none(),
+    about: text(m.description) ? { title: '', description: text(m.description) } : null,
+    dependencies: strings(m.dependencies).length ? [{ kind: 'Depends', items: strings(m.dependencies) }] : [],
+    authors: text(m.maintainer) ? [text(m.maintainer)] : [],
+    links: [text(m.project_url)].filter((u) => /^https?:\/\//i.test(u)),
+    repository: [['Distributions', 'debian.distribution'], ['Components', 'debian.component'], ['Architectures', 'debian.architecture']]
+      .map(([label, name]) => ({ label, values: valuesOf(fileProps, name) })),
+  };
+}
 
 /** Every package type's pages. */
 export const PACKAGE_PAGES: Record<PackageType, PackageTypePage> = {
@@ -88,6 +108,80 @@ export const PACKAGE_PAGES: Record<PackageType, PackageTypePage> = {
         ? `${registry}/bin/${encodeURIComponent(platform)}/contrib/${encodeURIComponent(rversion ?? '')}/${encodeURIComponent(file.name)}`
         : `${registry}/src/contrib/${encodeURIComponent(file.name)}`;
     },
+  },
+  debian: {
+    name: 'Debian',
+    docs: 'https://docs.gitea.com/usage/packages/debian/',
+    install: (registry, name, version, owner) => {
+      const keyring = `/etc/apt/keyrings/gitea-${owner}.asc`;
+      return [
+        {
+          label: 'Set up this registry from the command line (choose <code>$distribution</code> and <code>$component</code> from the Repository Info):',
+          code: `sudo curl ${registry}/repository.key -o ${keyring}\necho "deb [signed-by=${keyring}] ${registry} $distribution $component" | sudo tee -a /etc/apt/sources.list.d/gitea.list\nsudo apt update`,
+        },
+        { label: 'To install the package, run the following command:', code: `sudo apt install ${name}=${version}` },
+      ];
+    },
+    metadata: debianMetadata,
+    fileUrl: (registry, _name, _version, file) => {
+      const [dist, component] = file.compositeKey.split('|');
+      return `${registry}/pool/${encodeURIComponent(dist)}/${encodeURIComponent(component ?? '')}/${encodeURIComponent(file.name)}`;
+    },
+  },
+  rpm: {
+    name: 'RPM',
+    docs: 'https://docs.gitea.com/usage/packages/rpm/',
+    install: (registry, name, _version, _owner, fileProps) => {
+      const groups = valuesOf(fileProps, 'rpm.group');
+      const repoFiles = (groups.length ? groups : ['']).map((g) => `${registry}${g ? `/${g.split('/').map(encodeURIComponent).join('/')}` : ''}.repo`);
+      return [
+        { label: 'Set up this registry on RedHat based distributions (dnf):', code: repoFiles.map((u) => `dnf config-manager --add-repo ${u}`).join('\n') },
+        { label: 'Set up this registry on SUSE based distributions (zypper):', code: repoFiles.map((u) => `zypper addrepo ${u}`).join('\n') },
+        { label: 'To install the package, run the following command:', code: `dnf install ${name}\nzypper install ${name}` },
+      ];
+    },
+    metadata: (json, _props, fileProps) => {
+      const m = parseJson<{ summary: string; description: string; license: string; project_url: string }>(json);
+      const text = (v: unknown) => (typeof v === 'string' ? v : '');
+      return {
+        ...none(),
+        about: text(m.summary) || text(m.description) ? { title: text(m.summary), description: text(m.description) } : null,
+        license: text(m.license),
+        links: [text(m.project_url)].filter((u) => /^https?:\/\//i.test(u)),
+        repository: [{ label: 'Architectures', values: valuesOf(fileProps, 'rpm.architecture') }],
+      };
+    },
+    fileUrl: (registry, name, version, file) => {
+      const arch = /\.([^.]+)\.rpm$/.exec(file.name)?.[1] ?? '';
+      const group = file.compositeKey;
+      return `${registry}${group ? `/${group.split('/').map(encodeURIComponent).join('/')}` : ''}/package/${encodeURIComponent(name)}/${encodeURIComponent(version)}/${encodeURIComponent(arch)}`;
+    },
+  },
+  alpine: {
+    name: 'Alpine',
+    docs: 'https://docs.gitea.com/usage/packages/alpine/',
+    install: (registry, name, version) => [
+      {
+        label: 'Set up this registry by adding the url in your <code>/etc/apk/repositories</code> file (choose <code>$branch</code> and <code>$repository</code> from the Repository Info):',
+        code: `${registry}/$branch/$repository`,
+      },
+      { label: 'Download the registry public RSA key into the <code>/etc/apk/keys/</code> folder to verify the index signature:', code: `curl -JO ${registry}/key` },
+      { label: 'To install the package, run the following command:', code: `sudo apk add ${name}=${version}` },
+    ],
+    metadata: (json, _props, fileProps) => {
+      const m = parseJson<{ description: string; license: string; project_url: string; maintainer: string }>(json);
+      const text = (v: unknown) => (typeof v === 'string' ? v : '');
+      return {
+        ...none(),
+        about: text(m.description) ? { title: '', description: text(m.description) } : null,
+        license: text(m.license),
+        authors: text(m.maintainer) ? [text(m.maintainer)] : [],
+        links: [text(m.project_url)].filter((u) => /^https?:\/\//i.test(u)),
+        repository: [['Branches', 'alpine.branch'], ['Repositories', 'alpine.repository'], ['Architectures', 'alpine.architecture']]
+          .map(([label, name]) => ({ label, values: valuesOf(fileProps, name) })),
+      };
+    },
+    fileUrl: (registry, _name, _version, file) => `${registry}/${file.compositeKey.split('|').map(encodeURIComponent).join('/')}/${encodeURIComponent(file.name)}`,
   },
 };
 
