@@ -1,7 +1,7 @@
 /**
  * The package registries under `/api/packages/{owner}/{type}/...`, as Gitea serves them to each
  * format's own client: Go modules (the GOPROXY protocol), R packages (a CRAN-like repository) and
- * Debian packages (an apt repository with signed indexes).
+ * Debian and Alpine packages (apt and apk repositories with signed indexes).
  * Callers authenticate like git over HTTP (Basic with a password or token, or a token header);
  * reads of a public owner need nothing. A refusal is Gitea's: plain text, and 401 with
  * `WWW-Authenticate: Basic realm="Gitea Package API"` when the caller lacks the right. Everything
@@ -24,6 +24,8 @@ import { CRAN_MAX_BYTES } from '../services/packages/cran';
 import { cranDownload, cranIndex, publishCran, type CranFile } from '../services/packages/cran.service';
 import { alpineKey, alpineKeyName, repositoryPgpKey } from '../services/packages/keys';
 import { DEB_MAX_BYTES } from '../services/packages/deb';
+import { APK_MAX_BYTES } from '../services/packages/apk';
+import { alpineDownload, alpineIndexFile, alpinePlace, publishAlpine, removeAlpine } from '../services/packages/alpine.service';
 import {
   debianByHash, debianPackagesFile, debianPlace, debianPoolFile, debianReleaseFile, publishDebian, removeDebian,
 } from '../services/packages/debian.service';
@@ -207,6 +209,26 @@ export function packagesRouter(): Router {
   r.get(`${debian}/dists/:dist/:component/:arch/:file`, access(AccessMode.Read, async (req, res, owner) => {
     const p = req.params;
     sendFile(req, res, await debianPackagesFile(ctxOf(req), owner, String(p.dist), String(p.component), String(p.arch), String(p.file)));
+  }));
+
+  // Alpine (apk).
+  const alpine = `${base}/alpine`;
+  r.put(`${alpine}/:branch/:repository`, access(AccessMode.Write, async (req, res, owner) => {
+    const { branch, repository } = alpinePlace(String(req.params.branch), String(req.params.repository));
+    await publishAlpine(ctxOf(req), req.principal.user!, owner, branch, repository, await uploadOf(req, 'alpine', APK_MAX_BYTES));
+    res.status(201).end();
+  }));
+  r.get(`${alpine}/:branch/:repository/:arch/APKINDEX.tar.gz`, access(AccessMode.Read, async (req, res, owner) => {
+    sendFile(req, res, await alpineIndexFile(ctxOf(req), owner, String(req.params.branch), String(req.params.repository), String(req.params.arch)));
+  }));
+  r.get(`${alpine}/:branch/:repository/:arch/:file`, access(AccessMode.Read, async (req, res, owner) => {
+    const p = req.params;
+    sendFile(req, res, await alpineDownload(ctxOf(req), owner, String(p.branch), String(p.repository), String(p.arch), String(p.file)));
+  }));
+  r.delete(`${alpine}/:branch/:repository/:arch/:file`, access(AccessMode.Write, async (req, res, owner) => {
+    const p = req.params;
+    await removeAlpine(ctxOf(req), req.principal.user!, owner, String(p.branch), String(p.repository), String(p.arch), String(p.file));
+    res.status(204).end();
   }));
 
   // The signing keys of the Linux formats' repositories.

@@ -1,14 +1,16 @@
 /**
  * Package files for registry tests, made with the tools a packager uses: a Go module zip as
  * `zip -r -D` makes it, an R source package tarball (tar -czf of `{name}/DESCRIPTION`), without
- * needing go or R, and a `.deb` by dpkg-deb; apt in a private root; and what registry tests ask of
- * the server.
+ * needing go or R, a `.deb` by dpkg-deb, an `.apk` laid out as abuild does; apt in a private root;
+ * and what registry tests ask of the server.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
 import type { TestServer } from './server';
 import { count } from './db';
 
@@ -88,4 +90,45 @@ export function aptRoot(dir: string, debLine: string): (args: string[], cwd?: st
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: String(out), err: String(errOut) });
     });
   });
+}
+
+/** The bytes of a tar of `files` as tar-stream writes it; `segment`: without the end-of-archive blocks (as abuild cuts its control and signature parts). */
+async function tarBytes(files: [string, Buffer][], segment: boolean): Promise<Buffer> {
+  const pack = tar.pack();
+  for (const [name, body] of files) pack.entry({ name, size: body.length, mode: 0o644, mtime: new Date(1_700_000_000_000) }, body);
+  pack.finalize();
+  const parts: Buffer[] = [];
+  for await (const c of pack) parts.push(c as Buffer);
+  const all = Buffer.concat(parts);
+  return segment ? all.subarray(0, all.length - 1024) : all;
+}
+
+/**
+ * An Alpine `.apk` as abuild lays it out, without abuild (not in Debian): an optional signature
+ * segment, the control segment holding `.PKGINFO` (`pkginfo` as written), and the data tarball,
+ * each its own gzip member. Answers the file and the control member's bytes (whose SHA-1 is `C:`).
+ */
+export async function apkPackage(pkginfo: string, signed = true): Promise<{ file: Buffer; control: Buffer }> {
+  const control = zlib.gzipSync(await tarBytes([['.PKGINFO', Buffer.from(pkginfo)]], true));
+  const data = zlib.gzipSync(await tarBytes([['usr/share/hello/README', Buffer.from(`${pkginfo}\n`)]], false));
+  const signature = signed ? [zlib.gzipSync(await tarBytes([['.SIGN.RSA.builder@example.com-5f0e.rsa.pub', crypto.randomBytes(512)]], true))] : [];
+  return { file: Buffer.concat([...signature, control, data]), control };
+}
+
+/** The gzip members of `buf`, each as its exact compressed bytes. why: gunzip joins members into one output. */
+export function gzipMembers(buf: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  while (at < buf.length) {
+    const flags = buf[at + 3];
+    let p = at + 10;
+    if (flags & 4) p += 2 + buf.readUInt16LE(p);
+    for (const bit of [8, 16]) if (flags & bit) { while (buf[p] !== 0) p++; p++; }
+    if (flags & 2) p += 2;
+    const { engine } = zlib.inflateRawSync(buf.subarray(p), { info: true }) as unknown as { engine: { bytesWritten: number } };
+    const end = p + engine.bytesWritten + 8;
+    out.push(buf.subarray(at, end));
+    at = end;
+  }
+  return out;
 }

@@ -7,11 +7,14 @@
  * where and what its file is), `Packages.gz` and `Packages.xz`; per distribution, `Release`
  * (listing every Packages file with its sizes and hashes), `InRelease` (Release cleartext-signed)
  * and `Release.gpg` (a detached armored signature).
+ *
+ * Alpine: per branch, repository and architecture, `APKINDEX.tar.gz`, signed for apk.
  */
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import * as openpgp from 'openpgp';
+import tar from 'tar-stream';
 
 /** A generated file: its name, composite key and properties as stored, and its bytes. */
 export interface IndexOutput { name: string; key: string; props: Record<string, string>; bytes: Uint8Array }
@@ -92,4 +95,60 @@ export async function debianIndex(arg: DebianIndexInput): Promise<IndexOutput[]>
     { name: 'InRelease', key: arg.dist, props, bytes: Buffer.from(inRelease) },
   );
   return out;
+}
+
+/** An `.apk` as APKINDEX lists it (its metadata as stored; `architecture`: of the index it is listed in). */
+export interface AlpineEntry {
+  name: string; version: string; size: number;
+  versionMetadata: { description?: string; license?: string; project_url?: string; maintainer?: string };
+  fileMetadata: {
+    checksum: string; size?: number; origin?: string; build_date?: number; commit_hash?: string; dependencies?: string[]; provides?: string[];
+    install_if?: string; provider_priority?: number;
+  };
+}
+
+/** One index of a branch: its repository and architecture, and its packages in order. */
+export interface AlpineIndexInput { branch: string; repository: string; architecture: string; entries: AlpineEntry[]; privateKey: string; keyName: string }
+
+/** The bytes of a tar holding one file (ustar, root, mode 0600, time 0); `segment`: without the end-of-archive blocks. */
+function tarOf(name: string, body: Buffer, segment: boolean): Promise<Buffer> {
+  const pack = tar.pack();
+  pack.entry({ name, size: body.length, mode: 0o600, uid: 0, gid: 0, mtime: new Date(0), type: 'file' }, body);
+  pack.finalize();
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    pack.on('data', (c: unknown) => parts.push(c as Buffer));
+    pack.on('error', reject);
+    pack.on('end', () => {
+      const all = Buffer.concat(parts);
+      resolve(segment ? all.subarray(0, all.length - 1024) : all);
+    });
+  });
+}
+
+/**
+ * `APKINDEX.tar.gz` of one repository and architecture: the index text in a tar, gzip'd; before
+ * it, a gzip'd tar segment whose one entry `.SIGN.RSA.{key name}` holds the RSA SHA-1 signature of
+ * that compressed member, which apk checks against `/etc/apk/keys/{key name}`.
+ */
+export async function alpineIndex(arg: AlpineIndexInput): Promise<Uint8Array> {
+  const blocks = arg.entries.map((e) => {
+    const v = e.versionMetadata;
+    const f = e.fileMetadata;
+    const lines = [`C:${f.checksum}`, `P:${e.name}`, `V:${e.version}`, `A:${arg.architecture}`];
+    if (v.description) lines.push(`T:${v.description}`);
+    if (v.project_url) lines.push(`U:${v.project_url}`);
+    if (v.license) lines.push(`L:${v.license}`);
+    lines.push(`S:${e.size}`, `I:${f.size ?? 0}`, `o:${f.origin ?? ''}`, `m:${v.maintainer ?? ''}`, `t:${f.build_date ?? 0}`);
+    if (f.commit_hash) lines.push(`c:${f.commit_hash}`);
+    if (f.dependencies?.length) lines.push(`D:${f.dependencies.join(' ')}`);
+    if (f.provides?.length) lines.push(`p:${f.provides.join(' ')}`);
+    if (f.install_if) lines.push(`i:${f.install_if}`);
+    if (f.provider_priority) lines.push(`k:${f.provider_priority}`);
+    return `${lines.join('\n')}\n\n`;
+  });
+  const index = zlib.gzipSync(await tarOf('APKINDEX', Buffer.from(blocks.join('')), false), { level: 9 });
+  const signature = crypto.sign('sha1', index, arg.privateKey);
+  const signed = zlib.gzipSync(await tarOf(`.SIGN.RSA.${arg.keyName}`, signature, true), { level: 9 });
+  return Buffer.concat([signed, index]);
 }

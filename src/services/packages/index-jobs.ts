@@ -10,12 +10,14 @@ import { indexState } from '../../models/package-index.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { startOutboxWorker } from '../../queue/worker';
 import type { DbContext } from '../../db';
+import { buildAlpineIndex } from './alpine.service';
 import { buildDebianIndex } from './debian.service';
 import { announceIndexBuilt, INDEX_TOPIC, type IndexRef } from './index-state';
 import { storeIndex, type IndexFile } from './index-store';
 
 /** The builders by package type: every file of one index, as it should now be. */
 const BUILDERS: Record<string, (ctx: DbContext, owner: UserModel, key: string) => Promise<IndexFile[]>> = {
+  alpine: buildAlpineIndex,
   debian: buildDebianIndex,
 };
 
