@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_pkgs=(git git-lfs openssh-client gnupg python3 make g++ libkrb5-dev libssl-dev pkg-config)
-if [ "${FORGE_SETUP_TEST_DEPS:-0}" = 1 ]; then need_pkgs+=(postgresql redis-server curl e2fsprogs sqlite3 chromium zip golang-go r-base-core); fi
+if [ "${FORGE_SETUP_TEST_DEPS:-0}" = 1 ]; then need_pkgs+=(postgresql redis-server curl e2fsprogs sqlite3 chromium zip golang-go r-base-core openssl xz-utils rpm dnf); fi
 missing=()
 for p in "${need_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -10,7 +10,7 @@ import { lastCommits as lastCommitsTask, treePage as treePageTask } from './task
 import { languageStats as languageStatsTask } from './tasks/languages';
 import { aheadBehind as aheadBehindTask } from './tasks/graph';
 import { matchRegexes as matchRegexesTask } from './tasks/patterns';
-import { alpineIndex as alpineIndexTask, debianIndex as debianIndexTask } from './tasks/package-indexes';
+import { alpineIndex as alpineIndexTask, debianIndex as debianIndexTask, rpmIndex as rpmIndexTask } from './tasks/package-indexes';
 import { highlightFile as highlightFileTask, renderMarkup as renderMarkupTask, renderMarkupBatch as renderMarkupBatchTask } from './tasks/markup';
 
 /** How much lower than the event loop the pool's threads run (nice levels). */
@@ -36,3 +36,4 @@ export const renderMarkupBatch = keepingStatus(renderMarkupBatchTask);
 export const highlightFile = keepingStatus(highlightFileTask);
 export const debianIndex = keepingStatus(debianIndexTask);
 export const alpineIndex = keepingStatus(alpineIndexTask);
+export const rpmIndex = keepingStatus(rpmIndexTask);

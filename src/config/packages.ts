@@ -2,7 +2,8 @@
  * [packages] (Gitea's packages.go): whether the registries run, where their blobs are kept
  * (STORAGE_PATH or PATH, default APP_DATA_PATH/packages), and the quotas: versions per owner,
  * bytes per owner, and the largest file per package type, each -1 for no limit. Sizes read as
- * Gitea reads them (`500 MiB`, `2 GB`). [cron.cleanup_packages] removes blobs no file uses.
+ * Gitea reads them (`500 MiB`, `2 GB`); whether uploaded RPMs are signed by default.
+ * [cron.cleanup_packages] removes blobs no file uses.
  */
 import path from 'node:path';
 import { section } from './spec';
@@ -16,6 +17,8 @@ export type PackageType = typeof PACKAGE_TYPES[number];
 /** [packages]. */
 export interface PackagesSettings {
   enabled: boolean; path: string; limitTotalOwnerCount: number; limitTotalOwnerSize: number;
+  /** Sign every uploaded RPM with the owner's key, as `?sign=true` does (DEFAULT_RPM_SIGN_ENABLED). */
+  defaultRpmSignEnabled: boolean;
   /** LIMIT_SIZE_<TYPE> by type (-1: none). */
   limitSize: Record<PackageType, number>;
 }
@@ -29,6 +32,7 @@ const size = { kind: 'bytes' as const, def: '-1', min: -1 };
 export const packagesSection = section<PackagesSettings>('packages', {
   ENABLED: { kind: 'bool', def: 'true' },
   PATH: { kind: 'string', def: '' },
+  DEFAULT_RPM_SIGN_ENABLED: { kind: 'bool', def: 'false' },
   LIMIT_TOTAL_OWNER_COUNT: { kind: 'int', def: '-1', min: -1, max: Number.MAX_SAFE_INTEGER },
   LIMIT_TOTAL_OWNER_SIZE: size,
   ...Object.fromEntries(PACKAGE_TYPES.map((t) => [`LIMIT_SIZE_${t.toUpperCase()}`, size])),

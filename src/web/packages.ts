@@ -1,7 +1,7 @@
 /**
  * The package registries under `/api/packages/{owner}/{type}/...`, as Gitea serves them to each
  * format's own client: Go modules (the GOPROXY protocol), R packages (a CRAN-like repository) and
- * Debian and Alpine packages (apt and apk repositories with signed indexes).
+ * Debian, RPM and Alpine packages (apt, dnf and apk repositories with signed indexes).
  * Callers authenticate like git over HTTP (Basic with a password or token, or a token header);
  * reads of a public owner need nothing. A refusal is Gitea's: plain text, and 401 with
  * `WWW-Authenticate: Basic realm="Gitea Package API"` when the caller lacks the right. Everything
@@ -25,6 +25,8 @@ import { cranDownload, cranIndex, publishCran, type CranFile } from '../services
 import { alpineKey, alpineKeyName, repositoryPgpKey } from '../services/packages/keys';
 import { DEB_MAX_BYTES } from '../services/packages/deb';
 import { APK_MAX_BYTES } from '../services/packages/apk';
+import { RPM_MAX_BYTES } from '../services/packages/rpm';
+import { publishRpm, removeRpm, rpmDownload, rpmGroup, rpmRepoConfig, rpmRepodataFile } from '../services/packages/rpm.service';
 import { alpineDownload, alpineIndexFile, alpinePlace, publishAlpine, removeAlpine } from '../services/packages/alpine.service';
 import {
   debianByHash, debianPackagesFile, debianPlace, debianPoolFile, debianReleaseFile, publishDebian, removeDebian,
@@ -32,6 +34,8 @@ import {
 import { log } from '../log';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
+/** An RPM's path below its group: `package/{name}/{version}/{arch}`, and a file name after it that is not looked at (Gitea's). */
+const RPM_PACKAGE = /^(.*?)\/package\/([^/]+)\/([^/]+)\/([^/]+)(?:\/[^/]+\.rpm)?$/;
 
 function wrap(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
   return (req, res, next) => { fn(req, res).catch(next); };
@@ -243,6 +247,35 @@ export function packagesRouter(): Router {
     const key = await alpineKey(ctxOf(req), owner);
     res.status(200).type('application/x-pem-file').setHeader('Content-Disposition', `attachment; filename="${alpineKeyName(owner, key.publicKey)}"`);
     res.send(key.publicKey);
+  }));
+
+  // RPM (dnf, zypper): the group is the path before `/repodata/`, `/upload` or `/package/` (Gitea's order), after the key above.
+  const rpmPath = (req: Request) => String((req.params as unknown as Record<string, string>)[0] ?? '');
+  r.get([`${base}/rpm.repo`, `${base}/rpm/*.repo`], access(AccessMode.Read, async (req, res, owner) => {
+    const group = req.path.endsWith('/rpm.repo') ? '' : rpmGroup(rpmPath(req));
+    res.status(200).type('text/plain; charset=utf-8').send(rpmRepoConfig(owner, group));
+  }));
+  r.get(`${base}/rpm/*`, access(AccessMode.Read, async (req, res, owner) => {
+    const rest = `/${rpmPath(req)}`;
+    const repodata = /^(.*?)\/repodata\/([^/]+)$/.exec(rest);
+    if (repodata) return sendFile(req, res, await rpmRepodataFile(ctxOf(req), owner, rpmGroup(repodata[1]), repodata[2]));
+    const pkg = RPM_PACKAGE.exec(rest);
+    if (!pkg) throw new NotFound('');
+    sendFile(req, res, await rpmDownload(ctxOf(req), owner, rpmGroup(pkg[1]), pkg[2], pkg[3], pkg[4]));
+  }));
+  r.put(`${base}/rpm/*`, access(AccessMode.Write, async (req, res, owner) => {
+    const upload = /^(.*?)\/upload$/.exec(`/${rpmPath(req)}`);
+    if (!upload) throw new NotFound('');
+    const group = rpmGroup(upload[1]);
+    const sign = /^(1|t|true)$/i.test(String(req.query.sign ?? ''));
+    await publishRpm(ctxOf(req), req.principal.user!, owner, group, await uploadOf(req, 'rpm', RPM_MAX_BYTES), sign);
+    res.status(201).end();
+  }));
+  r.delete(`${base}/rpm/*`, access(AccessMode.Write, async (req, res, owner) => {
+    const pkg = RPM_PACKAGE.exec(`/${rpmPath(req)}`);
+    if (!pkg) throw new NotFound('');
+    await removeRpm(ctxOf(req), req.principal.user!, owner, rpmGroup(pkg[1]), pkg[2], pkg[3], pkg[4]);
+    res.status(204).end();
   }));
 
   r.all([base, `${base}/*`], (_req, _res, next) => next(new NotFound('Not found.')));

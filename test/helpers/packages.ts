@@ -1,8 +1,8 @@
 /**
  * Package files for registry tests, made with the tools a packager uses: a Go module zip as
  * `zip -r -D` makes it, an R source package tarball (tar -czf of `{name}/DESCRIPTION`), without
- * needing go or R, a `.deb` by dpkg-deb, an `.apk` laid out as abuild does; apt in a private root;
- * and what registry tests ask of the server.
+ * needing go or R, a `.deb` by dpkg-deb, an `.rpm` by rpmbuild, an `.apk` laid out as abuild does;
+ * apt in a private root; and what registry tests ask of the server.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -131,4 +131,20 @@ export function gzipMembers(buf: Buffer): Buffer[] {
     at = end;
   }
   return out;
+}
+
+/** `rpmbuild -bb` of a package `name` `version`-`release` for `arch` with one script in /usr/bin; `requires` adds a dependency. */
+export function rpmPackage(tmp: string, o: { name: string; version: string; release?: string; arch?: string; requires?: string; epoch?: number }): Buffer {
+  const top = fs.mkdtempSync(path.join(tmp, 'rpm-'));
+  const arch = o.arch ?? 'noarch';
+  fs.writeFileSync(path.join(top, 'p.spec'), [
+    `Name: ${o.name}`, `Version: ${o.version}`, `Release: ${o.release ?? '1'}`, ...(o.epoch ? [`Epoch: ${o.epoch}`] : []), 'Summary: A test package', 'License: MIT',
+    'URL: https://example.com/hello', `BuildArch: ${arch}`, 'AutoReqProv: no', ...(o.requires ? [`Requires: ${o.requires}`] : []),
+    '%description', `${o.name} says hello.`, '%install', 'mkdir -p %{buildroot}/usr/bin',
+    `printf '#!/bin/sh\\necho ${o.name}\\n' > %{buildroot}/usr/bin/${o.name}`, `chmod 755 %{buildroot}/usr/bin/${o.name}`,
+    '%files', `/usr/bin/${o.name}`, '%changelog', '* Tue Mar 07 2023 Ann Packer <ann@example.com> - 1.0-1', '- First release.', '',
+  ].join('\n'));
+  execFileSync('rpmbuild', ['--define', `_topdir ${top}`, '--define', 'debug_package %{nil}', '--define', '_build_id_links none', '-bb', path.join(top, 'p.spec')], { stdio: 'ignore' });
+  const dir = path.join(top, 'RPMS', arch);
+  return fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]));
 }

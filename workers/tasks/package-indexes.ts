@@ -9,6 +9,8 @@
  * and `Release.gpg` (a detached armored signature).
  *
  * Alpine: per branch, repository and architecture, `APKINDEX.tar.gz`, signed for apk.
+ *
+ * RPM: per group, `repodata/` (primary, filelists and other metadata, and the signed repomd.xml).
  */
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
@@ -151,4 +153,88 @@ export async function alpineIndex(arg: AlpineIndexInput): Promise<Uint8Array> {
   const signature = crypto.sign('sha1', index, arg.privateKey);
   const signed = zlib.gzipSync(await tarOf(`.SIGN.RSA.${arg.keyName}`, signature, true), { level: 9 });
   return Buffer.concat([signed, index]);
+}
+
+/** An `.rpm` as the repository metadata lists it (its metadata as stored, and where the group serves it). */
+export interface RpmIndexEntry {
+  name: string; arch: string; sha256: string; size: number; href: string;
+  versionMetadata: { license?: string; project_url?: string; summary?: string; description?: string };
+  fileMetadata: {
+    epoch: string; version: string; release: string; vendor: string; group: string; packager: string; source_rpm: string; build_host: string;
+    build_time: number; file_time: number; installed_size: number; archive_size: number;
+    provide: RpmDependency[]; require: RpmDependency[]; conflict: RpmDependency[]; obsolete: RpmDependency[];
+    files: { path: string; type?: string; is_executable: boolean }[]; changelogs: { author: string; date: number; text: string }[];
+  };
+}
+interface RpmDependency { name: string; flags?: string; version?: string; epoch?: string; release?: string }
+
+/** A group's repository metadata: its entries, the time to stamp, and the key that signs repomd.xml. */
+export interface RpmIndexInput { entries: RpmIndexEntry[]; timestamp: number; privateKey: string }
+
+/** Text for XML content or an attribute value; code points XML cannot carry become U+FFFD. */
+function xml(s: string | number): string {
+  const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#x9;', '\n': '&#xA;', '\r': '&#xD;' };
+  return String(s)
+    .replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
+    .replace(/[&<>"'\t\n\r]/g, (c) => escapes[c]);
+}
+
+/** An element with attributes (in order, the empty ones left out when `optional`) and content. */
+function el(name: string, attrs: [string, string | number | undefined][], content = ''): string {
+  const a = attrs.filter(([, v]) => v !== undefined).map(([k, v]) => ` ${k}="${xml(v!)}"`).join('');
+  return `<${name}${a}>${content}</${name}>`;
+}
+
+const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
+
+/** Is a path one createrepo lists in primary.xml (so that dnf resolves file dependencies without filelists)? */
+const primaryFile = (path: string) => path.startsWith('/etc/') || path.includes('bin/') || path === '/usr/lib/sendmail';
+
+/**
+ * A group's `repodata/`: primary, filelists and other (each `.xml.gz`), and `repomd.xml` listing
+ * their sizes and SHA-256 sums, with its detached signature `repomd.xml.asc`.
+ */
+export async function rpmIndex(arg: RpmIndexInput): Promise<{ name: string; bytes: Uint8Array }[]> {
+  const n = arg.entries.length;
+  const version = (f: RpmIndexEntry['fileMetadata']) => el('version', [['epoch', f.epoch], ['ver', f.version], ['rel', f.release]]);
+  const deps = (tag: string, list: RpmDependency[]) => el(`rpm:${tag}`, [], list
+    // why: createrepo leaves out rpm's own capabilities (rpmlib(...)); no repository provides them.
+    .filter((d) => !d.name.startsWith('rpmlib('))
+    .map((d) => el('rpm:entry', [['name', d.name], ['flags', d.flags || undefined], ['epoch', d.epoch || undefined], ['ver', d.version || undefined], ['rel', d.release || undefined]])).join(''));
+  const fileEl = (f: { path: string; type?: string }) => el('file', [['type', f.type || undefined]], xml(f.path));
+  const primary = XML_DECLARATION + el('metadata', [['xmlns', 'http://linux.duke.edu/metadata/common'], ['xmlns:rpm', 'http://linux.duke.edu/metadata/rpm'], ['packages', n]], arg.entries.map((e) => {
+    const f = e.fileMetadata;
+    const v = e.versionMetadata;
+    return el('package', [['type', 'rpm']], [
+      el('name', [], xml(e.name)), el('arch', [], xml(e.arch)), version(f), el('checksum', [['type', 'sha256'], ['pkgid', 'YES']], e.sha256),
+      el('summary', [], xml(v.summary ?? '')), el('description', [], xml(v.description ?? '')), el('packager', [], xml(f.packager)), el('url', [], xml(v.project_url ?? '')),
+      el('time', [['file', f.file_time], ['build', f.build_time]]), el('size', [['package', e.size], ['installed', f.installed_size], ['archive', f.archive_size]]),
+      el('location', [['href', e.href]]),
+      el('format', [], [
+        el('rpm:license', [], xml(v.license ?? '')), el('rpm:vendor', [], xml(f.vendor)), el('rpm:group', [], xml(f.group)), el('rpm:buildhost', [], xml(f.build_host)),
+        el('rpm:sourcerpm', [], xml(f.source_rpm)), deps('provides', f.provide), deps('requires', f.require), deps('conflicts', f.conflict), deps('obsoletes', f.obsolete),
+        ...f.files.filter((x) => primaryFile(x.path)).map(fileEl),
+      ].join('')),
+    ].join(''));
+  }).join(''));
+  const filelists = XML_DECLARATION + el('filelists', [['xmlns', 'http://linux.duke.edu/metadata/filelists'], ['packages', n]], arg.entries.map((e) => el('package', [['pkgid', e.sha256], ['name', e.name], ['arch', e.arch]],
+    version(e.fileMetadata) + e.fileMetadata.files.map(fileEl).join(''))).join(''));
+  const other = XML_DECLARATION + el('otherdata', [['xmlns', 'http://linux.duke.edu/metadata/other'], ['packages', n]], arg.entries.map((e) => el('package', [['pkgid', e.sha256], ['name', e.name], ['arch', e.arch]],
+    version(e.fileMetadata) + e.fileMetadata.changelogs.map((c) => el('changelog', [['author', c.author], ['date', c.date]], xml(c.text))).join(''))).join(''));
+  const out: { name: string; bytes: Uint8Array }[] = [];
+  const data: string[] = [];
+  for (const [type, text] of [['primary', primary], ['filelists', filelists], ['other', other]]) {
+    const open = Buffer.from(text);
+    const gz = zlib.gzipSync(open, { level: 9 });
+    out.push({ name: `${type}.xml.gz`, bytes: gz });
+    data.push(el('data', [['type', type]], [
+      el('checksum', [['type', 'sha256']], hex('sha256', gz)), el('open-checksum', [['type', 'sha256']], hex('sha256', open)), el('location', [['href', `repodata/${type}.xml.gz`]]),
+      el('timestamp', [], String(arg.timestamp)), el('size', [], String(gz.length)), el('open-size', [], String(open.length)),
+    ].join('')));
+  }
+  const repomd = Buffer.from(XML_DECLARATION + el('repomd', [['xmlns', 'http://linux.duke.edu/metadata/repo'], ['xmlns:rpm', 'http://linux.duke.edu/metadata/rpm']], data.join('')));
+  const signingKeys = await signingKey(arg.privateKey);
+  const asc = await openpgp.sign({ message: await openpgp.createMessage({ binary: repomd }), signingKeys, detached: true, config: { preferredHashAlgorithm: openpgp.enums.hash.sha256 } });
+  out.push({ name: 'repomd.xml', bytes: repomd }, { name: 'repomd.xml.asc', bytes: Buffer.from(asc) });
+  return out;
 }

@@ -14,11 +14,13 @@ import { buildAlpineIndex } from './alpine.service';
 import { buildDebianIndex } from './debian.service';
 import { announceIndexBuilt, INDEX_TOPIC, type IndexRef } from './index-state';
 import { storeIndex, type IndexFile } from './index-store';
+import { buildRpmIndex } from './rpm.service';
 
 /** The builders by package type: every file of one index, as it should now be. */
 const BUILDERS: Record<string, (ctx: DbContext, owner: UserModel, key: string) => Promise<IndexFile[]>> = {
   alpine: buildAlpineIndex,
   debian: buildDebianIndex,
+  rpm: buildRpmIndex,
 };
 
 /** Bring index `ref` up to date (nothing when it already is). */
