@@ -1,6 +1,7 @@
 /**
  * bench/packages: the Go module and R package registries under upload load, and the two formats'
- * own clients against them.
+ * own clients against them; then the Linux formats (packages-linux.ts). BENCH_PACKAGES=go-r or
+ * linux runs one part.
  * - Made up front, outside every clock: BENCH_GO_MODULES (100) Go modules × BENCH_GO_VERSIONS (10)
  *   versions as module zips (stored, as `zip -0` makes them: go.mod and one Go file under
  *   `{module}@{version}/`), and BENCH_R_PACKAGES (1000) R packages × BENCH_R_VERSIONS (1) versions
@@ -24,14 +25,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import http from 'node:http';
 import zlib from 'node:zlib';
-import { spawn, execFileSync } from 'node:child_process';
-import tar from 'tar-stream';
+import { execFileSync } from 'node:child_process';
 import type { TestServer } from '../test/helpers/server';
 import { zipArchive } from '../test/helpers/zip';
-import { benchServer, median, percentile } from './util';
+import { tarBytes } from '../test/helpers/packages';
+import { benchServer, median } from './util';
+import { calls, compare, fetchOk, get, staticServer, timed, uploadAll, writeTree, type Upload as RegistryUpload, type Uploaded } from './registry';
 import { pacedUntilStopped, type Probe } from './http';
+import { runLinux } from './packages-linux';
 
 const GO_MODULES = Number(process.env.BENCH_GO_MODULES ?? '100');
 const GO_VERSIONS = Number(process.env.BENCH_GO_VERSIONS ?? '10');
@@ -88,18 +90,11 @@ function storedZip(files: [string, Buffer][]): Buffer {
 
 /** A tar.gz of plain files. */
 async function tarGz(files: [string, string][]): Promise<Buffer> {
-  const pack = tar.pack();
-  const chunks: Buffer[] = [];
-  pack.on('data', (c: unknown) => { chunks.push(c as Buffer); });
-  const ended = new Promise<void>((resolve, reject) => { pack.once('end', resolve); pack.once('error', reject); });
-  for (const [name, text] of files) pack.entry({ name, mode: 0o644, mtime: MTIME, uname: 'bench', gname: 'bench' }, text);
-  pack.finalize();
-  await ended;
-  return zlib.gzipSync(Buffer.concat(chunks));
+  return zlib.gzipSync(await tarBytes(files));
 }
 
-/** One upload: which registry, the package and version, the bytes. */
-interface Upload { kind: 'go' | 'cran'; name: string; version: string; file: string; body: Buffer }
+/** One upload of this bench. */
+interface Upload extends RegistryUpload { kind: 'go' | 'cran' }
 
 const moduleOf = (i: number) => `example.com/m${pad(i, GO_MODULES)}`;
 const goVersion = (j: number) => `v1.0.${j}`;
@@ -142,143 +137,6 @@ async function makeUploads(): Promise<Upload[]> {
   return [...place(go), ...place(r)].sort((a, b) => a.at - b.at).map((x) => x.u);
 }
 
-// ---------------------------------------------------------------------------------------------
-// HTTP
-
-/** Kept-alive connections for the bench's own reads (mirroring, polls). */
-const calls = new http.Agent({ keepAlive: true, maxSockets: 8 });
-
-/** GET `url`; answers the status and the body. */
-function get(url: string): Promise<{ status: number; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    http.get(url, { agent: calls }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('error', reject);
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-    }).once('error', reject);
-  });
-}
-
-/** GET `url`, which must answer 200; answers the body. */
-async function fetchOk(url: string): Promise<Buffer> {
-  const r = await get(url);
-  if (r.status !== 200) throw new Error(`GET ${url}: ${r.status} ${r.body.toString('utf8', 0, 300)}`);
-  return r.body;
-}
-
-/** PUT `body` to `url`; answers the status and the body. */
-function put(url: string, body: Buffer, agent: http.Agent, auth: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'PUT', agent, headers: { Authorization: auth, 'Content-Type': 'application/octet-stream', 'Content-Length': String(body.length) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => { text += d; });
-      res.once('error', reject);
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.once('error', reject);
-    req.end(body);
-  });
-}
-
-/** What an upload phase measured. */
-interface Uploaded { seconds: number; perSecond: number; p50: number; p99: number; lastAt: bigint }
-
-/** Upload every file from CLIENTS clients, each taking the next file when its last one answered; every answer must be `want`. */
-async function uploadAll(uploads: Upload[], urlOf: (u: Upload) => string, auth: string, want: number): Promise<Uploaded> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const latencies: number[] = [];
-  let next = 0;
-  let lastAt = 0n;
-  const t0 = process.hrtime.bigint();
-  try {
-    await Promise.all(Array.from({ length: Math.min(CLIENTS, uploads.length) }, async () => {
-      while (next < uploads.length) {
-        const u = uploads[next++];
-        const t = process.hrtime.bigint();
-        const r = await put(urlOf(u), u.body, agent, auth);
-        if (r.status !== want) throw new Error(`PUT ${u.kind} ${u.name} ${u.version}: ${r.status} ${r.text.slice(0, 300)}`);
-        lastAt = process.hrtime.bigint();
-        latencies.push(Number(lastAt - t) / 1e6);
-      }
-    }));
-  } finally {
-    agent.destroy();
-  }
-  const seconds = Number(lastAt - t0) / 1e9;
-  return { seconds, perSecond: uploads.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), lastAt };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The static file server
-
-/**
- * A node http server over the directory `root`: GET answers a file's bytes (404 when there is none),
- * PUT writes the body into `root/put/` and answers 201 (the uploads' baseline).
- */
-async function staticServer(root: string): Promise<{ base: string; close: () => Promise<void> }> {
-  fs.mkdirSync(path.join(root, 'put'), { recursive: true });
-  let puts = 0;
-  const server = http.createServer((req, res) => {
-    const fail = (status: number) => { if (!res.headersSent) res.writeHead(status); res.end(); };
-    if (req.method === 'PUT') {
-      const out = fs.createWriteStream(path.join(root, 'put', `upload-${++puts}`));
-      req.pipe(out);
-      out.once('error', () => fail(500));
-      out.once('finish', () => { res.writeHead(201); res.end(); });
-      return;
-    }
-    let file: string;
-    try {
-      file = path.join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
-    } catch { fail(400); return; }
-    if (!file.startsWith(`${root}/`)) { fail(404); return; }
-    fs.stat(file, (err, st) => {
-      if (err || !st.isFile()) { fail(404); return; }
-      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(st.size) });
-      if (req.method === 'HEAD') { res.end(); return; }
-      const s = fs.createReadStream(file);
-      s.once('error', () => res.destroy());
-      s.pipe(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    base: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
-
-/** Write `bytes` at `root/rel`. */
-function writeTree(root: string, rel: string, bytes: Buffer): void {
-  const file = path.join(root, rel);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, bytes);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The clients
-
-/** Run a program; resolves with the elapsed seconds and its output, rejects on failure. */
-function timed(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<{ seconds: number; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const p = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    p.stderr.on('data', (d: Buffer) => { err += d.toString(); });
-    p.once('error', reject);
-    p.once('exit', (code) => {
-      const seconds = since(t0);
-      if (code === 0) resolve({ seconds, stdout: out });
-      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`));
-    });
-  });
-}
-
 /** `go mod download` of `mods` through the proxy at `proxy` in a fresh HOME (GOPATH, module cache, build cache); answers its seconds. */
 async function goDownload(proxy: string, mods: { path: string; version: string }[], scratch: string): Promise<number> {
   const home = fs.mkdtempSync(path.join(scratch, 'go-'));
@@ -319,19 +177,6 @@ async function rAvailable(repos: string, scratch: string): Promise<number> {
   }
 }
 
-/** `run` once untimed against each base, then ROUNDS rounds, the two in turn (the first alternating); answers the medians. */
-async function compare(label: string, bases: { forge: string; static: string }, run: (base: string) => Promise<number>): Promise<{ forge: number; static: number; runs: Record<'forge' | 'static', number[]> }> {
-  await run(bases.static);
-  await run(bases.forge);
-  const runs = { forge: [] as number[], static: [] as number[] };
-  for (let k = 0; k < ROUNDS; k++) {
-    const order: ('forge' | 'static')[] = k % 2 === 0 ? ['forge', 'static'] : ['static', 'forge'];
-    for (const which of order) runs[which].push(await run(bases[which]));
-    say(`${label} round ${k + 1}: forge ${runs.forge[k].toFixed(2)} s, static ${runs.static[k].toFixed(2)} s`);
-  }
-  return { forge: median(runs.forge), static: median(runs.static), runs };
-}
-
 // ---------------------------------------------------------------------------------------------
 
 /** Does this PACKAGES list every R package at its newest version? Answers how many it lists so. */
@@ -355,7 +200,8 @@ interface Result {
   go: { forge: number; static: number }; r: { forge: number; static: number }; setup: Record<string, number>;
 }
 
-export async function run(): Promise<void> {
+/** The Go and R part. */
+async function runGoAndR(): Promise<void> {
   if (GO_MODULES < 1 || GO_VERSIONS < 1 || R_PACKAGES < 1 || R_VERSIONS < 1 || CLIENTS < 1 || ROUNDS < 1) throw new Error('every BENCH_ count must be at least 1');
   const setup: Record<string, number> = {};
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-packages-'));
@@ -379,7 +225,7 @@ export async function run(): Promise<void> {
 
     // the baseline: the same clients, the same bodies, each written to a file by a bare node server
     say(`baseline: ${uploads.length} PUTs into files from ${CLIENTS} clients ...`);
-    const base = await uploadAll(uploads, () => `${files!.base}/put`, auth, 201);
+    const base = await uploadAll(uploads, () => `${files!.base}/put`, auth, 201, CLIENTS);
     fs.rmSync(path.join(root, 'put'), { recursive: true, force: true });
     say(`baseline: ${base.perSecond.toFixed(0)} uploads/s`);
 
@@ -388,7 +234,7 @@ export async function run(): Promise<void> {
     const probe = pacedUntilStopped(`${server.api}/version`, PROBE_RATE);
     let forge: Uploaded;
     try {
-      forge = await uploadAll(uploads, (u) => (u.kind === 'go' ? `${registry}/go/upload` : `${registry}/cran/src`), auth, 201);
+      forge = await uploadAll(uploads, (u) => (u.kind === 'go' ? `${registry}/go/upload` : `${registry}/cran/src`), auth, 201, CLIENTS);
     } catch (err) {
       await probe.stop();
       throw err;
@@ -462,9 +308,9 @@ export async function run(): Promise<void> {
 
     // the clients, against both
     say(`go mod download of ${mods.length} modules, ${ROUNDS} rounds ...`);
-    const go = await compare('go mod download', { forge: `${registry}/go`, static: `${files.base}/go` }, (b) => goDownload(b, mods, work));
+    const go = await compare('go mod download', { forge: `${registry}/go`, static: `${files.base}/go` }, (b) => goDownload(b, mods, work), ROUNDS, say);
     say(`available.packages() of ${R_PACKAGES} packages, ${ROUNDS} rounds ...`);
-    const r = await compare('available.packages()', { forge: `${registry}/cran`, static: `${files.base}/cran` }, (b) => rAvailable(b, work));
+    const r = await compare('available.packages()', { forge: `${registry}/cran`, static: `${files.base}/cran` }, (b) => rAvailable(b, work), ROUNDS, say);
 
     print({
       uploads: uploads.length, base, forge, probe: probed, packagesS, polls, packagesForgeMs, packagesStaticMs, packagesBytes: packages.length, reads, go, r, setup,
@@ -478,6 +324,14 @@ export async function run(): Promise<void> {
     if (server && done && !KEEP) fs.rmSync(server.dataDir, { recursive: true, force: true });
     else if (server) say(`kept: ${server.dataDir}`);
   }
+}
+
+/** `BENCH_PACKAGES`: `go-r`, `linux` (packages-linux.ts), or both (the default), one after the other. */
+export async function run(): Promise<void> {
+  const part = process.env.BENCH_PACKAGES ?? 'all';
+  if (!['all', 'go-r', 'linux'].includes(part)) throw new Error('BENCH_PACKAGES is go-r, linux or all');
+  if (part !== 'linux') await runGoAndR();
+  if (part !== 'go-r') await runLinux();
 }
 
 function print(r: Result, server: TestServer): void {

@@ -35,13 +35,28 @@ export function findPackage(ctx: DbContext, ownerId: number, type: string, name:
   return PackageModel.findOne({ where: { ownerId, type, lowerName: name.toLowerCase() }, transaction: ctx.tx });
 }
 
+/**
+ * Run an insert under a savepoint of ctx's transaction; null when it hit a unique index. why: when
+ * two transactions insert the same key at once, PostgreSQL fails the second insert once the first
+ * commits, and without the savepoint the second transaction could not go on to read that row.
+ */
+async function insertUnlessTaken<T>(ctx: DbContext, insert: (tx: DbContext) => Promise<T>): Promise<T | null> {
+  try {
+    return await db().transaction({ transaction: ctx.tx }, (savepoint) => insert({ ...ctx, tx: savepoint }));
+  } catch (err) {
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
+
 /** The package of an owner by type and name, made when it does not exist yet (answers whether it was made). */
 export async function findOrInsertPackage(
   ctx: DbContext, p: { ownerId: number; type: string; name: string; semverCompatible: boolean; isInternal?: boolean },
 ): Promise<{ pkg: PackageModel; created: boolean }> {
   const found = await findPackage(ctx, p.ownerId, p.type, p.name);
   if (found) return { pkg: found, created: false };
-  return { pkg: await PackageModel.create({ ...p, lowerName: p.name.toLowerCase(), isInternal: !!p.isInternal }, { transaction: ctx.tx }), created: true };
+  const made = await insertUnlessTaken(ctx, (tx) => PackageModel.create({ ...p, lowerName: p.name.toLowerCase(), isInternal: !!p.isInternal }, { transaction: tx.tx }));
+  return made ? { pkg: made, created: true } : { pkg: (await findPackage(ctx, p.ownerId, p.type, p.name))!, created: false };
 }
 
 /** A version of a package by its name (any case), or null. */
@@ -53,12 +68,7 @@ export function findVersion(ctx: DbContext, packageId: number, version: string):
 export async function insertVersion(
   ctx: DbContext, v: { packageId: number; creatorId: number; version: string; metadataJson: string; isInternal?: boolean },
 ): Promise<PackageVersionModel | null> {
-  try {
-    return await PackageVersionModel.create({ ...v, lowerVersion: v.version.toLowerCase(), createdUnix: nowUnix(), isInternal: !!v.isInternal }, { transaction: ctx.tx });
-  } catch (err) {
-    if (isUniqueViolation(err)) return null;
-    throw err;
-  }
+  return insertUnlessTaken(ctx, (tx) => PackageVersionModel.create({ ...v, lowerVersion: v.version.toLowerCase(), createdUnix: nowUnix(), isInternal: !!v.isInternal }, { transaction: tx.tx }));
 }
 
 /** The four hashes and the size of some content. */
@@ -69,21 +79,18 @@ export function findBlob(ctx: DbContext, h: BlobHashes): Promise<PackageBlobMode
   return PackageBlobModel.findOne({ where: { size: h.size, hashMd5: h.md5, hashSha1: h.sha1, hashSha256: h.sha256, hashSha512: h.sha512 }, transaction: ctx.tx });
 }
 
-/** Insert a blob row. */
-export function insertBlob(ctx: DbContext, h: BlobHashes): Promise<PackageBlobModel> {
-  return PackageBlobModel.create({ size: h.size, hashMd5: h.md5, hashSha1: h.sha1, hashSha256: h.sha256, hashSha512: h.sha512, createdUnix: nowUnix() }, { transaction: ctx.tx });
+/** The blob row of `h`, inserted when missing (also when another transaction inserts it at the same moment). */
+export async function findOrInsertBlob(ctx: DbContext, h: BlobHashes): Promise<PackageBlobModel> {
+  return (await findBlob(ctx, h))
+    ?? (await insertUnlessTaken(ctx, (tx) => PackageBlobModel.create({ size: h.size, hashMd5: h.md5, hashSha1: h.sha1, hashSha256: h.sha256, hashSha512: h.sha512, createdUnix: nowUnix() }, { transaction: tx.tx })))
+    ?? (await findBlob(ctx, h))!;
 }
 
 /** Insert a file of a version; null when the version already has a file of that name and key. */
 export async function insertFile(
   ctx: DbContext, f: { versionId: number; blobId: number; name: string; compositeKey: string; isLead: boolean },
 ): Promise<PackageFileModel | null> {
-  try {
-    return await PackageFileModel.create({ ...f, lowerName: f.name.toLowerCase(), createdUnix: nowUnix() }, { transaction: ctx.tx });
-  } catch (err) {
-    if (isUniqueViolation(err)) return null;
-    throw err;
-  }
+  return insertUnlessTaken(ctx, (tx) => PackageFileModel.create({ ...f, lowerName: f.name.toLowerCase(), createdUnix: nowUnix() }, { transaction: tx.tx }));
 }
 
 /** Insert properties of a version, file or package. */

@@ -92,10 +92,23 @@ export function aptRoot(dir: string, debLine: string): (args: string[], cwd?: st
   });
 }
 
-/** The bytes of a tar of `files` as tar-stream writes it; `segment`: without the end-of-archive blocks (as abuild cuts its control and signature parts). */
-async function tarBytes(files: [string, Buffer][], segment: boolean): Promise<Buffer> {
+/** An ar archive of `members` ([name, bytes]) as `ar` writes it (a `.deb` is one). */
+export function arArchive(members: [string, Buffer][]): Buffer {
+  const parts: Buffer[] = [Buffer.from('!<arch>\n')];
+  for (const [name, data] of members) {
+    parts.push(Buffer.from(`${name.padEnd(16)}${'0'.padEnd(12)}${'0'.padEnd(6)}${'0'.padEnd(6)}${'100644'.padEnd(8)}${String(data.length).padEnd(10)}\`\n`), data);
+    if (data.length % 2) parts.push(Buffer.from('\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+/** The bytes of a tar of `files` as tar-stream writes it (mode 0644, a fixed time); `segment`: without the end-of-archive blocks (as abuild cuts its control and signature parts). */
+export async function tarBytes(files: [string, Buffer | string][], segment = false): Promise<Buffer> {
   const pack = tar.pack();
-  for (const [name, body] of files) pack.entry({ name, size: body.length, mode: 0o644, mtime: new Date(1_700_000_000_000) }, body);
+  for (const [name, text] of files) {
+    const body = Buffer.from(text);
+    pack.entry({ name, size: body.length, mode: 0o644, mtime: new Date(Date.UTC(2025, 0, 1)), uname: 'bench', gname: 'bench' }, body);
+  }
   pack.finalize();
   const parts: Buffer[] = [];
   for await (const c of pack) parts.push(c as Buffer);

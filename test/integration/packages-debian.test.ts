@@ -156,6 +156,18 @@ describe('packages: Debian with apt', function () {
     expect((await get(`dists/bookworm/main/binary-amd64/by-hash/SHA256/${'0'.repeat(64)}`)).status).to.equal(404);
   });
 
+  it('takes a burst of uploads at once, the same bytes to two distributions among them, and lists them all', async () => {
+    const same = deb('burst-same', '1.0', 'amd64');
+    const many = Array.from({ length: 10 }, (_, i) => deb(`burst-${i}`, '1.0', 'amd64'));
+    const answers = await Promise.all([upload('burst', 'main', same), upload('burst2', 'main', same), ...many.map((b) => upload('burst', 'main', b))]);
+    expect(answers.map((r) => r.status)).to.deep.equal(Array(12).fill(201));
+    const packages = await (await get('dists/burst/main/binary-amd64/Packages')).text();
+    expect(packages.match(/^Package: .*$/gm)!.sort()).to.deep.equal(['burst-same', ...many.map((_, i) => `burst-${i}`)].map((n) => `Package: ${n}`).sort());
+    expect(await (await get('dists/burst2/main/binary-amd64/Packages')).text()).to.include('Package: burst-same\n');
+    const files = releaseFiles(await (await get('dists/burst/Release')).text());
+    expect(files.get('main/binary-amd64/Packages')).to.deep.equal({ size: Buffer.byteLength(packages), sha256: sha256(Buffer.from(packages)) });
+  });
+
   it('serves indexes with ETag, Last-Modified, HEAD, ranges and conditional reads', async () => {
     const full = await get('dists/bookworm/InRelease');
     const body = Buffer.from(await full.arrayBuffer());

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { readDebPackage } from '../../src/services/packages/deb';
 import { tarGzOfZeros, zstdOfZeros } from '../helpers/bombs';
-import { debPackage } from '../helpers/packages';
+import { arArchive, debPackage } from '../helpers/packages';
 
 describe('reading .deb packages', function () {
   this.timeout(60_000);
@@ -22,15 +22,10 @@ describe('reading .deb packages', function () {
 
   const build = (control: string, z = 'gzip') => debPackage(tmp, control, z);
 
-  /** An ar archive of `members` ([name, bytes]) as `ar` writes it. */
+  /** An ar archive of `members` in a file. */
   function ar(members: [string, Buffer][]): string {
-    const parts: Buffer[] = [Buffer.from('!<arch>\n')];
-    for (const [name, data] of members) {
-      parts.push(Buffer.from(`${name.padEnd(16)}${'0'.padEnd(12)}${'0'.padEnd(6)}${'0'.padEnd(6)}${'100644'.padEnd(8)}${String(data.length).padEnd(10)}\`\n`), data);
-      if (data.length % 2) parts.push(Buffer.from('\n'));
-    }
     const out = path.join(tmp, `ar-${Math.random().toString(36).slice(2)}.deb`);
-    fs.writeFileSync(out, Buffer.concat(parts));
+    fs.writeFileSync(out, arArchive(members));
     return out;
   }
 

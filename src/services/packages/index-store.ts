@@ -9,7 +9,7 @@
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { NotFound } from '../../errors';
 import {
-  deleteFileRows, filesOfVersions, filesWithHash, findBlob, findFile, findPackage, findVersion, insertBlob, insertFile, insertProperties, internalVersion, moveFile,
+  deleteFileRows, filesOfVersions, filesWithHash, findFile, findOrInsertBlob, findPackage, findVersion, insertFile, insertProperties, internalVersion, moveFile,
   propertiesOf, PropertyRef, type BlobHashName, type FileRow,
 } from '../../models/package.model';
 import { markIndexBuilt, type IndexRef } from '../../models/package-index.model';
@@ -72,7 +72,7 @@ export async function storeIndex(ctx: DbContext, ref: IndexRef, files: IndexFile
         const temp = temps[i];
         if (have && have.blob.hashSha256 === temp.hashes.sha256) continue;
         if (have) await retire(have);
-        const blob = (await findBlob(tx, temp.hashes)) ?? (await insertBlob(tx, temp.hashes));
+        const blob = await findOrInsertBlob(tx, temp.hashes);
         if (await keepBlob(temp)) placed.push(temp.hashes.sha256);
         const file = await insertFile(tx, { versionId: versions.current, blobId: blob.id, name: f.name, compositeKey: f.key, isLead: false });
         if (!file) throw new Error(`index file ${f.name} (${f.key}) was written twice`);

@@ -10,7 +10,7 @@ import { systemCtx, withTx, type DbContext } from '../../db';
 import { settings, type PackageType } from '../../config';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../errors';
 import {
-  deleteFileRows, deleteVersionRows, filesOfVersions, findBlob, findOrInsertPackage, findPackage, findVersion, insertBlob, insertFile, insertProperties, insertVersion, ownerFileBytes,
+  deleteFileRows, deleteVersionRows, filesOfVersions, findOrInsertBlob, findOrInsertPackage, findPackage, findVersion, insertFile, insertProperties, insertVersion, ownerFileBytes,
   ownerVersionCount, propertiesOf, PropertyRef, removeUnusedPackageRows, setPackageRepo, type PackageFileModel, type PackageModel, type PackageVersionModel,
 } from '../../models/package.model';
 import { findRepoById, findRepoByOwnerAndName, type RepositoryModel } from '../../models/repository.model';
@@ -60,15 +60,15 @@ export async function publishPackageFile(ctx: DbContext, p: Publication): Promis
     const done = await withTx(ctx, async (tx) => {
       const { pkg } = await findOrInsertPackage(tx, { ownerId: p.owner.id, type: p.type, name: p.name, semverCompatible: p.semverCompatible });
       let version = await findVersion(tx, pkg.id, p.version);
-      const newVersion = !version;
       if (version && !p.addToExisting) throw new Conflict('package version already exists');
-      if (!version) {
-        version = await insertVersion(tx, { packageId: pkg.id, creatorId: p.doer.id, version: p.version, metadataJson: JSON.stringify(p.metadata ?? null) });
-        if (!version) throw new Conflict('package version already exists');
-        await insertProperties(tx, PropertyRef.Version, version.id, p.versionProps ?? {});
-      }
+      const made = version ? null : await insertVersion(tx, { packageId: pkg.id, creatorId: p.doer.id, version: p.version, metadataJson: JSON.stringify(p.metadata ?? null) });
+      const newVersion = !!made;
+      if (made) await insertProperties(tx, PropertyRef.Version, made.id, p.versionProps ?? {});
+      // why: another upload made the version just now; a format that adds files to versions adds this one.
+      version ??= made ?? (p.addToExisting ? await findVersion(tx, pkg.id, p.version) : null);
+      if (!version) throw new Conflict('package version already exists');
       await checkQuotas(tx, p, newVersion);
-      const blob = (await findBlob(tx, p.blob.hashes)) ?? (await insertBlob(tx, p.blob.hashes));
+      const blob = await findOrInsertBlob(tx, p.blob.hashes);
       stored = await keepBlob(p.blob);
       const file = await insertFile(tx, { versionId: version.id, blobId: blob.id, name: p.file.name, compositeKey: p.file.compositeKey ?? '', isLead: p.file.isLead ?? true });
       if (!file) throw new Conflict('package file already exists');
