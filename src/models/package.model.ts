@@ -345,7 +345,31 @@ export async function deleteFileRows(ctx: DbContext, fileIds: number[]): Promise
   await PackageFileModel.destroy({ where: { id: { [Op.in]: fileIds } }, transaction: ctx.tx });
 }
 
-/** Move a file, properties and all, to another version. */
-export async function moveFile(ctx: DbContext, fileId: number, versionId: number): Promise<void> {
-  await PackageFileModel.update({ versionId }, { where: { id: fileId }, transaction: ctx.tx });
+/** Move files, properties and all, to another version. */
+export async function moveFiles(ctx: DbContext, fileIds: number[], versionId: number): Promise<void> {
+  if (fileIds.length) await PackageFileModel.update({ versionId }, { where: { id: { [Op.in]: fileIds } }, transaction: ctx.tx });
+}
+
+/** The blob rows of several contents, inserted when missing (in one statement when none races), by sha256. */
+export async function findOrInsertBlobs(ctx: DbContext, hs: BlobHashes[]): Promise<Map<string, PackageBlobModel>> {
+  const have = async () => new Map((await PackageBlobModel.findAll({ where: { hashSha256: { [Op.in]: hs.map((h) => h.sha256) } }, transaction: ctx.tx })).map((b) => [b.hashSha256, b]));
+  const found = await have();
+  const missing = [...new Map(hs.filter((h) => !found.has(h.sha256)).map((h) => [h.sha256, h])).values()];
+  if (missing.length === 0) return found;
+  const rows = missing.map((h) => ({ size: h.size, hashMd5: h.md5, hashSha1: h.sha1, hashSha256: h.sha256, hashSha512: h.sha512, createdUnix: nowUnix() }));
+  if (await insertUnlessTaken(ctx, (tx) => PackageBlobModel.bulkCreate(rows, { transaction: tx.tx }))) return have();
+  // why: another transaction inserted one of them just now; each is inserted alone.
+  for (const h of missing) await findOrInsertBlob(ctx, h);
+  return have();
+}
+
+/** Insert files of versions (none may exist yet), with their properties; answers them in the order given. */
+export async function insertFilesWithProperties(
+  ctx: DbContext, files: { versionId: number; blobId: number; name: string; compositeKey: string; isLead: boolean; props: Record<string, string> }[],
+): Promise<PackageFileModel[]> {
+  if (files.length === 0) return [];
+  const made = await PackageFileModel.bulkCreate(files.map(({ props: _props, ...f }) => ({ ...f, lowerName: f.name.toLowerCase(), createdUnix: nowUnix() })), { transaction: ctx.tx, returning: true });
+  const props = made.flatMap((file, i) => Object.entries(files[i].props).map(([name, value]) => ({ refType: PropertyRef.File, refId: file.id, name, value })));
+  if (props.length) await PackagePropertyModel.bulkCreate(props, { transaction: ctx.tx });
+  return made;
 }

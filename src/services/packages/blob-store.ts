@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { settings } from '../../config';
 import { TooLarge } from '../../errors';
@@ -54,9 +54,21 @@ export async function receiveBlob(body: Readable, maxBytes: number, tooLarge: ()
   return { file, hashes: { size, md5, sha1, sha256, sha512 } };
 }
 
-/** `bytes` (a generated index) in a temporary file, with their hashes. */
-export async function bytesToTemp(bytes: Uint8Array): Promise<TempBlob> {
-  return receiveBlob(Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]), -1);
+/** The hashes and size of `bytes`. */
+export function hashesOf(bytes: Uint8Array): BlobHashes {
+  const [md5, sha1, sha256, sha512] = ['md5', 'sha1', 'sha256', 'sha512'].map((a) => crypto.createHash(a).update(bytes).digest('hex'));
+  return { size: bytes.byteLength, md5, sha1, sha256, sha512 };
+}
+
+/** Keep `bytes` (a generated index) as their blob; answers whether this call placed the file (false: it was there). */
+export async function keepBytes(bytes: Uint8Array, h: BlobHashes): Promise<boolean> {
+  const final = blobPath(h.sha256);
+  if (fs.existsSync(final)) return false;
+  await fsp.mkdir(path.dirname(final), { recursive: true });
+  const tmp = `${final}.${process.pid}-${crypto.randomBytes(4).toString('hex')}.tmp`;
+  await fsp.writeFile(tmp, bytes, { mode: 0o644 });
+  await fsp.rename(tmp, final);
+  return true;
 }
 
 /** Remove an upload's temporary file (nothing when it was moved into place). */

@@ -6,14 +6,14 @@
  * file moves to a second internal version, `_previous`, where only reads by hash find it: a client
  * that fetched the old Release just before a rebuild still gets the files it lists.
  */
-import { withTx, isUniqueViolation, type DbContext } from '../../db';
+import { withTx, type DbContext } from '../../db';
 import { NotFound } from '../../errors';
 import {
-  deleteFileRows, filesOfVersions, filesWithHash, findFile, findOrInsertBlob, findPackage, findVersion, insertFile, insertProperties, internalVersion, moveFile,
+  deleteFileRows, filesOfVersions, filesWithHash, findFile, findOrInsertBlobs, findPackage, findVersion, insertFilesWithProperties, internalVersion, moveFiles,
   propertiesOf, PropertyRef, type BlobHashName, type FileRow,
 } from '../../models/package.model';
 import { markIndexBuilt, type IndexRef } from '../../models/package-index.model';
-import { bytesToTemp, discardTemp, keepBlob, removeBlobFiles, type StoredFile, type TempBlob } from './blob-store';
+import { hashesOf, keepBytes, removeBlobFiles, type StoredFile } from './blob-store';
 import { indexProperty } from './index-state';
 
 /** A generated file of an index. */
@@ -25,16 +25,13 @@ const internalName = (type: string) => `_${type}`;
 
 /** The internal versions of an owner's `type` indexes, made on first use (in their own transaction, so two first builds do not collide). */
 async function internalVersions(ctx: DbContext, ownerId: number, type: string): Promise<{ current: number; previous: number }> {
-  const make = () => withTx(ctx, async (tx) => ({
+  const pkg = await findPackage(ctx, ownerId, type, internalName(type));
+  const [current, previous] = pkg?.isInternal ? await Promise.all([CURRENT, PREVIOUS].map((v) => findVersion(ctx, pkg.id, v))) : [null, null];
+  if (current && previous) return { current: current.id, previous: previous.id };
+  return withTx(ctx, async (tx) => ({
     current: (await internalVersion(tx, ownerId, type, internalName(type), CURRENT)).id,
     previous: (await internalVersion(tx, ownerId, type, internalName(type), PREVIOUS)).id,
   }));
-  try {
-    return await make();
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    return make();
-  }
 }
 
 /** A stored index file as a download sends it. */
@@ -50,10 +47,9 @@ function stored(f: FileRow): StoredFile {
 export async function storeIndex(ctx: DbContext, ref: IndexRef, files: IndexFile[], built: number): Promise<void> {
   const property = indexProperty(ref.type)!;
   const versions = await internalVersions(ctx, ref.ownerId, ref.type);
-  const temps: TempBlob[] = [];
+  const hashes = files.map((f) => hashesOf(f.bytes));
   const placed: string[] = [];
   try {
-    for (const f of files) temps.push(await bytesToTemp(f.bytes));
     await withTx(ctx, async (tx) => {
       const rows = await filesOfVersions(tx, [versions.current, versions.previous]);
       const props = await propertiesOf(tx, PropertyRef.File, rows.map((r) => r.file.id));
@@ -61,31 +57,23 @@ export async function storeIndex(ctx: DbContext, ref: IndexRef, files: IndexFile
       const slot = (name: string, key: string) => `${name.toLowerCase()}\n${key}`;
       const current = new Map(rows.filter((r) => r.file.versionId === versions.current && inIndex(r)).map((r) => [slot(r.file.name, r.file.compositeKey), r]));
       const previous = new Map(rows.filter((r) => r.file.versionId === versions.previous).map((r) => [slot(r.file.name, r.file.compositeKey), r]));
-      const retire = async (r: FileRow) => {
-        const old = previous.get(slot(r.file.name, r.file.compositeKey));
-        if (old) await deleteFileRows(tx, [old.file.id]);
-        await moveFile(tx, r.file.id, versions.previous);
-      };
-      for (const [i, f] of files.entries()) {
-        const have = current.get(slot(f.name, f.key));
-        current.delete(slot(f.name, f.key));
-        const temp = temps[i];
-        if (have && have.blob.hashSha256 === temp.hashes.sha256) continue;
-        if (have) await retire(have);
-        const blob = await findOrInsertBlob(tx, temp.hashes);
-        if (await keepBlob(temp)) placed.push(temp.hashes.sha256);
-        const file = await insertFile(tx, { versionId: versions.current, blobId: blob.id, name: f.name, compositeKey: f.key, isLead: false });
-        if (!file) throw new Error(`index file ${f.name} (${f.key}) was written twice`);
-        await insertProperties(tx, PropertyRef.File, file.id, f.props);
-      }
-      for (const gone of current.values()) await retire(gone);
+      const changed = files.map((f, i) => ({ f, h: hashes[i], have: current.get(slot(f.name, f.key)) })).filter((c) => c.have?.blob.hashSha256 !== c.h.sha256);
+      const written = new Set(files.map((f) => slot(f.name, f.key)));
+      const retiring = [...changed.map((c) => c.have).filter((r) => !!r), ...[...current].filter(([k]) => !written.has(k)).map(([, r]) => r)];
+      // why: one statement each, whatever the number of files, so a rebuild holds the database briefly.
+      await deleteFileRows(tx, retiring.map((r) => previous.get(slot(r.file.name, r.file.compositeKey))?.file.id).filter((id) => id !== undefined));
+      await moveFiles(tx, retiring.map((r) => r.file.id), versions.previous);
+      const blobs = await findOrInsertBlobs(tx, changed.map((c) => c.h));
+      for (const c of changed) if (await keepBytes(c.f.bytes, c.h)) placed.push(c.h.sha256);
+      await insertFilesWithProperties(tx, changed.map((c) => ({
+        versionId: versions.current, blobId: blobs.get(c.h.sha256)!.id, name: c.f.name, compositeKey: c.f.key, isLead: false, props: c.f.props,
+      })));
       await markIndexBuilt(tx, ref, built);
     });
     placed.length = 0;
   } finally {
     // why: a blob file placed by a rebuild that then failed belongs to no row.
     await removeBlobFiles(placed);
-    for (const t of temps) await discardTemp(t);
   }
 }
 
