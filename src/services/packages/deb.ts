@@ -2,14 +2,16 @@
  * Reading an uploaded Debian package (`.deb`): an ar archive whose `control.tar` member (plain, or
  * compressed with gzip, xz or zstd) holds the `control` file. The archive is walked by its member
  * headers, each size checked against what the file holds (a `.deb` whose sizes lie is refused
- * before anything is read past its end); only the control member is decompressed, by streaming and
- * under caps, and only the control file is kept. Name, version and architecture are checked by
+ * before anything is read past its end); the control member is decompressed, by streaming and under
+ * caps, and only the control file is kept; the data member's compression ratio is checked on its
+ * first megabytes. Name, version and architecture are checked by
  * Debian's rules (stricter than Gitea's patterns: nothing that could break a path or an index line
  * gets through), and so is the control text, which the `Packages` index repeats.
  */
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
-import { Duplex, Transform } from 'node:stream';
+import { Duplex, Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { Decompress } from 'fzstd';
 import { BadRequest } from '../../errors';
@@ -40,7 +42,7 @@ export interface DebPackage {
  * input chunk decodes to at once, and a few kilobytes may decode to gigabytes; the output is counted
  * as it comes and cut at the cap, before it is held.
  */
-function zstdStream(): Transform {
+function zstdStream(cap = CAPS.maxUnpackedBytes): Transform {
   let produced = 0;
   const out: Transform = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -52,7 +54,7 @@ function zstdStream(): Transform {
   });
   const d = new Decompress((chunk) => {
     produced += chunk.length;
-    if (produced > CAPS.maxUnpackedBytes) throw new BadRequest(`the archive unpacks to more than ${CAPS.maxUnpackedBytes} bytes`);
+    if (produced > cap) throw new BadRequest(`the archive unpacks to more than ${cap} bytes`);
     out.push(Buffer.from(chunk));
   });
   return out;
@@ -66,15 +68,46 @@ function xzStream(): Duplex {
   return duplex;
 }
 
-/** The decompressor a `control.tar<suffix>` member needs. */
-function decompressor(suffix: string): NodeJS.ReadableStream[] {
+/** The decompressor a `control.tar<suffix>` or `data.tar<suffix>` member needs (zstd: cut past `cap`). */
+function decompressor(suffix: string, cap?: number): NodeJS.ReadableStream[] {
   switch (suffix) {
     case '': return [];
     case '.gz': return [zlib.createGunzip()];
     case '.xz': return [xzStream()];
-    case '.zst': return [zstdStream()];
+    case '.zst': return [zstdStream(cap)];
     default: throw new BadRequest('unsupported compression algorithm');
   }
+}
+
+/** How much of the data member is unpacked to judge its compression, and the ratio refused. */
+const DATA_PROBE_BYTES = 64 * 1024 * 1024;
+const DATA_MAX_RATIO = 500;
+
+/**
+ * Refuse a data member that unpacks to far more than any real package (10 GB of zeros in a few
+ * MB): its first DATA_PROBE_BYTES are unpacked, counting the compressed bytes that went in, and a
+ * ratio past DATA_MAX_RATIO is a 400. The files themselves are never looked at or kept.
+ */
+async function probeDataMember(file: string, start: number, length: number, suffix: string): Promise<void> {
+  // why: a plain tar cannot be a bomb, and older compressions (bz2, lzma) are left to dpkg, as Gitea leaves every data member.
+  if (!['.gz', '.xz', '.zst'].includes(suffix) || length === 0) return;
+  let fed = 0;
+  let produced = 0;
+  const counting = new Transform({ transform(chunk: Buffer, _enc, done) { fed += chunk.length; done(null, chunk); } });
+  const enough = new Error('enough');
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      produced += chunk.length;
+      done(produced >= DATA_PROBE_BYTES ? enough : null);
+    },
+  });
+  const source = fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: 16 * 1024 });
+  try {
+    await pipeline([source, counting, ...decompressor(suffix, DATA_PROBE_BYTES + 1024 * 1024), sink] as unknown as [NodeJS.ReadableStream, NodeJS.WritableStream]);
+  } catch (err) {
+    if (err !== enough) throw err instanceof BadRequest ? err : new BadRequest('package has invalid structure: the data member cannot be unpacked');
+  }
+  if (produced >= DATA_PROBE_BYTES && produced / Math.max(1, fed) > DATA_MAX_RATIO) throw new BadRequest(`the archive is compressed more than ${DATA_MAX_RATIO} to 1`);
 }
 
 /** The control file's bytes from the `.deb` at `file`. */
@@ -84,6 +117,7 @@ async function controlFileOf(file: string): Promise<Buffer> {
   try {
     const magic = Buffer.alloc(8);
     if (fs.readSync(fd, magic, 0, 8, 0) !== 8 || magic.toString('latin1') !== AR_MAGIC) throw new BadRequest('package has invalid structure: not an ar archive');
+    let control: Buffer | null = null;
     let at = 8;
     for (let members = 0; at + HEADER <= size; members++) {
       if (members >= MAX_MEMBERS) throw new BadRequest(`package has invalid structure: more than ${MAX_MEMBERS} members`);
@@ -95,15 +129,16 @@ async function controlFileOf(file: string): Promise<Buffer> {
       const length = Number(sizeText);
       const start = at + HEADER;
       if (start + length > size) throw new BadRequest(`package has invalid structure: member ${JSON.stringify(name)} claims more bytes than the file holds`);
-      if (name.startsWith('control.tar')) {
-        let control: Buffer | null = null;
+      if (name.startsWith('control.tar') && !control) {
         const stages = [fs.createReadStream(file, { start, end: start + length - 1 }), ...decompressor(name.slice('control.tar'.length))];
         await readTar(stages, length, CAPS, MAX_CONTROL_BYTES, (e) => !control && /(?:^|\/)control$/.test(e.name), (_e, bytes) => { control = bytes; });
-        if (control) return control;
+      } else if (name.startsWith('data.tar')) {
+        await probeDataMember(file, start, length, name.slice('data.tar'.length));
       }
       at = start + length + (length % 2);
     }
-    throw new BadRequest('control file is missing');
+    if (!control) throw new BadRequest('control file is missing');
+    return control;
   } finally {
     fs.closeSync(fd);
   }

@@ -13,6 +13,7 @@ import {
   propertiesOf, PropertyRef, type BlobHashName, type FileRow,
 } from '../../models/package.model';
 import { markIndexBuilt, type IndexRef } from '../../models/package-index.model';
+import { TableCache } from '../../models/table-cache';
 import { hashesOf, keepBytes, removeBlobFiles, type StoredFile } from './blob-store';
 import { indexProperty } from './index-state';
 
@@ -84,12 +85,18 @@ async function currentVersion(ctx: DbContext, ownerId: number, type: string): Pr
   return v?.id ?? null;
 }
 
+// why: apt and dnf read the same few files (by name or by hash) on every update; a write to the package tables clears this in every process.
+const indexFiles = new TableCache<StoredFile | null>('package-index-files', ['package', 'package_version', 'package_file', 'package_blob'], 60_000);
+
 /** An index file by name and composite key (404 `package file does not exist`). */
 export async function readIndexFile(ctx: DbContext, ownerId: number, type: string, name: string, key: string): Promise<StoredFile> {
-  const version = await currentVersion(ctx, ownerId, type);
-  const f = version ? await findFile(ctx, version, name, key) : null;
+  const f = await indexFiles.get(ctx, `${ownerId}\n${type}\n${name.toLowerCase()}\n${key}`, async () => {
+    const version = await currentVersion(ctx, ownerId, type);
+    const row = version ? await findFile(ctx, version, name, key) : null;
+    return row ? stored(row) : null;
+  });
   if (!f) throw new NotFound('package file does not exist');
-  return stored(f);
+  return f;
 }
 
 /**
@@ -97,10 +104,12 @@ export async function readIndexFile(ctx: DbContext, ownerId: number, type: strin
  * starts with `keyPrefix` (Gitea searches every index file of the owner and needs exactly one
  * match; the path's distribution narrows it here). Null when none has it.
  */
-export async function indexFileByHash(ctx: DbContext, ownerId: number, type: string, keyPrefix: string, alg: BlobHashName, hex: string): Promise<StoredFile | null> {
-  const pkg = await findPackage(ctx, ownerId, type, internalName(type));
-  if (!pkg?.isInternal) return null;
-  const versions = (await Promise.all([CURRENT, PREVIOUS].map((v) => findVersion(ctx, pkg.id, v)))).filter((v) => !!v).map((v) => v.id);
-  const hit = (await filesWithHash(ctx, versions, alg, hex.toLowerCase())).find((f) => f.file.compositeKey === keyPrefix || f.file.compositeKey.startsWith(`${keyPrefix}|`));
-  return hit ? stored(hit) : null;
+export function indexFileByHash(ctx: DbContext, ownerId: number, type: string, keyPrefix: string, alg: BlobHashName, hex: string): Promise<StoredFile | null> {
+  return indexFiles.get(ctx, `${ownerId}\n${type}\n${keyPrefix}\n${alg}:${hex.toLowerCase()}`, async () => {
+    const pkg = await findPackage(ctx, ownerId, type, internalName(type));
+    if (!pkg?.isInternal) return null;
+    const versions = (await Promise.all([CURRENT, PREVIOUS].map((v) => findVersion(ctx, pkg.id, v)))).filter((v) => !!v).map((v) => v.id);
+    const hit = (await filesWithHash(ctx, versions, alg, hex.toLowerCase())).find((f) => f.file.compositeKey === keyPrefix || f.file.compositeKey.startsWith(`${keyPrefix}|`));
+    return hit ? stored(hit) : null;
+  });
 }
