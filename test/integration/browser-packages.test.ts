@@ -2,7 +2,8 @@
  * The package pages in a real browser: a Go module (a zip made with `zip`) and an R package (a
  * tarball of `{name}/DESCRIPTION` made with `tar`) published through the registries, then browsed
  * as a person would: the profile's Packages tab, the type filter and search, the version pages
- * with their install commands, metadata and files (downloaded from the registry), the versions
+ * with their install commands, metadata and files (downloaded from the registry; a Debian package
+ * in two distributions among them, with apt's set-up and where its files are), the versions
  * page; linking a package to a repository in its settings and finding it on the repository's
  * Packages tab; deleting a version. A reader gets no settings (404) and an outsider sees nothing
  * of a private organization's packages nor of a private linked repository. Without a browser: a
@@ -22,6 +23,7 @@ import { apiRepo } from '../helpers/refs';
 import { count } from '../helpers/db';
 import { WebClient } from '../helpers/web';
 import { launchBrowser, look, watchedPage, type WatchedPage } from '../helpers/browser';
+import { debPackage } from '../helpers/packages';
 
 const run = promisify(execFile);
 
@@ -178,6 +180,32 @@ describe('package pages in a browser', function () {
     expect(href).to.equal(url('api/packages/alice/cran/src/contrib/tidyfoo_1.2.0.tar.gz'));
     expect((await fetch(href)).status).to.equal(200);
     await look(page, 'package-cran');
+  });
+
+  it('shows a Debian package with apt\'s set-up, where its files are, and downloads that apt can fetch', async () => {
+    const control = 'Package: hello-deb\nVersion: 2.1-1\nArchitecture: amd64\nMaintainer: Ann Packer <ann@example.com>\nDepends: libc6 (>= 2.36), forge-doc\nHomepage: https://example.com/hello-deb\nDescription: says hello\n From a Debian package.\n';
+    const deb = fs.readFileSync(debPackage(tmp, control));
+    for (const dist of ['bookworm', 'trixie']) {
+      const res = await fetch(url(`api/packages/alice/debian/pool/${dist}/main/upload`), { method: 'PUT', body: deb, headers: { Authorization: basic(alice) } });
+      expect(res.status, await res.text()).to.equal(201);
+    }
+    const page = wp.page;
+    await page.goto(url('alice/-/packages?type=debian'));
+    await Promise.all([page.waitForURL(url('alice/-/packages/debian/hello-deb/2.1-1')), page.click('a.package-name:has-text("hello-deb")')]);
+    const registry = url('api/packages/alice/debian');
+    expect(await page.locator('.install-code').allTextContents()).to.deep.equal([
+      `sudo curl ${registry}/repository.key -o /etc/apt/keyrings/gitea-alice.asc\necho "deb [signed-by=/etc/apt/keyrings/gitea-alice.asc] ${registry} $distribution $component" | sudo tee -a /etc/apt/sources.list.d/gitea.list\nsudo apt update`,
+      'sudo apt install hello-deb=2.1-1',
+    ]);
+    expect(await page.locator('table.package-deps tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)))).to.deep.equal([
+      ['Distributions', 'bookworm, trixie'], ['Components', 'main'], ['Architectures', 'amd64'], ['Depends', 'libc6 (>= 2.36), forge-doc'],
+    ]);
+    const hrefs = await page.locator('.package-files a').evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+    expect(hrefs.sort()).to.deep.equal([`${registry}/pool/bookworm/main/hello-deb_2.1-1_amd64.deb`, `${registry}/pool/trixie/main/hello-deb_2.1-1_amd64.deb`]);
+    for (const href of hrefs) expect(Buffer.from(await (await fetch(href)).arrayBuffer())).to.deep.equal(deb);
+    await look(page, 'package-debian');
+    // why: the lists of the tests after this one hold the Go and R packages only.
+    expect((await w.raw('DELETE', '/packages/alice/debian/hello-deb/2.1-1', undefined, { token: alice.token })).status).to.equal(204);
   });
 
   it('links a package to a repository in its settings; the repository\'s Packages tab lists it', async () => {

@@ -55,13 +55,20 @@ function parseJson<T>(text: string): Partial<T> {
 }
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : []);
 
+/** A Debian Description: its first line is the synopsis; the rest is indented by one space, ` .` standing for an empty line. */
+function debianAbout(text: string): PackageMetadata['about'] {
+  if (!text) return null;
+  const [title, ...rest] = text.split('\n');
+  return { title: title.trim(), description: rest.map((l) => (/^\s\.\s*$/.test(l) ? '' : l.replace(/^\s/, ''))).join('\n') };
+}
+
 /** The metadata of a Debian version (Gitea's: maintainer, project site, description, dependencies). */
 function debianMetadata(json: string, _props: Record<string, string>, fileProps: Record<string, string>[]): PackageMetadata {
   const m = parseJson<{ maintainer: string; project_url: string; description: string; dependencies: string[] }>(json);
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
   return {
     ...none(),
-    about: text(m.description) ? { title: '', description: text(m.description) } : null,
+    about: debianAbout(text(m.description)),
     dependencies: strings(m.dependencies).length ? [{ kind: 'Depends', items: strings(m.dependencies) }] : [],
     authors: text(m.maintainer) ? [text(m.maintainer)] : [],
     links: [text(m.project_url)].filter((u) => /^https?:\/\//i.test(u)),

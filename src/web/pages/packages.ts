@@ -103,7 +103,8 @@ async function versionData(req: Request, owner: UserModel, mode: AccessMode, typ
     pkg: { name: pkg.name, version: version.version, typeName: t.name, docs: t.docs, url: pkgUrl, versionUrl: packageUrl(owner, type, pkg.lowerName, version.lowerVersion) },
     created: new Date(Number(version.createdUnix) * 1000), creator: d.view.creator.name, creatorUrl: `${rootUrl()}${encodeURIComponent(d.view.creator.name)}`,
     install: t.install(registry, pkg.name, version.version, owner.name, d.fileProps), meta: t.metadata(version.metadataJson, d.props, d.fileProps),
-    files: d.files.map((f) => ({ name: f.file.name, size: humanSize(Number(f.blob.size)), url: t.fileUrl(registry, pkg.name, version.version, f.file) })),
+    // why: one file name may be in several places (a .deb in two distributions); the place tells them apart.
+    files: d.files.map((f) => ({ name: f.file.name, place: f.file.compositeKey.split('|').join(' / '), size: humanSize(Number(f.blob.size)), url: t.fileUrl(registry, pkg.name, version.version, f.file) })),
     totalSize: humanSize(d.files.reduce((n, f) => n + Number(f.blob.size), 0)),
     versions: d.versions.slice(0, 5).map((v) => ({ version: v.version, url: packageUrl(owner, type, pkg.lowerName, v.lowerVersion), created: new Date(Number(v.createdUnix) * 1000) })),
     versionCount: d.versions.length,
