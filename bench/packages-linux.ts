@@ -20,15 +20,12 @@
  * p99 under 50 ms throughout; apt-get update and dnf makecache within 1.2 times the static server.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import type { TestServer } from '../test/helpers/server';
 import { aptRoot, apkPackage, arArchive, gzipMembers, tarBytes } from '../test/helpers/packages';
-import { benchServer } from './util';
-import { calls, compare, fetchOk, get, staticServer, timed, uploadAll, writeTree, type Upload, type Uploaded } from './registry';
-import { pacedUntilStopped, type Probe } from './http';
+import { compare, fetchOk, get, registryBench, timed, uploadPhase, writeTree, type Upload, type UploadPhase } from './registry';
 
 const N = Number(process.env.BENCH_LINUX_PACKAGES ?? '1000');
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? '16');
@@ -42,7 +39,6 @@ const INDEX_LIMIT_MS = 60_000;
 
 const say = (m: string) => process.stderr.write(`[packages-linux] ${m}\n`);
 const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pad = (i: number) => String(i).padStart(4, '0');
 
 /** The formats' names, places and index checks. */
@@ -92,17 +88,18 @@ async function apks(): Promise<Upload[]> {
   return out;
 }
 
-/** How many packages each index lists now (0 while it does not exist). */
-async function listed(registry: string): Promise<Record<'debian' | 'rpm' | 'alpine', number>> {
+/** What the indexes still lack (null: each lists all N packages). */
+async function missing(registry: string): Promise<string | null> {
   const deb = await get(`${registry}/debian/dists/${DIST}/main/binary-amd64/Packages`);
   const rpm = await get(`${registry}/rpm/${GROUP}/repodata/primary.xml.gz`);
   const apk = await get(`${registry}/alpine/${BRANCH}/main/x86_64/APKINDEX.tar.gz`);
   const apkText = apk.status === 200 ? zlib.gunzipSync(gzipMembers(apk.body)[1]).toString() : '';
-  return {
+  const n = {
     debian: deb.status === 200 ? (deb.body.toString().match(/^Package: /gm) ?? []).length : 0,
     rpm: rpm.status === 200 ? Number(/packages="(\d+)"/.exec(zlib.gunzipSync(rpm.body).toString())?.[1] ?? 0) : 0,
     alpine: (apkText.match(/^P:/gm) ?? []).length,
   };
+  return n.debian === N && n.rpm === N && n.alpine === N ? null : `the indexes list ${JSON.stringify(n)} of ${N}`;
 }
 
 /** Copy the apt repository the forge serves (Release files, every listed index, and their by-hash names) into `root`. */
@@ -159,78 +156,34 @@ async function dnfMakecache(base: string, scratch: string): Promise<number> {
   }
 }
 
-interface Result { uploads: number; base: Uploaded; forge: Uploaded; probe: Probe; indexS: number; polls: number; apt: { forge: number; static: number }; dnf: { forge: number; static: number }; setup: Record<string, number> }
+interface Result extends UploadPhase { uploads: number; apt: { forge: number; static: number }; dnf: { forge: number; static: number }; setup: Record<string, number> }
 
 /** The Linux part of bench/packages. */
 export async function runLinux(): Promise<void> {
   if (N < 1 || CLIENTS < 1 || ROUNDS < 1) throw new Error('every BENCH_ count must be at least 1');
-  const setup: Record<string, number> = {};
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-packages-linux-'));
-  const root = path.join(work, 'static');
-  let server: TestServer | null = null;
-  let files: { base: string; close: () => Promise<void> } | null = null;
-  let done = false;
-  try {
+  await registryBench('packages-linux', KEEP, say, async (b) => {
     let t = process.hrtime.bigint();
-    const [d, r, a] = [await debs(), rpms(work), await apks()];
+    const [d, r, a] = [await debs(), rpms(b.work), await apks()];
     const uploads: Upload[] = [];
     for (let i = 0; i < N; i++) uploads.push(d[i], r[i], a[i]);
-    setup[`${uploads.length} packages made (${(uploads.reduce((s, u) => s + u.body.length, 0) / 1e6).toFixed(1)} MB)`] = since(t);
-
-    t = process.hrtime.bigint();
-    const made = await benchServer();
-    server = made.server;
-    const auth = `Basic ${Buffer.from(`bench:${made.token}`).toString('base64')}`;
-    files = await staticServer(root);
-    setup['forge and static server started'] = since(t);
-    const registry = `${server.url}api/packages/bench`;
+    b.setup[`${uploads.length} packages made (${(uploads.reduce((s, u) => s + u.body.length, 0) / 1e6).toFixed(1)} MB)`] = since(t);
+    const { registry } = b;
     const urlOf = (u: Upload) => (u.kind === 'debian' ? `${registry}/debian/pool/${DIST}/main/upload` : u.kind === 'rpm' ? `${registry}/rpm/${GROUP}/upload` : `${registry}/alpine/${BRANCH}/main`);
-
-    say(`baseline: ${uploads.length} PUTs into files from ${CLIENTS} clients ...`);
-    const base = await uploadAll(uploads, () => `${files!.base}/put`, auth, 201, CLIENTS);
-    fs.rmSync(path.join(root, 'put'), { recursive: true, force: true });
-
-    say(`uploading ${uploads.length} packages to the forge from ${CLIENTS} clients ...`);
-    const probe = pacedUntilStopped(`${server.api}/version`, PROBE_RATE);
-    let forge: Uploaded;
-    let probed: Probe;
-    let polls = 0;
-    let indexS = NaN;
-    try {
-      forge = await uploadAll(uploads, urlOf, auth, 201, CLIENTS);
-      for (;;) {
-        const n = await listed(registry);
-        polls++;
-        if (n.debian === N && n.rpm === N && n.alpine === N) { indexS = since(forge.lastAt); break; }
-        if (since(forge.lastAt) * 1000 > INDEX_LIMIT_MS) throw new Error(`the indexes listed ${JSON.stringify(n)} of ${N} ${INDEX_LIMIT_MS / 1000} s after the last upload`);
-        await sleep(10);
-      }
-    } finally {
-      probed = await probe.stop();
-    }
-    say(`forge: ${forge.perSecond.toFixed(1)} uploads/s; indexes complete ${(indexS * 1000).toFixed(0)} ms after the last upload; /version p99 ${probed.p99.toFixed(1)} ms`);
+    const phase = await uploadPhase(b, uploads, urlOf, { clients: CLIENTS, probeRate: PROBE_RATE, limitMs: INDEX_LIMIT_MS, say, complete: () => missing(registry) });
 
     t = process.hrtime.bigint();
-    await mirrorApt(registry, root);
-    await mirrorRpm(registry, root);
-    const keyFile = path.join(work, 'debian.asc');
+    await mirrorApt(registry, b.root);
+    await mirrorRpm(registry, b.root);
+    const keyFile = path.join(b.work, 'debian.asc');
     fs.writeFileSync(keyFile, await fetchOk(`${registry}/debian/repository.key`));
-    setup['static copies of the indexes fetched'] = since(t);
+    b.setup['static copies of the indexes fetched'] = since(t);
 
     say(`apt-get update, ${ROUNDS} rounds ...`);
-    const apt = await compare('apt-get update', { forge: registry, static: files.base }, (b) => aptUpdate(b, keyFile, work), ROUNDS, say);
+    const apt = await compare('apt-get update', { forge: registry, static: b.files.base }, (base) => aptUpdate(base, keyFile, b.work), ROUNDS, say);
     say(`dnf makecache, ${ROUNDS} rounds ...`);
-    const dnf = await compare('dnf makecache', { forge: registry, static: files.base }, (b) => dnfMakecache(b, work), ROUNDS, say);
-    print({ uploads: uploads.length, base, forge, probe: probed, indexS, polls, apt, dnf, setup }, server);
-    done = true;
-  } finally {
-    calls.destroy();
-    if (files) await files.close();
-    if (server) await server.destroy();
-    fs.rmSync(work, { recursive: true, force: true });
-    if (server && done && !KEEP) fs.rmSync(server.dataDir, { recursive: true, force: true });
-    else if (server) say(`kept: ${server.dataDir}`);
-  }
+    const dnf = await compare('dnf makecache', { forge: registry, static: b.files.base }, (base) => dnfMakecache(base, b.work), ROUNDS, say);
+    print({ ...phase, uploads: uploads.length, apt, dnf, setup: b.setup }, b.server);
+  });
 }
 
 function print(r: Result, server: TestServer): void {
@@ -245,8 +198,8 @@ function print(r: Result, server: TestServer): void {
   process.stdout.write(`| uploads per second | ${r.base.perSecond.toFixed(0)}/s (the same PUTs written to files by a bare node server) | `
     + `${r.forge.perSecond.toFixed(1)}/s (${s2(r.forge.seconds)}) | — | — |\n`);
   process.stdout.write(`| one upload's time (until its index lists it), p50 / p99 | ${ms(r.base.p50)} / ${ms(r.base.p99)} | ${ms(r.forge.p50)} / ${ms(r.forge.p99)} | — | — |\n`);
-  process.stdout.write(`| Packages, primary.xml.gz and APKINDEX list all ${N} packages each, after the last upload | — | ${(r.indexS * 1000).toFixed(0)} ms (${r.polls} round${r.polls === 1 ? '' : 's'} of reads) `
-    + `| < ${INDEX_SECONDS} s | ${met(r.indexS < INDEX_SECONDS)} |\n`);
+  process.stdout.write(`| Packages, primary.xml.gz and APKINDEX list all ${N} packages each, after the last upload | — | ${(r.completeS * 1000).toFixed(0)} ms (${r.polls} round${r.polls === 1 ? '' : 's'} of reads) `
+    + `| < ${INDEX_SECONDS} s | ${met(r.completeS < INDEX_SECONDS)} |\n`);
   process.stdout.write(`| \`/api/v1/version\` p99 throughout | — | ${ms(r.probe.p99)} (p50 ${ms(r.probe.p50)}, ${r.probe.samples} requests at ${PROBE_RATE}/s over ${r.probe.seconds.toFixed(1)} s, `
     + `${r.probe.errors} errors) | < ${P99_MS} ms | ${met(r.probe.p99 < P99_MS && r.probe.errors === 0)} |\n`);
   for (const [label, c] of [[`\`apt-get update\` of ${N} packages (a fresh private root)`, r.apt], [`\`dnf makecache\` of ${N} packages (a fresh install root, both signature checks)`, r.dnf]] as const) {

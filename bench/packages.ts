@@ -23,16 +23,14 @@
  * under 50 ms throughout; each client's time within 1.2 times the static server's.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import type { TestServer } from '../test/helpers/server';
 import { zipArchive } from '../test/helpers/zip';
 import { tarBytes } from '../test/helpers/packages';
-import { benchServer, median } from './util';
-import { calls, compare, fetchOk, get, staticServer, timed, uploadAll, writeTree, type Upload as RegistryUpload, type Uploaded } from './registry';
-import { pacedUntilStopped, type Probe } from './http';
+import { median } from './util';
+import { compare, fetchOk, get, registryBench, timed, uploadPhase, writeTree, type Upload as RegistryUpload, type UploadPhase } from './registry';
 import { runLinux } from './packages-linux';
 
 const GO_MODULES = Number(process.env.BENCH_GO_MODULES ?? '100');
@@ -55,7 +53,6 @@ const MTIME = new Date(Date.UTC(2025, 0, 1));
 
 const say = (m: string) => process.stderr.write(`[packages] ${m}\n`);
 const since = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pad = (i: number, n: number) => String(i).padStart(String(n).length, '0');
 
 // ---------------------------------------------------------------------------------------------
@@ -193,9 +190,8 @@ function listedAtNewest(text: string): number {
   return n;
 }
 
-interface Result {
-  uploads: number; base: Uploaded; forge: Uploaded; probe: Probe;
-  packagesS: number; polls: number; packagesForgeMs: number; packagesStaticMs: number; packagesBytes: number;
+interface Result extends UploadPhase {
+  uploads: number; packagesForgeMs: number; packagesStaticMs: number; packagesBytes: number;
   reads: Record<'forge' | 'static', { info: number; zip: number }>;
   go: { forge: number; static: number }; r: { forge: number; static: number }; setup: Record<string, number>;
 }
@@ -203,59 +199,22 @@ interface Result {
 /** The Go and R part. */
 async function runGoAndR(): Promise<void> {
   if (GO_MODULES < 1 || GO_VERSIONS < 1 || R_PACKAGES < 1 || R_VERSIONS < 1 || CLIENTS < 1 || ROUNDS < 1) throw new Error('every BENCH_ count must be at least 1');
-  const setup: Record<string, number> = {};
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-packages-'));
-  const root = path.join(work, 'static');
-  let server: TestServer | null = null;
-  let files: { base: string; close: () => Promise<void> } | null = null;
-  let done = false;
-  try {
+  await registryBench('packages', KEEP, say, async (b) => {
+    const { registry, root, work, files } = b;
     let t = process.hrtime.bigint();
     const uploads = await makeUploads();
     const mb = uploads.reduce((s, u) => s + u.body.length, 0) / 1e6;
-    setup[`${uploads.length} archives made (${mb.toFixed(1)} MB)`] = since(t);
+    b.setup[`${uploads.length} archives made (${mb.toFixed(1)} MB)`] = since(t);
 
-    t = process.hrtime.bigint();
-    const made = await benchServer();
-    server = made.server;
-    const auth = `Basic ${Buffer.from(`bench:${made.token}`).toString('base64')}`;
-    files = await staticServer(root);
-    setup['forge and static server started'] = since(t);
-    const registry = `${server.url}api/packages/bench`;
-
-    // the baseline: the same clients, the same bodies, each written to a file by a bare node server
-    say(`baseline: ${uploads.length} PUTs into files from ${CLIENTS} clients ...`);
-    const base = await uploadAll(uploads, () => `${files!.base}/put`, auth, 201, CLIENTS);
-    fs.rmSync(path.join(root, 'put'), { recursive: true, force: true });
-    say(`baseline: ${base.perSecond.toFixed(0)} uploads/s`);
-
-    // the uploads, /version paced meanwhile, then PACKAGES until it lists every package
-    say(`uploading ${uploads.length} packages to the forge from ${CLIENTS} clients ...`);
-    const probe = pacedUntilStopped(`${server.api}/version`, PROBE_RATE);
-    let forge: Uploaded;
-    try {
-      forge = await uploadAll(uploads, (u) => (u.kind === 'go' ? `${registry}/go/upload` : `${registry}/cran/src`), auth, 201, CLIENTS);
-    } catch (err) {
-      await probe.stop();
-      throw err;
-    }
-    let polls = 0;
-    let packagesS = NaN;
-    let listed = 0;
-    for (;;) {
-      const r = await get(`${registry}/cran/src/contrib/PACKAGES`);
-      polls++;
-      listed = r.status === 200 ? listedAtNewest(r.body.toString('utf8')) : 0;
-      if (listed === R_PACKAGES) { packagesS = since(forge.lastAt); break; }
-      if (since(forge.lastAt) * 1000 > PACKAGES_LIMIT_MS) {
-        await probe.stop();
-        throw new Error(`PACKAGES listed ${listed} of ${R_PACKAGES} packages at their newest version ${PACKAGES_LIMIT_MS / 1000} s after the last upload`);
-      }
-      await sleep(10);
-    }
-    const probed = await probe.stop();
-    say(`forge: ${forge.perSecond.toFixed(0)} uploads/s; PACKAGES complete ${(packagesS * 1000).toFixed(0)} ms after the last upload; /version p99 ${probed.p99.toFixed(1)} ms`);
-
+    // the uploads (after the baseline's), /version paced meanwhile, then PACKAGES until it lists every package
+    const phase = await uploadPhase(b, uploads, (u) => (u.kind === 'go' ? `${registry}/go/upload` : `${registry}/cran/src`), {
+      clients: CLIENTS, probeRate: PROBE_RATE, limitMs: PACKAGES_LIMIT_MS, say,
+      complete: async () => {
+        const r = await get(`${registry}/cran/src/contrib/PACKAGES`);
+        const listed = r.status === 200 ? listedAtNewest(r.body.toString('utf8')) : 0;
+        return listed === R_PACKAGES ? null : `PACKAGES lists ${listed} of ${R_PACKAGES} packages at their newest version`;
+      },
+    });
     // the static tree: the bytes the forge serves, checked against what was uploaded
     t = process.hrtime.bigint();
     const newestGo = goVersion(GO_VERSIONS - 1);
@@ -285,7 +244,7 @@ async function runGoAndR(): Promise<void> {
       if (!tarball.equals(u.body)) throw new Error(`${u.file} is not the uploaded tarball`);
       writeTree(root, `cran/src/contrib/${u.file}`, tarball);
     }
-    setup[`static tree (${mods.length} modules × ${GO_VERSIONS} versions, PACKAGES and ${R_PACKAGES} tarballs) fetched and checked`] = since(t);
+    b.setup[`static tree (${mods.length} modules × ${GO_VERSIONS} versions, PACKAGES and ${R_PACKAGES} tarballs) fetched and checked`] = since(t);
 
     // single GETs from each, for scale: PACKAGES, and a module's .info and .zip as the go command asks for them
     const getMs = async (url: string, n = 7) => {
@@ -313,17 +272,9 @@ async function runGoAndR(): Promise<void> {
     const r = await compare('available.packages()', { forge: `${registry}/cran`, static: `${files.base}/cran` }, (b) => rAvailable(b, work), ROUNDS, say);
 
     print({
-      uploads: uploads.length, base, forge, probe: probed, packagesS, polls, packagesForgeMs, packagesStaticMs, packagesBytes: packages.length, reads, go, r, setup,
-    }, server);
-    done = true;
-  } finally {
-    calls.destroy();
-    if (files) await files.close();
-    if (server) await server.destroy();
-    fs.rmSync(work, { recursive: true, force: true });
-    if (server && done && !KEEP) fs.rmSync(server.dataDir, { recursive: true, force: true });
-    else if (server) say(`kept: ${server.dataDir}`);
-  }
+      ...phase, uploads: uploads.length, packagesForgeMs, packagesStaticMs, packagesBytes: packages.length, reads, go, r, setup: b.setup,
+    }, b.server);
+  });
 }
 
 /** `BENCH_PACKAGES`: `go-r`, `linux` (packages-linux.ts), or both (the default), one after the other. */
@@ -349,8 +300,8 @@ function print(r: Result, server: TestServer): void {
     + `${r.forge.perSecond.toFixed(0)}/s (${s2(r.forge.seconds)}; ${(r.forge.perSecond / r.base.perSecond).toFixed(2)}x) | — | — |\n`);
   process.stdout.write(`| one upload's time, p50 / p99 | ${ms(r.base.p50)} / ${ms(r.base.p99)} | ${ms(r.forge.p50)} / ${ms(r.forge.p99)} | — | — |\n`);
   process.stdout.write(`| \`PACKAGES\` lists all ${R_PACKAGES} R packages at their newest version, after the last upload | ${ms(r.packagesStaticMs)} (one GET of the same `
-    + `${(r.packagesBytes / 1024).toFixed(0)} KB from the static server) | ${(r.packagesS * 1000).toFixed(0)} ms (${r.polls} GET${r.polls === 1 ? '' : 's'}; `
-    + `a GET of it takes ${ms(r.packagesForgeMs)} once idle) | < ${PACKAGES_SECONDS} s | ${met(r.packagesS < PACKAGES_SECONDS)} |\n`);
+    + `${(r.packagesBytes / 1024).toFixed(0)} KB from the static server) | ${(r.completeS * 1000).toFixed(0)} ms (${r.polls} GET${r.polls === 1 ? '' : 's'}; `
+    + `a GET of it takes ${ms(r.packagesForgeMs)} once idle) | < ${PACKAGES_SECONDS} s | ${met(r.completeS < PACKAGES_SECONDS)} |\n`);
   process.stdout.write(`| \`/api/v1/version\` p99 throughout (uploads and the wait for PACKAGES) | — | ${ms(r.probe.p99)} (p50 ${ms(r.probe.p50)}, ${r.probe.samples} requests at `
     + `${PROBE_RATE}/s over ${r.probe.seconds.toFixed(1)} s, ${r.probe.errors} errors) | < ${P99_MS} ms | ${met(r.probe.p99 < P99_MS && r.probe.errors === 0)} |\n`);
   const client = (label: string, c: { forge: number; static: number }) => {

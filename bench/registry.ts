@@ -1,12 +1,16 @@
 /**
- * What the registry benchmarks share: kept-alive GETs and PUTs, uploads from concurrent clients,
- * a static file server to compare the forge with, and timing a client program against both.
+ * What the registry benchmarks share: a forge and a static file server to compare it with, started
+ * and stopped; kept-alive GETs and PUTs; uploads from concurrent clients with `/version` probed
+ * meanwhile; and timing a client program against both servers.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { spawn } from 'node:child_process';
-import { median, percentile } from './util';
+import type { TestServer } from '../test/helpers/server';
+import { benchServer, median, percentile } from './util';
+import { pacedUntilStopped, type Probe } from './http';
 
 /** One upload: which registry, the package and version, its file name and bytes. */
 export interface Upload { kind: string; name: string; version: string; file: string; body: Buffer }
@@ -154,3 +158,75 @@ export async function compare(label: string, bases: { forge: string; static: str
   return { forge: median(runs.forge), static: median(runs.static), runs };
 }
 
+
+/** What a registry bench's body is given: the forge (one worker), its registry base and credentials, the static server and its root, a scratch directory, and the set-up timings to print. */
+export interface RegistryBench {
+  server: TestServer; registry: string; auth: string; files: { base: string; close: () => Promise<void> }; root: string; work: string; setup: Record<string, number>;
+}
+
+/**
+ * Run a registry bench: a forge and a static file server started (timed as set-up), `body` run with
+ * them, and both stopped whatever happens; the forge's data directory is kept when `keep` is set or
+ * the run failed.
+ */
+export async function registryBench(label: string, keep: boolean, say: (m: string) => void, body: (b: RegistryBench) => Promise<void>): Promise<void> {
+  const setup: Record<string, number> = {};
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${label}-`));
+  const root = path.join(work, 'static');
+  let server: TestServer | null = null;
+  let files: RegistryBench['files'] | null = null;
+  let done = false;
+  try {
+    const t = process.hrtime.bigint();
+    const made = await benchServer();
+    server = made.server;
+    files = await staticServer(root);
+    setup['forge and static server started'] = since(t);
+    await body({ server, registry: `${server.url}api/packages/bench`, auth: `Basic ${Buffer.from(`bench:${made.token}`).toString('base64')}`, files, root, work, setup });
+    done = true;
+  } finally {
+    calls.destroy();
+    if (files) await files.close();
+    if (server) await server.destroy();
+    fs.rmSync(work, { recursive: true, force: true });
+    if (server && done && !keep) fs.rmSync(server.dataDir, { recursive: true, force: true });
+    else if (server) say(`kept: ${server.dataDir}`);
+  }
+}
+
+/** What an upload phase measured: the baseline's uploads, the forge's, `/version` meanwhile, and how long after the last upload the forge listed them all. */
+export interface UploadPhase { base: Uploaded; forge: Uploaded; probe: Probe; completeS: number; polls: number }
+
+/**
+ * Upload every file from `clients` clients to the static server (the baseline), then to the forge
+ * with `/version` paced at `probeRate` until `complete()` (asked every 10 ms from the last upload's
+ * answer) says the forge lists them all; more than `limitMs` fails the run.
+ */
+export async function uploadPhase<U extends Upload>(
+  b: RegistryBench, uploads: U[], urlOf: (u: U) => string, o: { clients: number; probeRate: number; limitMs: number; say: (m: string) => void; complete: () => Promise<string | null> },
+): Promise<UploadPhase> {
+  o.say(`baseline: ${uploads.length} PUTs into files from ${o.clients} clients ...`);
+  const base = await uploadAll(uploads, () => `${b.files.base}/put`, b.auth, 201, o.clients);
+  fs.rmSync(path.join(b.root, 'put'), { recursive: true, force: true });
+  o.say(`uploading ${uploads.length} packages to the forge from ${o.clients} clients ...`);
+  const probe = pacedUntilStopped(`${b.server.api}/version`, o.probeRate);
+  let forge: Uploaded;
+  let polls = 0;
+  let completeS = NaN;
+  let probed: Probe;
+  try {
+    forge = await uploadAll(uploads, urlOf, b.auth, 201, o.clients);
+    for (;;) {
+      // why: complete() answers what is still missing, or null.
+      const missing = await o.complete();
+      polls++;
+      if (missing === null) { completeS = since(forge.lastAt); break; }
+      if (since(forge.lastAt) * 1000 > o.limitMs) throw new Error(`${o.limitMs / 1000} s after the last upload: ${missing}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    probed = await probe.stop();
+  }
+  o.say(`forge: ${forge.perSecond.toFixed(1)} uploads/s; all listed ${(completeS * 1000).toFixed(0)} ms after the last upload; /version p99 ${probed.p99.toFixed(1)} ms`);
+  return { base, forge, probe: probed, completeS, polls };
+}

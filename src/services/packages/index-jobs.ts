@@ -36,12 +36,13 @@ export async function rebuildIndex(ref: IndexRef): Promise<void> {
   const build = BUILDERS[ref.type];
   if (!build) return;
   const due = async () => { const s = await indexState(systemCtx, ref); return s.built < s.wanted ? s.wanted : null; };
+  let ownerGone = false;
   try {
     await locker().withLock(`package-index:${ref.ownerId}:${ref.type}:${ref.key}`, async () => {
       for (let wanted = await due(); wanted !== null; wanted = await due()) {
         const owner = await findUserById(systemCtx, ref.ownerId);
-        // why: the owner is gone with its packages; the count is left as it is.
-        if (!owner) return;
+        // why: the owner is gone with its packages; nothing is left to index.
+        if (!owner) { ownerGone = true; return; }
         await storeIndex(systemCtx, ref, await build(systemCtx, owner, ref.key), wanted);
         announceIndexBuilt(ref, wanted);
       }
@@ -50,7 +51,7 @@ export async function rebuildIndex(ref: IndexRef): Promise<void> {
     if (err instanceof RepoBusy) return;
     throw err;
   }
-  if ((await due()) !== null) {
+  if (!ownerGone && (await due()) !== null) {
     await withTx(systemCtx, (tx) => enqueue(tx, INDEX_TOPIC, ref));
     notifyEnqueued();
   }

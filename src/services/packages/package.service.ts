@@ -37,7 +37,7 @@ export interface Publication {
 }
 
 /** What a publish made. */
-export interface Published { pkg: PackageModel; version: PackageVersionModel; file: PackageFileModel; newVersion: boolean; indexed: boolean }
+export interface Published { pkg: PackageModel; version: PackageVersionModel; file: PackageFileModel; newVersion: boolean }
 
 /** Throw Gitea's quota refusals for `size` more bytes of `type` (and, for a new version, one more version). */
 async function checkQuotas(tx: DbContext, p: Publication, newVersion: boolean): Promise<void> {
@@ -53,7 +53,7 @@ async function checkQuotas(tx: DbContext, p: Publication, newVersion: boolean): 
   }
 }
 
-/** Publish a file; the temporary blob is gone afterwards, kept or not. */
+/** Publish a file (answering once its index, if its format has one, lists it); the temporary blob is gone afterwards, kept or not. */
 export async function publishPackageFile(ctx: DbContext, p: Publication): Promise<Published> {
   let stored = false;
   try {
@@ -79,7 +79,8 @@ export async function publishPackageFile(ctx: DbContext, p: Publication): Promis
     });
     stored = false;
     const { ticket, ...published } = done;
-    return { ...published, indexed: await awaitIndexes([ticket]) };
+    await awaitIndexes([ticket]);
+    return published;
   } finally {
     // why: a blob file moved into place by a publish that then failed belongs to no row.
     if (stored) await removeBlobFiles([p.blob.hashes.sha256]);
@@ -122,7 +123,7 @@ export async function removePackageVersion(ctx: DbContext, doer: UserModel, owne
 }
 
 /**
- * Delete one file of a version (Debian's and Alpine's own deletes); the version goes with its last
+ * Delete one file of a version (the Linux formats' own deletes); the version goes with its last
  * file, announced as deleted. Answers once the file's index no longer lists it.
  */
 export async function removePackageFile(ctx: DbContext, doer: UserModel, owner: UserModel, pkg: PackageModel, version: PackageVersionModel, fileId: number): Promise<void> {
