@@ -81,7 +81,7 @@ function decompressor(suffix: string, cap?: number): NodeJS.ReadableStream[] {
 
 /** How much of the data member is unpacked to judge its compression, and the ratio refused. */
 const DATA_PROBE_BYTES = 64 * 1024 * 1024;
-const DATA_MAX_RATIO = 500;
+const DATA_MAX_RATIO = 200;
 
 /**
  * Refuse a data member that unpacks to far more than any real package (10 GB of zeros in a few
@@ -91,9 +91,8 @@ const DATA_MAX_RATIO = 500;
 async function probeDataMember(file: string, start: number, length: number, suffix: string): Promise<void> {
   // why: a plain tar cannot be a bomb, and older compressions (bz2, lzma) are left to dpkg, as Gitea leaves every data member.
   if (!['.gz', '.xz', '.zst'].includes(suffix) || length === 0) return;
-  let fed = 0;
+  let read = 0;
   let produced = 0;
-  const counting = new Transform({ transform(chunk: Buffer, _enc, done) { fed += chunk.length; done(null, chunk); } });
   const enough = new Error('enough');
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -101,13 +100,18 @@ async function probeDataMember(file: string, start: number, length: number, suff
       done(produced >= DATA_PROBE_BYTES ? enough : null);
     },
   });
+  // why: what was read may still wait in the stages' buffers; gzip's engine says what it took in, exactly.
+  const gunzip = suffix === '.gz' ? zlib.createGunzip() : null;
+  const stages = gunzip ? [gunzip] : decompressor(suffix, DATA_PROBE_BYTES + 1024 * 1024);
+  const consumed = () => gunzip?.bytesWritten ?? read;
   const source = fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: 16 * 1024 });
+  source.on('data', (chunk) => { read += chunk.length; });
   try {
-    await pipeline([source, counting, ...decompressor(suffix, DATA_PROBE_BYTES + 1024 * 1024), sink] as unknown as [NodeJS.ReadableStream, NodeJS.WritableStream]);
+    await pipeline([source, ...stages, sink] as unknown as [NodeJS.ReadableStream, NodeJS.WritableStream]);
   } catch (err) {
     if (err !== enough) throw err instanceof BadRequest ? err : new BadRequest('package has invalid structure: the data member cannot be unpacked');
   }
-  if (produced >= DATA_PROBE_BYTES && produced / Math.max(1, fed) > DATA_MAX_RATIO) throw new BadRequest(`the archive is compressed more than ${DATA_MAX_RATIO} to 1`);
+  if (produced >= DATA_PROBE_BYTES && produced / Math.max(1, consumed()) > DATA_MAX_RATIO) throw new BadRequest(`the archive is compressed more than ${DATA_MAX_RATIO} to 1`);
 }
 
 /** The control file's bytes from the `.deb` at `file`. */
@@ -130,7 +134,9 @@ async function controlFileOf(file: string): Promise<Buffer> {
       const start = at + HEADER;
       if (start + length > size) throw new BadRequest(`package has invalid structure: member ${JSON.stringify(name)} claims more bytes than the file holds`);
       if (name.startsWith('control.tar') && !control) {
-        const stages = [fs.createReadStream(file, { start, end: start + length - 1 }), ...decompressor(name.slice('control.tar'.length))];
+        // why: the decompressor first: an unknown compression throws before a file stream is opened and left behind.
+        const unpack = decompressor(name.slice('control.tar'.length));
+        const stages = [fs.createReadStream(file, { start, end: start + length - 1 }), ...unpack];
         await readTar(stages, length, CAPS, MAX_CONTROL_BYTES, (e) => !control && /(?:^|\/)control$/.test(e.name), (_e, bytes) => { control = bytes; });
       } else if (name.startsWith('data.tar')) {
         await probeDataMember(file, start, length, name.slice('data.tar'.length));
