@@ -54,6 +54,9 @@ function parseJson<T>(text: string): Partial<T> {
   try { return (JSON.parse(text) ?? {}) as Partial<T>; } catch { return {}; }
 }
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : []);
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** The uploader's project addresses that may become links: http and https only. */
+const webLinks = (urls: string[]) => urls.filter((u) => /^https?:\/\//i.test(u));
 
 /** A Debian Description: its first line is the synopsis; the rest is indented by one space, ` .` standing for an empty line. */
 function debianAbout(text: string): PackageMetadata['about'] {
@@ -65,13 +68,12 @@ function debianAbout(text: string): PackageMetadata['about'] {
 /** The metadata of a Debian version (Gitea's: maintainer, project site, description, dependencies). */
 function debianMetadata(json: string, _props: Record<string, string>, fileProps: Record<string, string>[]): PackageMetadata {
   const m = parseJson<{ maintainer: string; project_url: string; description: string; dependencies: string[] }>(json);
-  const text = (v: unknown) => (typeof v === 'string' ? v : '');
   return {
     ...none(),
     about: debianAbout(text(m.description)),
     dependencies: strings(m.dependencies).length ? [{ kind: 'Depends', items: strings(m.dependencies) }] : [],
     authors: text(m.maintainer) ? [text(m.maintainer)] : [],
-    links: [text(m.project_url)].filter((u) => /^https?:\/\//i.test(u)),
+    links: webLinks([text(m.project_url)]),
     repository: [['Distributions', 'debian.distribution'], ['Components', 'debian.component'], ['Architectures', 'debian.architecture']]
       .map(([label, name]) => ({ label, values: valuesOf(fileProps, name) })),
   };
@@ -96,17 +98,17 @@ export const PACKAGE_PAGES: Record<PackageType, PackageTypePage> = {
     ],
     metadata: (json) => {
       const m = parseJson<CranMetadata>(json);
-      const title = typeof m.title === 'string' ? m.title : '';
-      const description = typeof m.description === 'string' ? m.description : '';
+      const title = text(m.title);
+      const description = text(m.description);
       return {
         ...none(),
         about: title || description ? { title, description } : null,
         dependencies: ([['Imports', m.imports], ['Depends', m.depends], ['LinkingTo', m.linkingTo], ['Suggests', m.suggests]] as const)
           .map(([kind, items]) => ({ kind, items: strings(items) })).filter((d) => d.items.length > 0),
-        license: typeof m.license === 'string' ? m.license : '',
+        license: text(m.license),
         authors: strings(m.authors),
         // why: a DESCRIPTION's URL field is the uploader's text; only web addresses become links.
-        links: strings(m.url).filter((u) => /^https?:\/\//i.test(u)),
+        links: webLinks(strings(m.url)),
       };
     },
     fileUrl: (registry, _name, _version, file) => {
@@ -149,12 +151,11 @@ export const PACKAGE_PAGES: Record<PackageType, PackageTypePage> = {
     },
     metadata: (json, _props, fileProps) => {
       const m = parseJson<{ summary: string; description: string; license: string; project_url: string }>(json);
-      const text = (v: unknown) => (typeof v === 'string' ? v : '');
       return {
         ...none(),
         about: text(m.summary) || text(m.description) ? { title: text(m.summary), description: text(m.description) } : null,
         license: text(m.license),
-        links: [text(m.project_url)].filter((u) => /^https?:\/\//i.test(u)),
+        links: webLinks([text(m.project_url)]),
         repository: [{ label: 'Architectures', values: valuesOf(fileProps, 'rpm.architecture') }],
       };
     },
@@ -177,13 +178,12 @@ export const PACKAGE_PAGES: Record<PackageType, PackageTypePage> = {
     ],
     metadata: (json, _props, fileProps) => {
       const m = parseJson<{ description: string; license: string; project_url: string; maintainer: string }>(json);
-      const text = (v: unknown) => (typeof v === 'string' ? v : '');
       return {
         ...none(),
         about: text(m.description) ? { title: '', description: text(m.description) } : null,
         license: text(m.license),
         authors: text(m.maintainer) ? [text(m.maintainer)] : [],
-        links: [text(m.project_url)].filter((u) => /^https?:\/\//i.test(u)),
+        links: webLinks([text(m.project_url)]),
         repository: [['Branches', 'alpine.branch'], ['Repositories', 'alpine.repository'], ['Architectures', 'alpine.architecture']]
           .map(([label, name]) => ({ label, values: valuesOf(fileProps, name) })),
       };
