@@ -178,7 +178,7 @@ describe('sessions and two-factor authentication', () => {
       const host = new URL(w.server.url).host;
       const pw = await g.run(['clone', '-q', `http://bob:${encodeURIComponent(bob.password)}@${host}/bob/code.git`, `${g.tmp}/pw`]);
       expect(pw.code).to.not.equal(0);
-      expect(pw.stderr).to.match(/Authentication failed|401|two-factor/i);
+      expect(pw.stderr).to.match(/Authentication failed|error: 401|two-factor/i);
       await g.clone(bob, 'bob', 'code');
     });
 

@@ -87,7 +87,8 @@ async function validate(ctx: DbContext, doer: UserModel, o: MigrateRepoOptions):
 /** A clone failure in Gitea's words (422), its text free of credentials. */
 function cloneFailure(err: unknown, source: RemoteTarget): HttpError {
   const text = failureText(err, { username: source.username ?? '', password: source.password ?? '' });
-  if (/Authentication failed|could not read Username|Bad credentials|401/i.test(text)) return new Validation(`Authentication failed: ${text}.`);
+  // why: the status is matched as git prints it; a bare 401 also matched a port such as 44019.
+  if (/Authentication failed|could not read Username|Bad credentials|returned error: 401\b/i.test(text)) return new Validation(`Authentication failed: ${text}.`);
   return new Validation(`Migration failed: ${text}.`);
 }
 
