@@ -105,6 +105,7 @@ async function runWorker(): Promise<void> {
   let sessionCleanup: { stop(): void } | null = null;
   let packageCleanup: { stop(): void } | null = null;
   let packageIndexing: { stop(): Promise<void> } | null = null;
+  let mailSender: { stop(): Promise<void> } | null = null;
   let ssh: SshServerHandle | null = null;
   let stopping = false;
   const stop = () => {
@@ -119,7 +120,7 @@ async function runWorker(): Promise<void> {
     // The hooks of a push still in flight reach this worker's private internal listener, which
     // stays open until the end.
     void Promise.all([ssh?.stop(), server!.drain()])
-      .then(() => Promise.all([pushes?.stop(), hooks?.stop(), actions?.stop(), mirrors?.stop(), sessionCleanup?.stop(), packageCleanup?.stop(), packageIndexing?.stop()]))
+      .then(() => Promise.all([pushes?.stop(), hooks?.stop(), actions?.stop(), mirrors?.stop(), sessionCleanup?.stop(), packageCleanup?.stop(), packageIndexing?.stop(), mailSender?.stop()]))
       .then(() => Promise.all([closeDatabase(), closeRedis()]))
       .finally(() => {
         internal?.close();
@@ -166,10 +167,10 @@ async function runWorker(): Promise<void> {
   if (stopping) process.exit(0);
   server = drainableSrv;
   // why: the services are loaded here, not at the top: the primary, which only migrates and forks, starts in half the time without them.
-  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }, { startMirrorWork }, { startPackageCleanup }, { startPackageIndexing }] = await Promise.all([
+  const [{ startPushProcessing }, { startHookDelivery }, { startActionsWork }, { startSessionCleanup }, { startMirrorWork }, { startPackageCleanup }, { startPackageIndexing }, { startMailDelivery }] = await Promise.all([
     import('./services/git-push/push.worker'), import('./services/webhook/delivery.worker'), import('./services/actions/background'),
     import('./services/auth/session.service'), import('./services/mirror/schedule'), import('./services/packages/package.service'),
-    import('./services/packages/index-jobs'),
+    import('./services/packages/index-jobs'), import('./services/mail/sender'),
   ]);
   pushes = startPushProcessing({ reconcile: process.env.FORGE_WORKER_INDEX === '0', cleanQuarantine: process.env.FORGE_WORKER_INDEX === '0' });
   hooks = startHookDelivery({ cleanup: process.env.FORGE_WORKER_INDEX === '0' });
@@ -179,6 +180,7 @@ async function runWorker(): Promise<void> {
   // why: every worker answers POST /admin/cron/cleanup_packages; one keeps the schedule.
   packageCleanup = startPackageCleanup(process.env.FORGE_WORKER_INDEX === '0');
   if (s.packages.enabled) packageIndexing = startPackageIndexing();
+  if (s.mailer.enabled) mailSender = startMailDelivery();
   const addr = srv.address() as AddressInfo;
   process.send?.({ forgeReady: true, http: hostPort(addr.address, addr.port), ssh: ssh ? hostPort(s.server.sshListenHost, ssh.port) : null });
 }

@@ -36,6 +36,7 @@ import {
   migrationsSection, mirrorSection, resolveMirror, updateMirrorsSection, type MigrationsSettings, type MirrorSettings, type UpdateMirrorsSettings,
 } from './mirror';
 import { checkFederation, federationSection, type FederationSettings } from './federation';
+import { adminSection, mailerSection, resolveMailer, type AdminSettings, type MailerSettings } from './mailer';
 import { cleanupPackagesSection, packagesSection, resolvePackages, type CleanupPackagesSettings, type PackagesSettings } from './packages';
 
 export { ConfigError, StartupError };
@@ -49,7 +50,9 @@ export type {
   SigningSettings, RepositoryUploadSettings, RepositoryReleaseSettings, RepositoryIssueSettings, RepositoryPullRequestSettings,
   SshMinimumKeySizesSettings, UserSettings, WebhookSettings, HookTaskCleanupSettings, ActionsSettings, LogSettings,
   MirrorSettings, MigrationsSettings, UpdateMirrorsSettings, FederationSettings, PackagesSettings, CleanupPackagesSettings,
+  MailerSettings, AdminSettings,
 };
+export { EMAIL_PREFERENCES, type EmailPreference, type MailProtocol } from './mailer';
 export { PACKAGE_TYPES, type PackageType } from './packages';
 export { formatGoDuration, parseGoDuration } from './duration';
 export { parseByteSize } from './spec';
@@ -61,7 +64,7 @@ const SECTIONS: SectionSpec<unknown>[] = [
   securitySection, serviceSection, apiSection, uiSection, markupSection, repositorySection, signingSection, repositoryUploadSection,
   sshMinimumKeySizesSection, attachmentSection, repositoryReleaseSection, repositoryIssueSection, repositoryPullRequestSection,
   pictureSection, hookTaskCleanupSection, webhookSection, actionsSection, userSection, logSection, mirrorSection, migrationsSection,
-  updateMirrorsSection, federationSection, packagesSection, cleanupPackagesSection,
+  updateMirrorsSection, federationSection, packagesSection, cleanupPackagesSection, mailerSection, adminSection,
 ];
 
 /** Every setting the forge reads, typed. */
@@ -103,6 +106,8 @@ export interface Settings extends GlobalSettings {
   packages: PackagesSettings;
   /** [cron.cleanup_packages]. */
   cleanupPackages: CleanupPackagesSettings;
+  mailer: MailerSettings;
+  admin: AdminSettings;
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
 }
@@ -149,6 +154,8 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     federation: read.get(federationSection),
     packages: read.get(packagesSection),
     cleanupPackages: read.get(cleanupPackagesSection),
+    mailer: read.get(mailerSection),
+    admin: read.get(adminSection),
     warnings: read.warnings,
   };
   // why: the data dir first: every other default path lies under it.
@@ -164,6 +171,14 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   resolveMirror(s.mirror);
   checkFederation(s.federation);
   resolvePackages(data, s.packages);
+  s.warnings.push(...resolveMailer(s.mailer));
+  // why: as Gitea, mail that cannot be sent is not asked for: without the mailer no account waits
+  // for a confirmation it would never receive, and no notification mail is queued.
+  if (!s.mailer.enabled && (s.service.registerEmailConfirm || s.service.enableNotifyMail)) {
+    s.warnings.push('[mailer] is not enabled: REGISTER_EMAIL_CONFIRM and ENABLE_NOTIFY_MAIL are turned off');
+    s.service.registerEmailConfirm = false;
+    s.service.enableNotifyMail = false;
+  }
   return s;
 }
 

@@ -13,6 +13,12 @@ export interface ServiceSettings {
   defaultEnableDependencies: boolean; allowCrossRepositoryDependencies: boolean;
   /** The creator of a repository watches it (its notifications and feed). */
   autoWatchNewRepos: boolean;
+  /** Mail watchers and participants of what happens (needs [mailer] ENABLED; forced off without it). */
+  enableNotifyMail: boolean;
+  /** New accounts and added addresses wait for a confirmation by mail (forced off without the mailer). */
+  registerEmailConfirm: boolean;
+  /** Minutes an activation or address confirmation link lives, and a password reset link. */
+  activeCodeLiveMinutes: number; resetPasswdCodeLiveMinutes: number;
 }
 
 /** [service]. */
@@ -32,4 +38,8 @@ export const serviceSection = section<ServiceSettings>('service', {
   DEFAULT_ENABLE_DEPENDENCIES: { kind: 'bool', def: 'true' },
   ALLOW_CROSS_REPOSITORY_DEPENDENCIES: { kind: 'bool', def: 'true' },
   AUTO_WATCH_NEW_REPOS: { kind: 'bool', def: 'true' },
+  ENABLE_NOTIFY_MAIL: { kind: 'bool', def: 'false' },
+  REGISTER_EMAIL_CONFIRM: { kind: 'bool', def: 'false' },
+  ACTIVE_CODE_LIVE_MINUTES: { kind: 'int', def: '180', min: 1, max: 525600 },
+  RESET_PASSWD_CODE_LIVE_MINUTES: { kind: 'int', def: '180', min: 1, max: 525600 },
 });

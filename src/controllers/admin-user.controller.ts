@@ -15,6 +15,7 @@ import { createUser } from '../services/user/user.service';
 import { editUser, renameUser } from '../services/user/admin.service';
 import { deleteUser } from '../services/lifecycle/user-delete.service';
 import { lookupOwner } from '../services/user/lookup';
+import { queueRegisterNotify } from '../services/mail/account-mail';
 
 @Route('admin/users')
 @Tags('admin')
@@ -59,6 +60,8 @@ export class AdminUserController extends Controller {
       createdAt: body.created_at,
     }, 'admin');
     if (warning) this.setHeader('X-Gitea-Warning', warning);
+    // why: as Gitea, the welcome mail goes to an account an administrator made when asked and when it is active.
+    if (body.send_notify && user.isActive) await queueRegisterNotify(ctxOf(req), user);
     this.setStatus(201);
     return toUser(user, viewerOf(req), settings().server.rootUrl);
   }

@@ -5,7 +5,7 @@
  */
 import type { Request, Response, NextFunction, RequestHandler } from 'express';
 import { systemCtx } from '../db';
-import { findUserById, findUserByName, pseudoUser, UserType } from '../models/user.model';
+import { findUserById, findUserByName, pseudoUser, UserType, type UserModel } from '../models/user.model';
 import { Unauthorized, Forbidden, NotFound } from '../errors';
 import { verifyToken } from '../services/auth/token-cache';
 import { taskOfToken } from '../services/actions/task.service';
@@ -30,6 +30,15 @@ declare module 'express-serve-static-core' {
 
 const PROHIBITED = 'This account is prohibited from signing in, please contact your site administrator.';
 
+const NOT_ACTIVATED = 'This account is not activated.';
+
+/** Refuse a user who may not act (Gitea's API rule): not yet activated, or prohibited from signing in. */
+function assertMayAct(user: UserModel): void {
+  // why: as Gitea, an account waiting for its activation mail is told so, but only when activation by mail is on.
+  if (!user.isActive && settings().service.registerEmailConfirm) throw new Forbidden(NOT_ACTIVATED);
+  if (!user.isActive || user.prohibitLogin) throw new Forbidden(PROHIBITED);
+}
+
 function bad(message = 'user does not exist or token is invalid'): Unauthorized {
   return new Unauthorized(message);
 }
@@ -43,7 +52,7 @@ async function userForToken(raw: string, method: Principal['method']): Promise<P
   }
   const user = await findUserById(systemCtx, tok.uid);
   if (!user || user.type !== UserType.Individual) throw bad();
-  if (!user.isActive || user.prohibitLogin) throw new Forbidden(PROHIBITED);
+  assertMayAct(user);
   return { user, scopes: tok.scopes, tokenId: tok.id, method };
 }
 
@@ -53,7 +62,7 @@ export type PasswordWithSecondFactor = 'otp' | 'refuse';
 async function userForPassword(req: Request, login: string, password: string, secondFactor: PasswordWithSecondFactor): Promise<Principal> {
   const user = await checkPassword(systemCtx, req.ip ?? '', login, password);
   if (!user) throw bad('invalid username, password or token');
-  if (!user.isActive || user.prohibitLogin) throw new Forbidden(PROHIBITED);
+  assertMayAct(user);
   if (secondFactor === 'refuse') await assertGitPasswordAllowed(systemCtx, user);
   else await assertPasswordAuthAllowed(systemCtx, user, req.headers['x-gitea-otp'] as string | undefined);
   return { user, scopes: null, tokenId: null, method: 'basic-password' };

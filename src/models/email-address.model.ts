@@ -63,3 +63,9 @@ export async function findUsersByEmails(ctx: DbContext, emails: string[]): Promi
   }
   return out;
 }
+
+/** Mark a user's address confirmed; false when the user has no such address. */
+export async function setEmailActivated(ctx: DbContext, uid: number, email: string): Promise<boolean> {
+  const [n] = await EmailAddressModel.update({ isActivated: true }, { where: { uid, lowerEmail: email.toLowerCase() }, transaction: ctx.tx });
+  return n > 0;
+}

@@ -56,3 +56,9 @@ export async function followerIds(ctx: DbContext, issueId: number, repoWatchers:
     WHERE id NOT IN (SELECT user_id FROM issue_watch WHERE issue_id = :issueId AND is_watching = :no)`, { issueId, yes: true, no: false });
   return rows.map((r) => Number(r.id));
 }
+
+/** Users who unsubscribed from an issue (an explicit `is_watching = false`). */
+export async function unwatcherIds(ctx: DbContext, issueId: number): Promise<number[]> {
+  const rows = await select<{ id: number }>(ctx, 'SELECT user_id AS id FROM issue_watch WHERE issue_id = :issueId AND is_watching = :no', { issueId, no: false });
+  return rows.map((r) => Number(r.id));
+}

@@ -138,3 +138,32 @@ export function findOutbox(ctx: DbContext, id: number): Promise<OutboxModel | nu
 export function countOutbox(ctx: DbContext, topic?: string): Promise<number> {
   return OutboxModel.count({ where: topic ? { topic } : {}, transaction: ctx.tx });
 }
+
+/** Record many jobs of one topic in one statement (a mail per recipient); ids are not returned. */
+export async function enqueueOutboxMany(ctx: DbContext, topic: string, payloads: unknown[]): Promise<void> {
+  if (payloads.length === 0) return;
+  const now = Date.now();
+  await OutboxModel.bulkCreate(payloads.map((p) => ({
+    topic, payload: JSON.stringify(p ?? null), status: OutboxStatus.Pending, attempts: 0, availableAt: now,
+  })), { transaction: ctx.tx });
+}
+
+/**
+ * Finish jobs this worker holds by deleting them, in one statement; returns how many it still held.
+ * why: for jobs whose payload is the whole work (a rendered mail), a kept row is only a copy of
+ * what was sent; deleting by lease holder is as idempotent as marking done.
+ */
+export async function removeOutboxHeld(ctx: DbContext, ids: number[], workerId: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  return OutboxModel.destroy({ where: { id: { [Op.in]: ids }, status: OutboxStatus.Leased, leasedBy: workerId }, transaction: ctx.tx });
+}
+
+/** Jobs of a topic by status: how many wait (pending or leased), how many were given up, the oldest waiting one's creation. */
+export async function outboxBacklog(ctx: DbContext, topic: string): Promise<{ waiting: number; dead: number; oldest: Date | null }> {
+  const [waiting, dead, first] = await Promise.all([
+    OutboxModel.count({ where: { topic, status: { [Op.in]: [OutboxStatus.Pending, OutboxStatus.Leased] } }, transaction: ctx.tx }),
+    OutboxModel.count({ where: { topic, status: OutboxStatus.Dead }, transaction: ctx.tx }),
+    OutboxModel.findOne({ where: { topic, status: { [Op.in]: [OutboxStatus.Pending, OutboxStatus.Leased] } }, order: [['id', 'ASC']], attributes: ['createdAt'], transaction: ctx.tx }),
+  ]);
+  return { waiting, dead, oldest: first?.createdAt ?? null };
+}

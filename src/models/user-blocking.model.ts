@@ -72,3 +72,10 @@ export async function removeCollaborationsBetween(ctx: DbContext, a: number, b: 
     await CollaborationModel.destroy({ where: { userId: user, repoId: { [Op.in]: repos.map((r) => r.id) } }, transaction: ctx.tx });
   }
 }
+
+/** Which of `userIds` have blocked `blockeeId`. */
+export async function blockersAmong(ctx: DbContext, blockeeId: number, userIds: number[]): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await UserBlockingModel.findAll({ where: { blockeeId, blockerId: { [Op.in]: userIds } }, attributes: ['blockerId'], transaction: ctx.tx });
+  return new Set(rows.map((r) => r.blockerId));
+}

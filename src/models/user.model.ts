@@ -54,6 +54,10 @@ export class UserModel extends Model {
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare hideActivity: boolean;
   @Column({ type: DataType.BOOLEAN, allowNull: false, defaultValue: false }) declare enableRepoUnitHints: boolean;
   @Column({ type: DataType.DATE, allowNull: true }) declare lastLoginAt: Date | null;
+  /** Which notification mails the user wants: enabled, onmention, disabled or andyourown (Gitea's values). */
+  @Column({ type: DataType.STRING(20), allowNull: false, defaultValue: 'enabled' }) declare emailNotificationsPreference: string;
+  /** Salt of the user's mailed codes; rotated when one is used, so each works once. */
+  @Column({ type: DataType.STRING(32), allowNull: false, defaultValue: '' }) declare rands: string;
   declare createdAt: Date;
   declare updatedAt: Date;
 }
@@ -255,6 +259,7 @@ export interface UserSettingsPatch {
   fullName?: string; website?: string; description?: string; location?: string;
   language?: string; theme?: string; diffViewStyle?: string; keepEmailPrivate?: boolean; hideActivity?: boolean;
   email?: string; visibility?: Visibility; repoAdminChangeTeamAccess?: boolean;
+  emailNotificationsPreference?: string; rands?: string; isActive?: boolean;
 }
 
 /** Write the given profile and settings columns of a user or organization. */

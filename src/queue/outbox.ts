@@ -5,15 +5,20 @@
 import { EventEmitter } from 'node:events';
 import type { DbContext } from '../db';
 import {
-  enqueueOutbox, claimOutbox, completeOutbox, failOutbox, outboxBackoffMs, type OutboxJob,
+  enqueueOutbox, enqueueOutboxMany, claimOutbox, completeOutbox, failOutbox, outboxBackoffMs, removeOutboxHeld, outboxBacklog, type OutboxJob,
 } from '../models/outbox.model';
 
 export type { OutboxJob } from '../models/outbox.model';
-export { outboxBackoffMs };
+export { outboxBackoffMs, outboxBacklog };
 
 /** Record a job to run after ctx's transaction commits (nothing is recorded if it rolls back). */
 export function enqueue(ctx: DbContext, topic: string, payload: unknown): Promise<number> {
   return enqueueOutbox(ctx, topic, payload);
+}
+
+/** Record one job per payload, in one statement, inside ctx's transaction. */
+export function enqueueMany(ctx: DbContext, topic: string, payloads: unknown[]): Promise<void> {
+  return enqueueOutboxMany(ctx, topic, payloads);
 }
 
 /** Lease up to `limit` due jobs of `topics` to `workerId` for `leaseMs`. */
@@ -33,6 +38,11 @@ export function complete(ctx: DbContext, id: number, workerId: string): Promise<
  */
 export async function completeInTx(tx: DbContext, job: { id: number; workerId: string }): Promise<void> {
   if (!(await completeOutbox(tx, job.id, job.workerId))) throw new Error(`outbox job ${job.id}: the lease was lost; its new holder runs it`);
+}
+
+/** Finish held jobs by removing them (their payload was the whole work); returns how many were still held. */
+export function completeAndRemove(ctx: DbContext, ids: number[], workerId: string): Promise<number> {
+  return removeOutboxHeld(ctx, ids, workerId);
 }
 
 /** Record a failure: retried after an exponential backoff, dead after too many attempts. */

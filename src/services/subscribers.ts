@@ -11,8 +11,9 @@ import { activitySubscriber } from './activity/notifier';
 import { pullSubscriber } from './pull/notifier';
 import { issueSubscriber } from './issue/notifier';
 import { mirrorSubscriber } from './mirror/notifier';
+import { mailSubscriber } from './mail/notifier';
 
 /** Register every subscriber with this process's notifier. */
 export function registerSubscribers(): void {
-  for (const s of [webhookSubscriber, actionsSubscriber, notificationSubscriber, activitySubscriber, pullSubscriber, issueSubscriber, mirrorSubscriber]) registerSubscriber(s);
+  for (const s of [webhookSubscriber, actionsSubscriber, notificationSubscriber, activitySubscriber, pullSubscriber, issueSubscriber, mirrorSubscriber, mailSubscriber]) registerSubscriber(s);
 }

@@ -83,3 +83,31 @@ export async function recordLoginFailure(ip: string, account: string, what: Logi
   await bump(addressKey(ip), loginFailureWindow);
   if (what === 'second-factor') await bump(accountKey(account), loginFailureWindow);
 }
+
+const quiet = new Map<string, number>();
+
+/**
+ * Take a quiet period: true when nothing took `key` in the last `seconds` (and now this call has),
+ * false while an earlier one still holds it. Shared by every node through Redis in cluster mode.
+ * why: a mail that anyone may ask for (a password reset, a resent activation) is sent at most once
+ * per period per account, so the form cannot be used to flood someone's inbox.
+ */
+export async function takeQuietPeriod(key: string, seconds: number): Promise<boolean> {
+  const r = shared();
+  if (r) {
+    const got = await r.set(redisKey(`quiet:${key}`), '1', 'EX', seconds, 'NX').catch(() => undefined);
+    if (got !== undefined) return got === 'OK';
+  }
+  const now = Date.now();
+  const until = quiet.get(key);
+  if (until !== undefined && until > now) return false;
+  if (quiet.size > 100_000) for (const [k, v] of quiet) if (v <= now) quiet.delete(k);
+  quiet.set(key, now + seconds * 1000);
+  return true;
+}
+
+/** End a quiet period early (an address was confirmed: another may be asked for at once). */
+export async function endQuietPeriod(key: string): Promise<void> {
+  quiet.delete(key);
+  await shared()?.del(redisKey(`quiet:${key}`)).catch(() => undefined);
+}

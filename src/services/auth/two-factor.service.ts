@@ -23,6 +23,7 @@ import {
 } from '../../models/webauthn-credential.model';
 import { open, seal } from './secret-box';
 import { verifyPassword } from './password';
+import { notify } from '../notify/notifier';
 import type { Principal } from './principal';
 
 const pbkdf2 = promisify(crypto.pbkdf2);
@@ -116,7 +117,10 @@ export async function regenerateScratchCode(ctx: DbContext, user: UserModel): Pr
 /** Turn TOTP off; the account's password must be given again. */
 export async function disableTotp(ctx: DbContext, user: UserModel, password: string): Promise<void> {
   if (!user.passwdHash || !(await verifyPassword(password, user.passwdHash))) throw new Validation('The password is not correct.');
-  if (!(await deleteTwoFactor(ctx, user.id))) throw new NotFound('two-factor authentication is not enrolled');
+  await withTx(ctx, async (tx) => {
+    if (!(await deleteTwoFactor(tx, user.id))) throw new NotFound('two-factor authentication is not enrolled');
+    await notify.accountSecurityChanged(tx, { user, change: 'totp-removed' });
+  });
 }
 
 /**
@@ -217,5 +221,8 @@ export function securityKeysOf(ctx: DbContext, user: UserModel): Promise<Webauth
 
 /** Remove one of the user's security keys. */
 export async function removeSecurityKey(ctx: DbContext, user: UserModel, id: number): Promise<void> {
-  if (!(await deleteCredential(ctx, user.id, id))) throw new NotFound('security key does not exist');
+  await withTx(ctx, async (tx) => {
+    if (!(await deleteCredential(tx, user.id, id))) throw new NotFound('security key does not exist');
+    await notify.accountSecurityChanged(tx, { user, change: 'security-key-removed' });
+  });
 }

@@ -73,6 +73,10 @@ export interface Events {
   workflowRunsChanged: { changes: WorkflowChange[] };
   /** A package version was published (`created`) or deleted; `pkg` as it was, with its owner and its linked repository, if any. */
   packageChanged: { doer: UserModel; action: 'created' | 'deleted'; pkg: PackageRef };
+  /** Something guarding an account changed: its password, or a second factor was removed. */
+  accountSecurityChanged: { user: UserModel; change: 'password' | 'totp-removed' | 'security-key-removed' };
+  /** A user added an address that waits for confirmation. */
+  emailAddressAdded: { user: UserModel; email: string };
 }
 
 /** A package version as events name it. */
@@ -137,7 +141,7 @@ const EVENT_NAMES = Object.keys({
   issueCreated: 1, issueTitleChanged: 1, issueBodyChanged: 1, issueAssigneesChanged: 1, issueLabelsChanged: 1, issueMilestoneChanged: 1, issueStateChanged: 1,
   commentCreated: 1, commentEdited: 1, commentDeleted: 1, pullRequestOpened: 1, pullRequestBaseChanged: 1, pullRequestSynchronized: 1, pullReviewRequested: 1,
   pullReviewed: 1, refsChanged: 1, commitStatusCreated: 1, releaseChanged: 1, wikiChanged: 1, repositoryCreated: 1, repositoryForked: 1, repositoryRenamed: 1,
-  repositoryTransferred: 1, repositoryDeleted: 1, workflowRunsChanged: 1, packageChanged: 1,
+  repositoryTransferred: 1, repositoryDeleted: 1, workflowRunsChanged: 1, packageChanged: 1, accountSecurityChanged: 1, emailAddressAdded: 1,
 } satisfies Record<EventName, 1>) as EventName[];
 
 /** The one way services state events: `notify.<event>(tx, {...})` inside the transaction of the change. */

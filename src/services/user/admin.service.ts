@@ -11,6 +11,7 @@ import { findEmail } from '../../models/email-address.model';
 import { ownerPath } from '../../git/paths';
 import { dirExists, moveRepoDir } from '../../git/init';
 import { hashPassword } from '../auth/password';
+import { notify } from '../notify/notifier';
 import { revokeCachedToken } from '../auth/token-cache';
 import { parseVisibility } from './user.service';
 import { assertEmail, assertPassword, assertUsername, emailDomainAllowed } from './validate';
@@ -102,6 +103,7 @@ export async function editUser(ctx: DbContext, target: UserModel, e: UserEdit): 
         await makePrimaryEmail(tx, fresh.id, e.email);
       }
       await updateUserColumns(tx, fresh.id, cols);
+      if (e.password) await notify.accountSecurityChanged(tx, { user: fresh, change: 'password' });
       return (await findUserById(tx, fresh.id))!;
     });
   } catch (err) {

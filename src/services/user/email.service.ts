@@ -7,6 +7,8 @@ import { NotFound, Validation, HttpError } from '../../errors';
 import type { UserModel } from '../../models/user.model';
 import { findEmail, findEmailOf, insertEmail, deleteEmailById, listEmailsOf, type EmailAddressModel } from '../../models/email-address.model';
 import { assertEmail, emailDomainAllowed } from './validate';
+import { settings } from '../../config';
+import { notify } from '../notify/notifier';
 
 /** Every address of the user, primary first. */
 export function emailsOf(ctx: DbContext, user: UserModel): Promise<EmailAddressModel[]> {
@@ -25,8 +27,9 @@ function assertSelfServiceEmail(email: string): void {
 }
 
 /**
- * Add addresses (not primary; activated, since this forge sends no confirmation mail) and return
- * the user's whole list. Any invalid or used address refuses the whole request (422).
+ * Add addresses (not primary) and return the user's whole list. With [service]
+ * REGISTER_EMAIL_CONFIRM each waits for the link mailed to it (queued with it); otherwise it is
+ * confirmed at once. Any invalid or used address refuses the whole request (422).
  */
 export async function addEmails(ctx: DbContext, user: UserModel, emails: string[] | undefined): Promise<EmailAddressModel[]> {
   if (!emails || emails.length === 0) throw new Validation('Email list empty');
@@ -37,7 +40,9 @@ export async function addEmails(ctx: DbContext, user: UserModel, emails: string[
       for (const e of emails) {
         if (seen.has(e.toLowerCase()) || (await findEmail(tx, e))) throw new Validation(`Email address has been used: ${e}`);
         seen.add(e.toLowerCase());
-        await insertEmail(tx, user.id, e, false, true);
+        const confirm = settings().service.registerEmailConfirm;
+        await insertEmail(tx, user.id, e, false, !confirm);
+        if (confirm) await notify.emailAddressAdded(tx, { user, email: e });
       }
     });
   } catch (err) {

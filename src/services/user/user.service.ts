@@ -74,13 +74,14 @@ export async function createUser(ctx: DbContext, input: NewUser, by: Creator): P
         isAdmin: input.isAdmin ?? false,
         isRestricted: input.restricted ?? false,
         isActive: input.isActive ?? true,
+        emailNotificationsPreference: settings().admin.defaultEmailNotifications,
         visibility,
         type: UserType.Individual,
         keepEmailPrivate: settings().service.defaultKeepEmailPrivate,
         allowCreateOrganization: settings().service.defaultAllowCreateOrganization,
         ...(createdAt ? { createdAt } : {}),
       }, { transaction: tx.tx, silent: !!createdAt });
-      await insertEmail(tx, u.id, input.email, true, true);
+      await insertEmail(tx, u.id, input.email, true, u.isActive);
       return u;
     });
     return { user, warning };
