@@ -5,14 +5,14 @@
 import { DataTypes } from 'sequelize';
 import type { MigrationParams } from './types';
 
-/** Add email_notifications_preference and rands to user. */
+/** Add email_notifications_preference and rands to users. */
 export async function up({ context: qi }: MigrationParams): Promise<void> {
-  await qi.addColumn('user', 'email_notifications_preference', { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'enabled' });
-  await qi.addColumn('user', 'rands', { type: DataTypes.STRING(32), allowNull: false, defaultValue: '' });
+  await qi.addColumn('users', 'email_notifications_preference', { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'enabled' });
+  await qi.addColumn('users', 'rands', { type: DataTypes.STRING(32), allowNull: false, defaultValue: '' });
 }
 
 /** Drop the columns again. */
 export async function down({ context: qi }: MigrationParams): Promise<void> {
-  await qi.removeColumn('user', 'rands');
-  await qi.removeColumn('user', 'email_notifications_preference');
+  await qi.removeColumn('users', 'rands');
+  await qi.removeColumn('users', 'email_notifications_preference');
 }

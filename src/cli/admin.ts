@@ -10,6 +10,8 @@ import { createAccessToken } from '../services/user/token.service';
 import { createBadge } from '../services/user/badge.service';
 import { findUserForCli, listAllUsers, setMustChangePassword, setPassword } from '../services/user/admin.service';
 import { deleteUser } from '../services/lifecycle/user-delete.service';
+import { queueAnnouncement } from '../services/mail/account-mail';
+import { HttpError } from '../errors';
 
 /** `admin user create`. */
 async function userCreate(f: Flags): Promise<void> {
@@ -88,8 +90,45 @@ async function badgeCreate(f: Flags): Promise<void> {
   process.stdout.write(`New badge '${badge.slug}' has been successfully created!\n`);
 }
 
+/** One answer from the terminal, lower-cased. */
+async function ask(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return (await rl.question(question)).trim().toLowerCase();
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * `admin sendmail --title T [--content C] [--to a,b] [--force]`: mail every active user (or the
+ * users named by --to, by name or address), as Gitea's command, asking first unless --force.
+ */
+async function sendMail(f: Flags): Promise<void> {
+  if (!f.title?.trim()) throw new CliError('title is not set', true);
+  if (f.force !== 'true') {
+    if (!f.content) process.stdout.write('warning: Content is empty\n');
+    const answer = await ask('Proceed with sending email? [Y/n] ');
+    if (answer === 'n' || answer === 'no') {
+      process.stdout.write('The mail was not sent\n');
+      return;
+    }
+    if (answer !== 'y' && answer !== 'yes') throw new CliError(`please answer yes or no, not "${answer}"`, false);
+  }
+  const to = (f.to ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  try {
+    const n = await queueAnnouncement(systemCtx, f.title, f.content ?? '', to);
+    process.stdout.write(`Sent ${n} email(s) to ${to.length ? 'the users named' : 'all users'}\n`);
+  } catch (err) {
+    if (err instanceof HttpError) throw new CliError(err.message, false);
+    throw err;
+  }
+}
+
 /** Run `forge admin <args>`; the database is open. */
 export async function runAdmin(args: string[]): Promise<void> {
+  if (args[0] === 'sendmail') return sendMail(parseArgs(args.slice(1).map((a) => (a === '-f' ? '--force' : a)), BOOLEAN_FLAGS).flags);
   const [area, verb, ...rest] = args;
   const { flags: f, lists, positional } = parseArgs(rest, BOOLEAN_FLAGS);
   switch (`${area} ${verb}`) {
@@ -105,5 +144,5 @@ export async function runAdmin(args: string[]): Promise<void> {
 }
 
 /** Flags that take no value, so a word after them is a positional argument. */
-const BOOLEAN_FLAGS = new Set(['admin', 'all', 'unset', 'purge', 'raw', 'restricted', 'access-token', 'must-change-password']);
+const BOOLEAN_FLAGS = new Set(['admin', 'all', 'unset', 'purge', 'raw', 'restricted', 'access-token', 'must-change-password', 'force']);
 

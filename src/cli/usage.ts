@@ -21,6 +21,8 @@ commands:
                               require (or with --unset, no longer require) a new password at next sign-in
   admin badge create --slug S [--description D] [--image-url U]
                               create a badge that administrators can give to users
+  admin sendmail --title T [--content HTML] [--to NAME[,NAME...]] [-f|--force]
+                              mail every active user (or those named, by username or address); asks first unless --force
   doctor check [--fix] [--run NAME[,NAME...]] [--list]
                               find what drifted between the database and the storage (--fix: repair what is safe)
   dump [--file PATH] [--tempdir DIR] [--skip-repository] [--skip-lfs-data] [--skip-attachment-data]

@@ -22,6 +22,8 @@ const EXTEND_AFTER_SECONDS = 60;
 export interface SessionData {
   /** A user who gave the right password and still owes the second factor. */
   pendingUid?: number;
+  /** The account that gave the right password but waits for its activation mail (to resend it). */
+  inactiveUid?: number;
   /** Where to go after signing in (already checked to be local). */
   redirectTo?: string;
   /** A TOTP secret shown for enrolment, waiting for its first code. */

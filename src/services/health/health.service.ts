@@ -8,6 +8,7 @@ import path from 'node:path';
 import { settings } from '../../config';
 import { pingDatabase } from '../../db';
 import { redis, redisReady } from '../../lock/redis';
+import { mailStatus } from '../mail/status';
 
 export type HealthStatus = 'pass' | 'warn' | 'fail';
 
@@ -19,11 +20,11 @@ export interface Health { status: HealthStatus; description: string; checks: Rec
 
 const CHECK_MS = 2_000;
 
-async function probe(fn: () => Promise<void>, onFailure: HealthStatus = 'fail'): Promise<ComponentStatus> {
+async function probe(fn: () => Promise<void | string>, onFailure: HealthStatus = 'fail'): Promise<ComponentStatus> {
   const time = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   try {
-    await fn();
-    return { status: 'pass', time };
+    const output = await fn();
+    return output ? { status: 'pass', time, output } : { status: 'pass', time };
   } catch (err) {
     return { status: onFailure, time, output: (err as Error).message };
   }
@@ -48,8 +49,19 @@ export async function checkHealth(): Promise<Health> {
       await fs.rm(file);
     }),
   ]);
-  const checks = { 'database:ping': [database], 'cache:ping': [cache], 'data-dir:write': [data] };
-  const all = [database, cache, data].map((c) => c.status);
+  const checks: Record<string, ComponentStatus[]> = { 'database:ping': [database], 'cache:ping': [cache], 'data-dir:write': [data] };
+  const parts = [database, cache, data];
+  if (s.mailer.enabled) {
+    // why: a mail server that is away delays mail but stops nothing else: the node warns, it does not fail.
+    const mail = await probe(async () => {
+      const m = await mailStatus();
+      if (m.failingSince) throw new Error(`sending fails since ${m.failingSince.toISOString()}: ${m.lastError}; ${m.waiting} mail(s) wait`);
+      return `${m.protocol} ${m.server}: ${m.waiting} mail(s) wait, ${m.dead} given up`;
+    }, 'warn');
+    checks['mailer:send'] = [mail];
+    parts.push(mail);
+  }
+  const all = parts.map((c) => c.status);
   const status: HealthStatus = all.includes('fail') ? 'fail' : all.includes('warn') ? 'warn' : 'pass';
   return { status, description: s.appName, checks };
 }

@@ -5,11 +5,13 @@
  * except the test mail, which is sent at once so the administrator sees the server's answer.
  */
 import { settings } from '../../config';
-import type { DbContext } from '../../db';
-import type { UserModel } from '../../models/user.model';
+import { withTx, type DbContext } from '../../db';
+import { Validation } from '../../errors';
+import { UserType, type UserModel } from '../../models/user.model';
+import { listAllUsers } from '../user/admin.service';
 import { takeQuietPeriod } from '../auth/limiter';
-import { codeLifetime, makeCode } from './codes';
-import { addressed, queueMails } from './message';
+import { codeHours, makeCode } from './codes';
+import { addressed, queueMails, textOf } from './message';
 import {
   activateEmailMail, activateMail, announcementMail, registerNotifyMail, resetPasswordMail, securityNoticeMail, testMail,
 } from './templates';
@@ -35,19 +37,19 @@ const toUser = (u: UserModel) => ({ address: u.email, name: u.fullName || u.name
  */
 export async function queueActivationMail(tx: DbContext, user: UserModel): Promise<boolean> {
   if (!mailEnabled() || !(await takeQuietPeriod(resendKey(user), RESEND_LIMIT_SECONDS))) return false;
-  await queueMails(tx, [addressed(activateMail(user.name, makeCode('activate_account', user, user.email), codeLifetime('activate_account')), toUser(user))]);
+  await queueMails(tx, [addressed(activateMail(user.name, makeCode('activate_account', user, user.email), codeHours('activate_account')), toUser(user))]);
   return true;
 }
 
 /** Queue the confirmation mail of an address the user added (to that address). */
 export async function queueEmailConfirmation(tx: DbContext, user: UserModel, email: string): Promise<void> {
-  await queueMails(tx, [addressed(activateEmailMail(user.name, email, makeCode('activate_email', user, email), codeLifetime('activate_email')), { address: email })]);
+  await queueMails(tx, [addressed(activateEmailMail(user.name, email, makeCode('activate_email', user, email), codeHours('activate_email')), { address: email })]);
 }
 
 /** Queue a password reset mail to the primary address, unless the resend limit holds it back. */
 export async function queueResetMail(tx: DbContext, user: UserModel): Promise<boolean> {
   if (!mailEnabled() || !(await takeQuietPeriod(resendKey(user), RESEND_LIMIT_SECONDS))) return false;
-  await queueMails(tx, [addressed(resetPasswordMail(user.name, makeCode('reset_password', user, user.email), codeLifetime('reset_password')), toUser(user))]);
+  await queueMails(tx, [addressed(resetPasswordMail(user.name, makeCode('reset_password', user, user.email), codeHours('reset_password')), toUser(user))]);
   return true;
 }
 
@@ -62,12 +64,27 @@ export async function queueRegisterNotify(ctx: DbContext, user: UserModel): Prom
   await queueMails(ctx, [addressed(registerNotifyMail(user.name), toUser(user))]);
 }
 
-/** Queue an announcement to each of `users` (one message each); returns how many were queued. */
-export async function queueAnnouncement(tx: DbContext, users: UserModel[], subject: string, content: string): Promise<number> {
+/**
+ * Queue an administrator's announcement (`forge admin sendmail`) to every active user with an
+ * address, or to the users named in `names` (by name or address); one message each. Returns how
+ * many were queued. Unknown names are refused before anything is queued.
+ */
+export async function queueAnnouncement(ctx: DbContext, subject: string, content: string, names: string[] = []): Promise<number> {
+  if (!mailEnabled()) throw new Validation('Mail service is not enabled.');
+  if (!subject.trim()) throw new Validation('title is required');
+  const everyone = (await listAllUsers(ctx)).filter((u) => u.type === UserType.Individual && u.isActive && u.email);
+  let users = everyone;
+  if (names.length) {
+    const wanted = new Set(names.map((n) => n.toLowerCase()));
+    users = everyone.filter((u) => wanted.has(u.lowerName) || wanted.has(u.email.toLowerCase()));
+    const found = new Set(users.flatMap((u) => [u.lowerName, u.email.toLowerCase()]));
+    const missing = [...wanted].filter((n) => !found.has(n));
+    if (missing.length) throw new Validation(`no active user with an address: ${missing.join(', ')}`);
+  }
   const c = announcementMail(subject, content);
-  const messages = users.filter((u) => u.email).map((u) => addressed(c, toUser(u)));
-  await queueMails(tx, messages);
-  return messages.length;
+  const text = textOf(c.html);
+  await withTx(ctx, (tx) => queueMails(tx, users.map((u) => addressed(c, toUser(u), text))));
+  return users.length;
 }
 
 /** Send the test mail to `email` now; throws the server's answer when it is refused. */

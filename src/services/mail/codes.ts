@@ -19,6 +19,12 @@ export function codeLifetime(purpose: CodePurpose): number {
   return purpose === 'reset_password' ? s.resetPasswdCodeLiveMinutes : s.activeCodeLiveMinutes;
 }
 
+/** A code's lifetime in words ("3 hours", "90 minutes"), as the pages and mails say it. */
+export function codeHours(purpose: CodePurpose): string {
+  const minutes = codeLifetime(purpose);
+  return minutes % 60 === 0 ? `${minutes / 60} hour${minutes === 60 ? '' : 's'}` : `${minutes} minutes`;
+}
+
 const stamp = (d: Date) => d.toISOString().slice(0, 16).replace(/[-T:]/g, '');
 
 function mac(purpose: CodePurpose, user: UserModel, email: string, start: string, minutes: string): string {
@@ -41,7 +47,8 @@ export async function verifyCode(ctx: DbContext, purpose: CodePurpose, code: str
   if (!/^\d{18}[0-9a-f]{40}(?:[0-9a-f]{2})+$/.test(code)) return null;
   const start = code.slice(0, 12);
   const minutes = code.slice(12, 18);
-  const user = await findUserByName(ctx, Buffer.from(code.slice(58), 'hex').toString('utf8'));
+  const name = Buffer.from(code.slice(58), 'hex').toString('utf8');
+  const user = /^[a-z0-9_.-]{1,40}$/.test(name) ? await findUserByName(ctx, name) : null;
   if (!user) return null;
   const expected = mac(purpose, user, email ?? user.email, start, minutes);
   if (!crypto.timingSafeEqual(Buffer.from(expected), Buffer.from(code.slice(18, 58)))) return null;

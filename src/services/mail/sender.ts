@@ -17,7 +17,7 @@ import { deliver, probeServer } from './transport';
 const BATCH = 50;
 const LEASE_MS = 60_000;
 const POLL_MS = 1_000;
-const PROBE_MAX_MS = 30_000;
+const PROBE_MAX_MS = 10_000;
 
 /** Errors that say the server is away or asks us to come back later (a 4xx), not that it refused this message for good. */
 const UNREACHABLE = new Set(['ECONNECTION', 'ECONNREFUSED', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EGREETING']);

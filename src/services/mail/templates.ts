@@ -20,37 +20,36 @@ export function frame(title: string, body: string, footer = ''): string {
 
 const appName = () => settings().appName;
 const root = () => settings().server.rootUrl;
-const hours = (minutes: number) => (minutes % 60 === 0 ? `${minutes / 60} hour${minutes === 60 ? '' : 's'}` : `${minutes} minutes`);
 
 /** The account activation mail. */
-export function activateMail(name: string, code: string, minutes: number): MailContent {
+export function activateMail(name: string, code: string, lifetime: string): MailContent {
   const url = `${root()}user/activate?code=${code}`;
   return {
     subject: 'Please activate your account',
     html: frame('Please activate your account', `<p>Hi <b>${esc(name)}</b>, thanks for registering at ${esc(appName())}!</p>`
-      + `<p>Please click the following link to activate your account within <b>${hours(minutes)}</b>:</p><p>${link(url)}</p>`
+      + `<p>Please click the following link to activate your account within <b>${esc(lifetime)}</b>:</p><p>${link(url)}</p>`
       + '<p>If you cannot click it, copy and paste it into your browser.</p>', `© ${esc(appName())}`),
   };
 }
 
 /** The confirmation mail of an added address. */
-export function activateEmailMail(name: string, email: string, code: string, minutes: number): MailContent {
+export function activateEmailMail(name: string, email: string, code: string, lifetime: string): MailContent {
   const url = `${root()}user/activate_email?code=${code}&email=${encodeURIComponent(email)}`;
   return {
     subject: 'Verify your email address',
     html: frame('Verify your email address', `<p>Hi <b>${esc(name)}</b>,</p>`
-      + `<p>Please click the following link to verify <b>${esc(email)}</b> for your ${esc(appName())} account within <b>${hours(minutes)}</b>:</p>`
+      + `<p>Please click the following link to verify <b>${esc(email)}</b> for your ${esc(appName())} account within <b>${esc(lifetime)}</b>:</p>`
       + `<p>${link(url)}</p><p>If you did not add this address, you can ignore this mail.</p>`, `© ${esc(appName())}`),
   };
 }
 
 /** The password reset mail. */
-export function resetPasswordMail(name: string, code: string, minutes: number): MailContent {
+export function resetPasswordMail(name: string, code: string, lifetime: string): MailContent {
   const url = `${root()}user/recover_account?code=${code}`;
   return {
     subject: 'Recover your account',
     html: frame('Recover your account', `<p>Hi <b>${esc(name)}</b>,</p>`
-      + `<p>Please click the following link to recover your account within <b>${hours(minutes)}</b>:</p><p>${link(url)}</p>`
+      + `<p>Please click the following link to recover your account within <b>${esc(lifetime)}</b>:</p><p>${link(url)}</p>`
       + '<p>If you did not ask for this, you can ignore this mail: your password stays as it is.</p>', `© ${esc(appName())}`),
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { DbContext } from '../../db';
 import { Validation } from '../../errors';
+import { EMAIL_PREFERENCES } from '../../config';
 import { findUserById, updateUserSettings, type UserModel, type UserSettingsPatch } from '../../models/user.model';
 
 /** The fields of a settings change, as the API names them; absent = unchanged. */
@@ -55,4 +56,10 @@ export async function changeSettings(ctx: DbContext, user: UserModel, c: Setting
   if (c.hide_activity !== undefined) patch.hideActivity = c.hide_activity;
   await updateUserSettings(ctx, user.id, patch);
   return (await findUserById(ctx, user.id)) ?? user;
+}
+
+/** Choose which notification mails the user gets (Gitea's values: enabled, onmention, disabled, andyourown). */
+export async function setEmailPreference(ctx: DbContext, user: UserModel, preference: string): Promise<void> {
+  if (!(EMAIL_PREFERENCES as readonly string[]).includes(preference)) throw new Validation(`the email notification preference must be one of ${EMAIL_PREFERENCES.join(', ')}`);
+  await updateUserSettings(ctx, user.id, { emailNotificationsPreference: preference });
 }

@@ -10,7 +10,7 @@ import { formBody } from '../../middleware/input-guard';
 import { blockUser, listBlocked, unblockUser } from '../../services/user/block.service';
 import { addEmails, deleteEmails, emailsOf } from '../../services/user/email.service';
 import { lookupUser } from '../../services/user/lookup';
-import { changeSettings } from '../../services/user/settings.service';
+import { changeSettings, setEmailPreference } from '../../services/user/settings.service';
 import { flashOutcome, requireCsrf } from './context';
 import { renderPage } from './render';
 import { page, signedIn } from './route';
@@ -40,16 +40,22 @@ export function accountPages(): Router {
   r.get('/user/settings/emails', page(async (req, res) => {
     if (!signedIn(req, res)) return;
     const emails = (await emailsOf(ctxOf(req), doerOf(req))).map((e) => ({ email: e.email, primary: e.isPrimary, activated: e.isActivated }));
-    await renderPage(req, res, 'user/settings/emails', 'Emails', { emails });
+    const s = settings();
+    await renderPage(req, res, 'user/settings/emails', 'Emails', {
+      emails, preference: doerOf(req).emailNotificationsPreference, notifyMail: s.service.enableNotifyMail, mailOn: s.mailer.enabled,
+    });
   }));
   r.post('/user/settings/emails', ...formBody(), csrf, page(async (req, res) => {
     if (!signedIn(req, res)) return;
     const b = req.body as Record<string, string>;
+    const confirm = settings().service.registerEmailConfirm;
     await flashOutcome(req, async () => {
       if (b.action === 'delete') await deleteEmails(ctxOf(req), doerOf(req), [b.email ?? '']);
+      else if (b.action === 'preference') await setEmailPreference(ctxOf(req), doerOf(req), b.preference ?? '');
       else await addEmails(ctxOf(req), doerOf(req), [b.email ?? '']);
-    },
-      () => (b.action === 'delete' ? `${b.email} has been removed.` : `${b.email} has been added.`));
+    }, () => (b.action === 'delete' ? `${b.email} has been removed.`
+      : b.action === 'preference' ? 'Your email notification preference has been saved.'
+        : confirm ? `A confirmation mail has been sent to ${b.email}. Follow its link to confirm the address.` : `${b.email} has been added.`));
     res.redirect(303, to('/emails'));
   }));
 

@@ -22,7 +22,9 @@ import { searchUsers } from '../../services/user/directory.service';
 import { lookupUser } from '../../services/user/lookup';
 import { createUser } from '../../services/user/user.service';
 import { createHook, hookView, listHooks, removeHook } from '../../services/webhook/hook.service';
-import { flash, flashOutcome, requireCsrf } from './context';
+import { sendTestMail } from '../../services/mail/account-mail';
+import { mailStatus } from '../../services/mail/status';
+import { flash, flashOutcome, requireCsrf, saveIfDirty } from './context';
 import { hookFormOption, hookFormValues } from './hooks';
 import { renderPage } from './render';
 import { page, pageNumber, pageRepo, signedIn } from './route';
@@ -62,7 +64,23 @@ export function adminPages(): Router {
     const users = (await searchUsers(ctx, req.principal, { keyword: '', limit: 1, offset: 0 })).count;
     const orgs = (await listAllOrgs(ctx, 1, 0)).count;
     const repos = (await listRepos(ctx, req.principal, { sort: 'id', order: 'asc', limit: 1, offset: 0 })).count;
-    await renderPage(req, res, 'admin/dashboard', 'Site administration', { section: '', stats: { users, orgs, repos } });
+    await renderPage(req, res, 'admin/dashboard', 'Site administration', { section: '', stats: { users, orgs, repos }, mail: await mailStatus(), adminEmail: doerOf(req).email });
+  }));
+
+  // why: as Gitea, the test mail is sent at once, not queued, so the administrator reads the server's own answer.
+  r.post('/admin/config/test_mail', ...formBody(), csrf, page(async (req, res) => {
+    if (!siteAdmin(req, res)) return;
+    const email = String((req.body as Record<string, unknown>).email ?? '').trim();
+    if (!settings().mailer.enabled) flash(req, 'error', 'The mailer is not enabled ([mailer] ENABLED).');
+    else if (!/^[^\s@<>]+@[^\s@<>]+$/.test(email)) flash(req, 'error', `"${email}" is not an email address.`);
+    else {
+      await sendTestMail(email).then(
+        () => flash(req, 'success', `A test mail has been sent to "${email}".`),
+        (err: Error) => flash(req, 'error', `Failed to send a test mail to "${email}": ${err.message}`),
+      );
+    }
+    await saveIfDirty(req);
+    res.redirect(303, to(''));
   }));
 
   r.get('/admin/users', page(async (req, res) => {

@@ -13,7 +13,8 @@ import { checkPassword } from '../../services/auth/credentials';
 import { assertLoginAllowed, recordLoginFailure } from '../../services/auth/limiter';
 import { endSession, signInSession } from '../../services/auth/session.service';
 import { checkTotp, secondFactorsOf, securityKeySignInOptions, useScratchCode, verifySecurityKeySignIn } from '../../services/auth/two-factor.service';
-import { createUser } from '../../services/user/user.service';
+import { confirmationRequired, signUp } from '../../services/mail/recovery.service';
+import { codeHours } from '../../services/mail/codes';
 import { clearSessionCookie, ensureSession, flash, localRedirect, requireCsrf, saveIfDirty, setSessionCookie, updateSession } from './context';
 import { renderPage } from './render';
 import { jsonBody, jsonRoute, page } from './route';
@@ -21,7 +22,7 @@ import { jsonBody, jsonRoute, page } from './route';
 const PROHIBITED = 'This account is prohibited from signing in, please contact your site administrator.';
 
 /** Finish a sign-in: a new session for `user`, then where the sign-in was going. */
-async function completeSignIn(req: Request, res: Response, user: UserModel): Promise<string> {
+export async function completeSignIn(req: Request, res: Response, user: UserModel): Promise<string> {
   const to = req.web.session?.data.redirectTo;
   const { token, session } = await signInSession(systemCtx, req.web.session, user);
   setSessionCookie(res, token);
@@ -46,7 +47,7 @@ export function authPages(): Router {
     const to = localRedirect(req.query.redirect_to);
     if (req.web.principal.user) return res.redirect(303, to ?? settings().server.rootUrl);
     await ensureSession(req, res);
-    await renderPage(req, res, 'user/login', 'Sign in', { redirectTo: to });
+    await renderPage(req, res, 'user/login', 'Sign in', { redirectTo: to, canReset: settings().mailer.enabled });
   }));
 
   r.post('/user/login', ...formBody(), csrf, page(async (req, res) => {
@@ -54,10 +55,15 @@ export function authPages(): Router {
     const to = localRedirect(body.redirect_to);
     const again = (status: number, message: string) => {
       flash(req, 'error', message);
-      return renderPage(req, res, 'user/login', 'Sign in', { redirectTo: to, userName: body.user_name }, status);
+      return renderPage(req, res, 'user/login', 'Sign in', { redirectTo: to, userName: body.user_name, canReset: settings().mailer.enabled }, status);
     };
     const user = await checkPassword(systemCtx, req.ip ?? '', body.user_name ?? '', body.password ?? '');
     if (!user) return again(401, 'Username or password is incorrect.');
+    // why: as Gitea, an account waiting for its activation mail is told so (and may have it sent again), not refused as prohibited.
+    if (!user.isActive && !user.prohibitLogin && confirmationRequired()) {
+      updateSession(req, (d) => { d.inactiveUid = user.id; });
+      return renderPage(req, res, 'user/activate', 'Activate your account', { prompt: 'inactive', email: user.email });
+    }
     if (!user.isActive || user.prohibitLogin) return again(403, PROHIBITED);
     const factors = await secondFactorsOf(systemCtx, user.id);
     if (!factors.totp && !factors.webauthn) {
@@ -142,8 +148,10 @@ export function authPages(): Router {
     const body = req.body as Record<string, string | undefined>;
     const run = async () => {
       if (body.password !== body.retype) throw new Validation('The passwords do not match.');
-      await createUser(systemCtx, { username: body.user_name ?? '', email: body.email ?? '', password: body.password ?? '' }, 'signup');
-      res.redirect(303, `${settings().server.rootUrl}user/login`);
+      const user = await signUp(systemCtx, { username: body.user_name ?? '', email: body.email ?? '', password: body.password ?? '' });
+      if (user.isActive) return res.redirect(303, `${settings().server.rootUrl}user/login`);
+      updateSession(req, (d) => { d.inactiveUid = user.id; });
+      await renderPage(req, res, 'user/activate', 'Activate your account', { prompt: 'sent', email: user.email, hours: codeHours('activate_account') });
     };
     run().catch((err: unknown) => {
       if (!(err instanceof HttpError)) return next(err);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import express, { type Router } from 'express';
 import { webSession } from './context';
 import { authPages } from './auth';
+import { recoveryPages } from './recovery';
 import { securityPages } from './security';
 import { accountPages } from './account';
 import { applicationPages } from './applications';
@@ -63,6 +64,7 @@ export function pagesRouter(): Router {
   r.use(dashboardPages());
   r.use(dashboardListPages());
   r.use(authPages());
+  r.use(recoveryPages());
   r.use(accountPages());
   r.use(securityPages());
   r.use(applicationPages());
