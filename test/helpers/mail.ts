@@ -58,6 +58,9 @@ export class MailSink {
       server.once('error', reject);
       server.listen(this.port, '127.0.0.1', () => resolve());
     });
+    server.removeAllListeners('error');
+    // why: a client that goes away mid-session (a stopped server) resets its connection; that is not the sink's fault.
+    server.on('error', () => undefined);
     this.server = server;
   }
 
