@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { startWorld, expectError, type World, type TestUser } from '../helpers/world';
 import { WebClient } from '../helpers/web';
 import { MailSink, linksOf, type Received } from '../helpers/mail';
+import { ConformanceRunner } from '../helpers/actions-runner';
 
 describe('mail', function () {
   this.timeout(120_000);
@@ -159,6 +160,24 @@ describe('mail', function () {
       await settle();
       expect(sink.received.filter((r) => r.mail.subject?.startsWith('v0.9')), 'no mail for a pre-release').to.have.length(0);
     });
+  });
+
+  it('mails a failed workflow run to the user who pushed it, and nobody else', async () => {
+    const reg = await w.raw('POST', '/user/actions/runners/registration-token', undefined, { token: alice.token });
+    const runner = await ConformanceRunner.register(w.server.url, reg.body.token, { name: 'mail-runner', labels: ['ubuntu-latest'] });
+    const workflow = 'on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo broken; exit 1\n';
+    const put = await w.raw('POST', `/repos/${alice.name}/${repo}/contents/.gitea/workflows/ci.yml`, { content: Buffer.from(workflow).toString('base64'), message: 'Add CI' }, { token: alice.token });
+    expect(put.status).to.equal(201);
+    let outcomes: Awaited<ReturnType<typeof runner.drain>> = [];
+    for (let i = 0; i < 50 && outcomes.length === 0; i++) outcomes = await runner.drain();
+    expect(outcomes).to.have.length(1);
+    const [mail] = await sink.waitFor((r) => /Run failed/.test(r.mail.subject ?? ''));
+    expect(mail.rcpt).to.deep.equal([alice.email]);
+    expect(mail.mail.subject).to.equal(`[${alice.name}/${repo}] Run failed: Add CI (ci.yml)`);
+    const commit = linksOf(mail).find((l) => l.includes(`/commit/${put.body.commit.sha}`))!;
+    expect((await fetch(commit, { headers: { Authorization: `token ${alice.token}` } })).status).to.equal(200);
+    await settle();
+    expect(sink.received.filter((r) => /Run failed/.test(r.mail.subject ?? ''))).to.have.length(1);
   });
 
   describe('accounts', () => {

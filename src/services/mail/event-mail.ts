@@ -197,7 +197,8 @@ async function runMails(e: Extract<MailEvent, { kind: 'run' }>): Promise<MailMes
   const c: MailContent = {
     subject, messageId: `<${path}/actions/runs/${run.index}/failed/${e.at}@${mailDomain()}>`,
     html: frame(subject, `<p>The workflow <b>${esc(run.workflowId)}</b> failed on ${esc(run.ref.replace(/^refs\/(heads|tags)\//, ''))} `
-      + `(${esc(run.commitSha.slice(0, 10))}), run ${link(url, `#${run.index}`)}: ${esc(run.title)}.</p>`, link(url, `View the run on ${settings().appName}`)),
+      + `at ${link(`${repoUrl}/commit/${run.commitSha}`, run.commitSha.slice(0, 10))}, run ${link(url, `#${run.index}`)}: ${esc(run.title)}.</p>`,
+    link(url, `View the run on ${settings().appName}`)),
   };
   return [addressed(c, { address: user.email, name: user.fullName || user.name })];
 }
