@@ -10,6 +10,7 @@ import { startWorld, expectError, type World, type TestUser } from '../helpers/w
 import { WebClient } from '../helpers/web';
 import { MailSink, linksOf, type Received } from '../helpers/mail';
 import { ConformanceRunner } from '../helpers/actions-runner';
+import * as OTPAuth from 'otpauth';
 
 describe('mail', function () {
   this.timeout(120_000);
@@ -242,6 +243,39 @@ describe('mail', function () {
       await c.form('user/forgot_password', { email: carol.email });
       await settle();
       expect(sink.to(carol.email).filter(subjectIs('Recover your account'))).to.have.length(1);
+    });
+
+    it('asks a user with TOTP for a passcode on reset; mails a notice when a second factor goes or an administrator sets the password; welcomes a new account', async () => {
+      const hana = await w.user();
+      const c = await WebClient.signedIn(w, hana);
+      const enrol = await c.get('user/settings/security/two_factor/enroll');
+      const secret = /class="totp-secret">([A-Z2-7]+)</.exec(enrol.text)![1];
+      const totp = () => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+      expect((await c.form('user/settings/security/two_factor/enroll', { passcode: totp() })).status).to.equal(303);
+
+      const anon = new WebClient(w);
+      await anon.get('user/forgot_password');
+      await anon.form('user/forgot_password', { email: hana.email });
+      const [mail] = await sink.waitFor((r) => r.rcpt[0] === hana.email && r.mail.subject === 'Recover your account');
+      const code = new URL(linksOf(mail).find((l) => l.includes('recover_account'))!).searchParams.get('code')!;
+      expect((await anon.get(`user/recover_account?code=${code}`)).text).to.contain('name="passcode"');
+      const without = await anon.form('user/recover_account', { code, password: 'hana-new-pass-1', retype: 'hana-new-pass-1', passcode: '000000' });
+      expect(without.status).to.equal(422);
+      expect((await w.raw('GET', '/user', undefined, { basic: [hana.name, hana.password], headers: { 'X-Gitea-OTP': totp() } })).status, 'nothing changed').to.equal(200);
+      // guessing the six digits through the reset link meets the sign-in's limit (LOGIN_MAX_FAILURES, 10)
+      for (let i = 0; i < 9; i++) await anon.form('user/recover_account', { code, password: 'hana-new-pass-1', retype: 'hana-new-pass-1', passcode: String(100000 + i) });
+      expect((await anon.form('user/recover_account', { code, password: 'hana-new-pass-1', retype: 'hana-new-pass-1', passcode: totp() })).status).to.equal(429);
+
+      await c.get('user/settings/security');
+      expect((await c.form('user/settings/security/two_factor/disable', { password: hana.password })).status).to.equal(303);
+      await sink.waitFor((r) => r.rcpt[0] === hana.email && r.mail.subject === 'Security notice: two-factor authentication was turned off');
+      expect((await w.raw('PATCH', `/admin/users/${hana.name}`, { login_name: hana.name, source_id: 0, password: 'set-by-admin-1' }, { token: w.admin.token })).status).to.equal(200);
+      const notices = await sink.waitFor((r) => r.rcpt[0] === hana.email && r.mail.subject === 'Security notice: your password was changed');
+      expect(notices[0].mail.text).to.contain('/user/forgot_password');
+
+      const welcomed = await w.raw('POST', '/admin/users', { username: 'welcomed', email: 'welcomed@example.com', password: 'welcome-pass-1', send_notify: true }, { token: w.admin.token });
+      expect(welcomed.status).to.equal(201);
+      await sink.waitFor((r) => r.rcpt[0] === 'welcomed@example.com' && /^Welcome to /.test(r.mail.subject ?? ''));
     });
 
     it('confirms an added address by the link mailed to it', async () => {

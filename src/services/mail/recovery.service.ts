@@ -13,7 +13,7 @@ import { findUserForUpdate, updateUserColumns } from '../../models/user-admin';
 import { notify } from '../notify/notifier';
 import { hashPassword, verifyPassword } from '../auth/password';
 import { checkTotp, secondFactorsOf } from '../auth/two-factor.service';
-import { endQuietPeriod } from '../auth/limiter';
+import { assertLoginAllowed, endQuietPeriod, recordLoginFailure } from '../auth/limiter';
 import { assertPassword } from '../user/validate';
 import { createUser, type NewUser } from '../user/user.service';
 import { newRands, verifyCode } from './codes';
@@ -57,14 +57,23 @@ export async function resetNeedsPasscode(ctx: DbContext, user: UserModel): Promi
 }
 
 /**
- * Set a new password with a reset code (and the TOTP passcode of an enrolled user). The code is
- * spent by the change of hash; the user's notice of the change is queued with it.
+ * Set a new password with a reset code (and the TOTP passcode of an enrolled user; wrong passcodes
+ * count as failed second factors from `ip`, as at sign-in). The code is spent by the change of
+ * hash; the user's notice of the change is queued with it.
  */
-export async function resetPassword(ctx: DbContext, code: string, password: string, passcode: string): Promise<UserModel> {
+export async function resetPassword(ctx: DbContext, code: string, password: string, passcode: string, ip: string): Promise<UserModel> {
   const user = await userOfResetCode(ctx, code);
   if (!user) throw new Forbidden('The reset link is not valid or has expired. Ask for a new one.');
-  if ((await resetNeedsPasscode(ctx, user)) && !(await checkTotp(ctx, user, passcode, true))) throw new Validation('Your passcode is incorrect.');
+  // why: the password's rules first, so a refused password does not spend a passcode.
   assertPassword(password);
+  if (await resetNeedsPasscode(ctx, user)) {
+    // why: a reset link must not become a way around the sign-in's limit on guessing six digits.
+    await assertLoginAllowed(ip, user.name);
+    if (!(await checkTotp(ctx, user, passcode, true))) {
+      await recordLoginFailure(ip, user.name, 'second-factor');
+      throw new Validation('Your passcode is incorrect.');
+    }
+  }
   const passwdHash = await hashPassword(password);
   return withTx(ctx, async (tx) => {
     const fresh = await findUserForUpdate(tx, user.id);

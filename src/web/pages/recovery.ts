@@ -59,7 +59,7 @@ export function recoveryPages(): Router {
       return recoverForm(req, res, 422);
     }
     try {
-      const user = await resetPassword(systemCtx, code(req), b.password ?? '', b.passcode ?? '');
+      const user = await resetPassword(systemCtx, code(req), b.password ?? '', b.passcode ?? '', req.ip ?? '');
       const to = await completeSignIn(req, res, user);
       flash(req, 'success', 'Your password has been changed.');
       await saveIfDirty(req);
