@@ -84,6 +84,26 @@ describe('mail', function () {
       expect(sink.to(bob.email).filter(subjectIs(`Re: ${subject}`)), 'the doer gets none').to.have.length(0);
     });
 
+    it('lets a recipient unsubscribe on the page List-Unsubscribe names; later mails of the issue do not reach them', async () => {
+      const issue = await w.raw('POST', `/repos/${alice.name}/${repo}/issues`, { title: 'Too noisy' }, { token: alice.token });
+      const subject = `[${alice.name}/${repo}] Too noisy (#${issue.body.number})`;
+      const [mail] = await sink.waitFor((r) => r.rcpt[0] === carol.email && r.mail.subject === subject);
+      const target = /List-Unsubscribe: <([^>]+)>/i.exec(mail.raw)![1];
+      const c = await WebClient.signedIn(w, carol);
+      const page = await c.get(target);
+      expect(page.status).to.equal(200);
+      expect(page.text).to.contain('You receive notifications of this issue.');
+      expect((await c.form(`${new URL(target).pathname}/subscription`, { action: 'unsubscribe' })).status).to.equal(303);
+      expect((await c.get(target)).text).to.contain('You do not receive notifications of this issue.');
+      await w.raw('POST', `/repos/${alice.name}/${repo}/issues/${issue.body.number}/comments`, { body: 'still there?' }, { token: bob.token });
+      await sink.waitFor((r) => r.rcpt[0] === alice.email && r.mail.subject === `Re: ${subject}`);
+      await settle();
+      expect(sink.to(carol.email).filter(subjectIs(`Re: ${subject}`))).to.have.length(0);
+      const forged = await c.form(`${new URL(target).pathname}/subscription`, { action: 'subscribe' }, { csrf: null });
+      expect(forged.status, 'a forged form').to.equal(403);
+      expect((await c.get(target)).text, 'changes nothing').to.contain('You do not receive notifications of this issue.');
+    });
+
     it('follows each preference: onmention only when mentioned, disabled never, andyourown with their own actions', async () => {
       const [dave, erin] = await Promise.all([w.user(), w.user()]);
       for (const u of [dave, erin]) await w.raw('PUT', `/repos/${alice.name}/${repo}/subscription`, undefined, { token: u.token });
@@ -139,6 +159,7 @@ describe('mail', function () {
       await w.raw('PATCH', `/repos/${alice.name}/${repo}/issues/${issue.body.number}`, { assignees: [bob.name] }, { token: alice.token });
       const assigned = await sink.waitFor((r) => r.rcpt[0] === bob.email && (r.mail.text ?? '').includes('assigned you'), 1);
       expect(assigned[0].mail.subject).to.equal(`Re: [${alice.name}/${repo}] Assign me (#${issue.body.number})`);
+      expect(assigned[0].mail.text).to.not.contain('mentioned you');
 
       const file = await w.raw('POST', `/repos/${alice.name}/${repo}/contents/feature.txt`, { content: Buffer.from('new\n').toString('base64'), new_branch: 'feature', message: 'Add a feature' }, { token: alice.token });
       expect(file.status).to.equal(201);

@@ -47,10 +47,10 @@ export type MailEvent =
   | { kind: 'release'; repoId: number; releaseId: number; doerId: number }
   | { kind: 'run'; runId: number; at: number };
 
-/** Does a user want mail of this kind? (`mention`: they are mentioned or addressed directly.) */
-function wants(u: UserModel, mention: boolean): boolean {
+/** Does a user want this mail? (`direct`: they are mentioned or addressed, not only a follower.) */
+function wants(u: UserModel, direct: boolean): boolean {
   const p = u.emailNotificationsPreference;
-  return mention ? p !== 'disabled' : p === 'enabled' || p === 'andyourown';
+  return direct ? p !== 'disabled' : p === 'enabled' || p === 'andyourown';
 }
 
 const mailable = (u: UserModel) => u.type === UserType.Individual && u.isActive && !u.prohibitLogin && !!u.email;
@@ -85,21 +85,22 @@ async function issueMails(e: Extract<MailEvent, { kind: 'issue' }>): Promise<Mai
   const doer = await findUserById(ctx, e.doerId);
   if (!issue || !repo || !owner || !doer) return [];
   const visited = new Set<number>(doer.emailNotificationsPreference === 'andyourown' ? [] : [doer.id]);
+  // why: a user addressed directly (mentioned, assigned, asked to review) gets it unless their mail is off; a follower only with all mail on.
   const chosen: { user: UserModel; mention: boolean }[] = [];
-  const take = async (ids: number[], mention: boolean) => {
-    const users = (await findUsersByIds(ctx, ids.filter((id) => !visited.has(id)))).filter((u) => mailable(u) && wants(u, mention));
+  const take = async (ids: number[], how: 'mention' | 'direct' | 'follow') => {
+    const users = (await findUsersByIds(ctx, ids.filter((id) => !visited.has(id)))).filter((u) => mailable(u) && wants(u, how !== 'follow'));
     for (const u of await readers(ctx, users, repo, owner, unitOf(issue.isPull))) {
       visited.add(u.id);
-      chosen.push({ user: u, mention });
+      chosen.push({ user: u, mention: how === 'mention' });
     }
   };
-  if (e.only) await take(e.only, true);
+  if (e.only) await take(e.only, 'direct');
   else {
-    await take(e.mentioned, true);
+    await take(e.mentioned, 'mention');
     for (const id of await unwatcherIds(ctx, issue.id)) visited.add(id);
     const withWatchers = e.ignoreWip || !issue.isPull || !isDraftTitle(issue.name);
     const assignees = (await assigneeIdsOfIssues(ctx, [issue.id])).get(issue.id) ?? [];
-    await take([...new Set([...(await followerIds(ctx, issue.id, withWatchers)), ...assignees])], false);
+    await take([...new Set([...(await followerIds(ctx, issue.id, withWatchers)), ...assignees])], 'follow');
   }
   const blockers = await blockersAmong(ctx, doer.id, chosen.map((c) => c.user.id));
   const to = chosen.filter((c) => !blockers.has(c.user.id));

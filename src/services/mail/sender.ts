@@ -12,7 +12,7 @@ import { systemCtx } from '../../db';
 import { claim, completeAndRemove, fail, onEnqueued } from '../../queue/outbox';
 import type { MailMessage } from './message';
 import { SEND_TOPIC } from './message';
-import { deliver, probeServer } from './transport';
+import { closeTransport, deliver, probeServer } from './transport';
 
 const BATCH = 50;
 const LEASE_MS = 60_000;
@@ -90,6 +90,7 @@ export function startMailDelivery(): MailSender {
       unsubscribe();
       wake?.();
       await loop;
+      closeTransport();
     },
   };
 }

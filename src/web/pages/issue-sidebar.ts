@@ -18,6 +18,7 @@ import { listMilestones } from '../../services/issue/milestone.service';
 import { addReaction, reactionGroups, removeReaction } from '../../services/issue/reaction.service';
 import { dependenciesEnabled } from '../../services/repo/tracker-settings';
 import { getIssue } from '../../services/issue/issue.service';
+import { checkSubscription, setSubscription } from '../../services/issue/subscription.service';
 import { assigneesOf } from '../../services/repo/collaborator.service';
 import type { RepoContext } from '../../services/repo/context';
 import { flashOutcome, requireCsrf } from './context';
@@ -33,8 +34,11 @@ export async function sidebarData(req: Request, rc: RepoContext, index: number, 
   const deps = await dependenciesEnabled(ctx, rc.repo.id);
   const issueList = async (side: 'blockers' | 'blocked') => (deps ? await listDependencies(ctx, req.principal, rc, index, side, { limit: MAX_DEPENDENCIES, offset: 0 }) : [])
     .map((v) => toIssueOf(v, viewerOf(req)));
+  const user = req.principal.user;
   return {
     canEdit,
+    subscribed: user ? (await checkSubscription(ctx, user, rc, index)).subscribed : null,
+    noun: isPull ? 'pull request' : 'issue',
     dependencies: deps ? { blockers: await issueList('blockers'), blocked: await issueList('blocked') } : null,
     reactions: Object.fromEntries(await reactionGroups(ctx, rc, index, req.principal.user?.id ?? null)),
     allowedReactions: settings().ui.reactions,
@@ -79,6 +83,8 @@ export function sidebarPages(): Router {
     const side = body.side === 'blocked' ? 'blocked' : 'blockers';
     return changeDependency(ctxOf(req), req.principal, rc, index, parseReference(body.issue, rc), side, body.action !== 'remove');
   }, 'The dependencies are saved.');
+  // why: the mails' List-Unsubscribe leads here; following an issue decides its notifications and mails.
+  action('subscription', (req, rc, index, body) => setSubscription(ctxOf(req), doerOf(req), rc, index, doerOf(req).name, body.action === 'subscribe'), 'Your notification setting is saved.');
   action('reactions', (req, rc, index, body) => {
     const place = body.comment ? { commentId: Number(body.comment) } : { index };
     return body.action === 'remove' ? removeReaction(ctxOf(req), doerOf(req), rc, place, body.content) : addReaction(ctxOf(req), doerOf(req), rc, place, body.content);
