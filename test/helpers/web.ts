@@ -60,12 +60,15 @@ export class WebClient {
     return this.request('GET', p);
   }
 
-  /** POST a form, with the last page's CSRF token unless `_csrf` is given, from the forge's origin unless `origin` is. */
-  form(p: string, fields: Record<string, string>, opts: { origin?: string | null; csrf?: string | null } = {}): Promise<WebResponse> {
+  /**
+   * POST a form, with the last page's CSRF token unless `_csrf` is given, from the forge's origin
+   * unless `origin` is; `headers` are added (an `X-Forwarded-For` the loopback proxy rule believes).
+   */
+  form(p: string, fields: Record<string, string>, opts: { origin?: string | null; csrf?: string | null; headers?: Record<string, string> } = {}): Promise<WebResponse> {
     const body = new URLSearchParams(fields);
     const token = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (token !== null && !body.has('_csrf')) body.set('_csrf', token);
-    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', ...opts.headers };
     const origin = opts.origin === undefined ? new URL(this.w.server.rootUrl).origin : opts.origin;
     if (origin !== null) headers.Origin = origin;
     return this.request('POST', p, { body: body.toString(), headers });

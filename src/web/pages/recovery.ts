@@ -9,7 +9,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { settings } from '../../config';
 import { systemCtx } from '../../db';
 import { HttpError, NotFound } from '../../errors';
-import { findUserById } from '../../models/user.model';
+import { findUserById, type UserModel } from '../../models/user.model';
 import { formBody } from '../../middleware/input-guard';
 import { codeHours } from '../../services/mail/codes';
 import {
@@ -22,6 +22,14 @@ import { page } from './route';
 
 const INVALID_RESET = 'The link is not valid or has expired. Ask for a new one below.';
 const INVALID_ACTIVATION = 'The activation link is not valid or has expired. Sign in to have a new one sent.';
+
+/** Sign `user` in (a link's flow ended well), say so, and go where the sign-in was going. */
+async function signInWith(req: Request, res: Response, user: UserModel, said: string): Promise<void> {
+  const to = await completeSignIn(req, res, user);
+  flash(req, 'success', said);
+  await saveIfDirty(req);
+  res.redirect(303, to);
+}
 
 /** Forgot-password, recover-account, activation and address confirmation routes. */
 export function recoveryPages(): Router {
@@ -59,11 +67,7 @@ export function recoveryPages(): Router {
       return recoverForm(req, res, 422);
     }
     try {
-      const user = await resetPassword(systemCtx, code(req), b.password ?? '', b.passcode ?? '', req.ip ?? '');
-      const to = await completeSignIn(req, res, user);
-      flash(req, 'success', 'Your password has been changed.');
-      await saveIfDirty(req);
-      res.redirect(303, to);
+      await signInWith(req, res, await resetPassword(systemCtx, code(req), b.password ?? '', b.passcode ?? '', req.ip ?? ''), 'Your password has been changed.');
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       flash(req, 'error', err.message);
@@ -89,10 +93,7 @@ export function recoveryPages(): Router {
     try {
       const user = await activateAccount(systemCtx, code(req), String((req.body as Record<string, unknown>).password ?? ''));
       updateSession(req, (d) => { d.inactiveUid = undefined; });
-      const to = await completeSignIn(req, res, user);
-      flash(req, 'success', 'Your account has been activated.');
-      await saveIfDirty(req);
-      res.redirect(303, to);
+      await signInWith(req, res, user, 'Your account has been activated.');
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       const still = await userOfActivationCode(systemCtx, code(req));
