@@ -227,6 +227,8 @@ describe('mail', function () {
     });
 
     it('resets a forgotten password by mail: the same answer for any address, a link that works once, a notice after', async () => {
+      const elsewhere = await WebClient.signedIn(w, carol);
+      expect((await elsewhere.get('user/settings')).status).to.equal(200);
       const c = new WebClient(w);
       await c.get('user/forgot_password');
       const unknown = await c.form('user/forgot_password', { email: 'nobody@example.com' });
@@ -256,6 +258,7 @@ describe('mail', function () {
       expect((await w.raw('GET', '/user', undefined, { basic: [carol.name, 'brand-new-pass-1'] })).status).to.equal(200);
       expect((await w.raw('GET', '/user', undefined, { basic: [carol.name, carol.password] })).status).to.equal(401);
       carol.password = 'brand-new-pass-1';
+      expect((await elsewhere.get('user/settings')).status, 'the other session ended').to.equal(303);
       const again = await new WebClient(w).get(link);
       expect(again.text, 'the link works once').to.contain('not valid or has expired');
       await sink.waitFor((r) => r.rcpt[0] === carol.email && r.mail.subject === 'Security notice: your password was changed');

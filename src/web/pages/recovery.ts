@@ -11,6 +11,7 @@ import { systemCtx } from '../../db';
 import { HttpError, NotFound } from '../../errors';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { formBody } from '../../middleware/input-guard';
+import { endOtherSessions } from '../../services/auth/session.service';
 import { codeHours } from '../../services/mail/codes';
 import {
   activateAccount, activateEmail, requestPasswordReset, resendActivation, resetNeedsPasscode, resetPassword, userOfActivationCode, userOfResetCode,
@@ -23,9 +24,13 @@ import { page } from './route';
 const INVALID_RESET = 'The link is not valid or has expired. Ask for a new one below.';
 const INVALID_ACTIVATION = 'The activation link is not valid or has expired. Sign in to have a new one sent.';
 
-/** Sign `user` in (a link's flow ended well), say so, and go where the sign-in was going. */
-async function signInWith(req: Request, res: Response, user: UserModel, said: string): Promise<void> {
+/**
+ * Sign `user` in (a link's flow ended well), say so, and go where the sign-in was going; with
+ * `endOthers`, every other session of the user ends (a password reset shuts out whoever had it).
+ */
+async function signInWith(req: Request, res: Response, user: UserModel, said: string, endOthers = false): Promise<void> {
   const to = await completeSignIn(req, res, user);
+  if (endOthers && req.web.session) await endOtherSessions(systemCtx, req.web.session);
   flash(req, 'success', said);
   await saveIfDirty(req);
   res.redirect(303, to);
@@ -67,7 +72,7 @@ export function recoveryPages(): Router {
       return recoverForm(req, res, 422);
     }
     try {
-      await signInWith(req, res, await resetPassword(systemCtx, code(req), b.password ?? '', b.passcode ?? '', req.ip ?? ''), 'Your password has been changed.');
+      await signInWith(req, res, await resetPassword(systemCtx, code(req), b.password ?? '', b.passcode ?? '', req.ip ?? ''), 'Your password has been changed.', true);
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       flash(req, 'error', err.message);
