@@ -17,6 +17,12 @@ export function findWatch(ctx: DbContext, userId: number, repoId: number): Promi
   return WatchModel.findOne({ where: { userId, repoId }, transaction: ctx.tx });
 }
 
+/** Does anyone but `userId` watch the repository (so that an event in it reaches someone)? */
+export async function othersWatch(ctx: DbContext, repo: RepositoryModel, userId: number): Promise<boolean> {
+  if (repo.numWatches === 0) return false;
+  return repo.numWatches > 1 || !(await findWatch(ctx, userId, repo.id));
+}
+
 /** Record a watch and bump repository.num_watches (call inside a transaction). */
 export async function insertWatch(ctx: DbContext, userId: number, repoId: number): Promise<WatchModel> {
   const w = await WatchModel.create({ userId, repoId, mode: 1 }, { transaction: ctx.tx });

@@ -71,6 +71,17 @@ export async function expandMailEvent(payload: unknown, job: OutboxJobRef): Prom
   });
 }
 
+/**
+ * Markdown as a mail shows it: rendered as the comment's page does, with absolute links.
+ * why: as an anonymous reader, since one rendering goes to every recipient and must name nothing
+ * (a private user's profile) that one of them may not see.
+ */
+async function rendered(owner: UserModel, repo: RepositoryModel, text: string): Promise<string> {
+  if (!text) return '';
+  const rc = { owner, repo, perm: await repoPermission(systemCtx, ANONYMOUS, repo, owner) };
+  return (await renderComments(systemCtx, ANONYMOUS, rc, [text]))[0].toString('utf8');
+}
+
 /** The repository's paths as mails name them. */
 function places(owner: UserModel, repo: RepositoryModel) {
   const path = `${owner.name}/${repo.name}`;
@@ -110,7 +121,7 @@ async function issueMails(e: Extract<MailEvent, { kind: 'issue' }>): Promise<Mai
   const { path, url: repoUrl } = places(owner, repo);
   const kind = issue.isPull ? 'pulls' : 'issues';
   const issueUrl = `${repoUrl}/${kind}/${issue.index}`;
-  const rendered = text ? (await renderComments(ctx, ANONYMOUS, { owner, repo, perm: await repoPermission(ctx, ANONYMOUS, repo, owner) }, [text]))[0].toString('utf8') : '';
+  const body = await rendered(owner, repo, text);
   const domain = mailDomain();
   const thread = `<${path}/${kind}/${issue.index}@${domain}>`;
   const messageId = e.commentId ? `<${path}/${kind}/${issue.index}/comment/${e.commentId}@${domain}>`
@@ -126,7 +137,7 @@ async function issueMails(e: Extract<MailEvent, { kind: 'issue' }>): Promise<Mai
   const target = e.commentId && e.action !== 'new' ? `${issueUrl}#issuecomment-${e.commentId}` : issueUrl;
   const content = (mention: boolean): MailContent => ({
     subject, messageId, headers, fromName: doer.fullName || doer.name,
-    html: frame(subject, `${mention ? `<p>@${esc(doer.name)} mentioned you:</p>` : ''}<p>${actionLine(e.action, doer, issue, repoUrl)}</p>${rendered}`,
+    html: frame(subject, `${mention ? `<p>@${esc(doer.name)} mentioned you:</p>` : ''}<p>${actionLine(e.action, doer, issue, repoUrl)}</p>${body}`,
       `${link(target, `View it on ${settings().appName}`)}. You receive this because you follow ${esc(path)}; change it in ${link(`${settings().server.rootUrl}user/settings/emails`, 'your mail settings')}.`),
   });
   // why: the body is rendered (and made text) once per variant, not once per recipient.
@@ -174,11 +185,11 @@ async function releaseMails(e: Extract<MailEvent, { kind: 'release' }>): Promise
   if (to.length === 0) return [];
   const { path, url: repoUrl } = places(owner, repo);
   const url = `${repoUrl}/releases/tag/${encodeURIComponent(release.tagName)}`;
-  const rendered = release.note ? (await renderComments(ctx, ANONYMOUS, { owner, repo, perm: await repoPermission(ctx, ANONYMOUS, repo, owner) }, [release.note]))[0].toString('utf8') : '';
+  const notes = await rendered(owner, repo, release.note);
   const subject = `${release.tagName} in ${path} released`;
   const c: MailContent = {
     subject, fromName: doer.fullName || doer.name, messageId: `<${path}/releases/${release.id}@${mailDomain()}>`,
-    html: frame(subject, `<p>@${esc(doer.name)} released ${link(url, release.title || release.tagName)} in ${link(repoUrl, path)}.</p>${rendered}`, link(url, `View it on ${settings().appName}`)),
+    html: frame(subject, `<p>@${esc(doer.name)} released ${link(url, release.title || release.tagName)} in ${link(repoUrl, path)}.</p>${notes}`, link(url, `View it on ${settings().appName}`)),
   };
   const text = textOf(c.html);
   return to.map((u) => addressed(c, { address: u.email, name: u.fullName || u.name }, text));

@@ -7,7 +7,7 @@
 import { settings } from '../../config';
 import type { DbContext } from '../../db';
 import { enqueue, notifyEnqueued } from '../../queue/outbox';
-import { findWatch } from '../../models/watch.model';
+import { othersWatch } from '../../models/watch.model';
 import { isDraftTitle } from '../../models/pull-request.model';
 import { ActionStatus } from '../../models/action-run.model';
 import { ReviewType } from '../../models/review.model';
@@ -42,8 +42,7 @@ export const mailSubscriber: Subscriber = {
   // why: a new issue in a repository nobody else watches mails nobody (mentions are seen by the issue service itself).
   async prepare(ctx, event, at) {
     if (event !== 'issueCreated' || !on()) return false;
-    if (at.doer.emailNotificationsPreference === 'andyourown') return true;
-    return at.repo.numWatches > 1 || (at.repo.numWatches === 1 && !(await findWatch(ctx, at.doer.id, at.repo.id)));
+    return at.doer.emailNotificationsPreference === 'andyourown' || othersWatch(ctx, at.repo, at.doer.id);
   },
   issueCreated: (tx, e) => queue(tx, issueEvent(e.issue.id, e.doer.id, 'new', { mentioned: e.mentioned })),
   // why: as Gitea, a new pull request reaches the repository's watchers even when work in progress.

@@ -5,7 +5,8 @@
  */
 import { isDraftTitle } from '../../models/pull-request.model';
 import type { Subscriber } from '../notify/notifier';
-import { deliverIssueNotification, NOTIFY_TOPIC, othersWatch, queueIssueNotification } from './notify';
+import { othersWatch } from '../../models/watch.model';
+import { deliverIssueNotification, NOTIFY_TOPIC, queueIssueNotification } from './notify';
 
 export const notificationSubscriber: Subscriber = {
   name: 'notification',

@@ -10,8 +10,7 @@
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { enqueue, notifyEnqueued } from '../../queue/outbox';
 import { findIssueById } from '../../models/issue.model';
-import { findRepoById, type RepositoryModel } from '../../models/repository.model';
-import { findWatch } from '../../models/watch.model';
+import { findRepoById } from '../../models/repository.model';
 import { findUserById, findUsersByIds, UserType } from '../../models/user.model';
 import { followerIds } from '../../models/issue-watch';
 import { isDraftTitle } from '../../models/pull-request.model';
@@ -48,12 +47,6 @@ export async function queueIssueNotification(tx: DbContext, n: IssueNotification
   await enqueue(tx, NOTIFY_TOPIC, n);
   if (tx.tx) tx.tx.afterCommit(() => notifyEnqueued());
   else notifyEnqueued();
-}
-
-/** Does anyone but `userId` watch the repository (so that a new issue notifies someone)? */
-export async function othersWatch(ctx: DbContext, repo: RepositoryModel, userId: number): Promise<boolean> {
-  if (repo.numWatches === 0) return false;
-  return repo.numWatches > 1 || !(await findWatch(ctx, userId, repo.id));
 }
 
 /** The outbox handler: write the threads of a queued notification (idempotent: a thread is upserted). */
