@@ -20,8 +20,8 @@ export interface MailerSettings {
   fromName: string; fromAddress: string;
 }
 
-/** [admin]: what a new account's mail preference is. */
-export interface AdminSettings { defaultEmailNotifications: EmailPreference }
+/** [admin]: what a new account's mail preference is, and what users may not do themselves (`deletion`: delete their account). */
+export interface AdminSettings { defaultEmailNotifications: EmailPreference; userDisabledFeatures: string[] }
 
 /** A user's email notification preference, by Gitea's names. */
 export const EMAIL_PREFERENCES = ['enabled', 'onmention', 'disabled', 'andyourown'] as const;
@@ -50,6 +50,7 @@ export const mailerSection = section<MailerSettings>('mailer', {
 /** [admin]. */
 export const adminSection = section<AdminSettings>('admin', {
   DEFAULT_EMAIL_NOTIFICATIONS: { kind: 'string', def: 'enabled', oneOf: [...EMAIL_PREFERENCES], ignoreCase: true },
+  USER_DISABLED_FEATURES: { kind: 'list', def: '' },
 });
 
 const PORT_OF: Partial<Record<MailProtocol, number>> = { smtp: 25, smtps: 465, 'smtp+starttls': 587 };

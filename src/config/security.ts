@@ -13,6 +13,8 @@ export interface SecuritySettings {
   reverseProxyTrustedProxies: string[]; reverseProxyLimit: number; reverseProxyAuthenticationUser: string;
   /** Site administrators may migrate from a directory on the server. */
   importLocalPaths: boolean;
+  /** "Remember me": how long the long-lived sign-in cookie lasts, and its name (Gitea's keys). */
+  loginRememberDays: number; cookieRememberName: string;
 }
 
 /** [security]. */
@@ -30,4 +32,6 @@ export const securitySection = section<SecuritySettings>('security', {
   REVERSE_PROXY_LIMIT: { kind: 'int', def: '1', min: 0, max: 100 },
   REVERSE_PROXY_AUTHENTICATION_USER: { kind: 'string', def: 'X-WEBAUTH-USER' },
   IMPORT_LOCAL_PATHS: { kind: 'bool', def: 'false' },
+  LOGIN_REMEMBER_DAYS: { kind: 'int', def: '31', min: 1, max: 3650 },
+  COOKIE_REMEMBER_NAME: { kind: 'string', def: 'gitea_incredible' },
 });

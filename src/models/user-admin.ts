@@ -145,7 +145,7 @@ export async function deleteFollowsOf(ctx: DbContext, uid: number): Promise<void
  */
 export async function deleteUserRows(ctx: DbContext, uid: number): Promise<void> {
   const byColumn: [string, string][] = [
-    ['access_token', 'uid'], ['email_address', 'uid'], ['public_key', 'owner_id'], ['gpg_key', 'owner_id'],
+    ['access_token', 'uid'], ['auth_token', 'user_id'], ['web_session', 'uid'], ['email_address', 'uid'], ['public_key', 'owner_id'], ['gpg_key', 'owner_id'],
     ['user_badge', 'user_id'], ['org_user', 'uid'], ['team_user', 'uid'], ['collaboration', 'user_id'], ['user_setting', 'user_id'],
   ];
   // why: the user's stars and watches are counted on other users' repositories.

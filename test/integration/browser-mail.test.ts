@@ -112,7 +112,7 @@ describe('mail flows in a browser', function () {
       await p.waitForURL(url());
     };
     await signIn('dana', dana.password);
-    await p.goto(url('user/settings/emails'));
+    await p.goto(url('user/settings/account'));
     await p.fill('input[name=email]', 'dana-home@example.com');
     await p.click('form:has(input[name=email]) button[type=submit]');
     await p.locator('text=A confirmation mail has been sent to dana-home@example.com').waitFor();

@@ -31,8 +31,8 @@ describe('mail', function () {
   };
   const setPreference = async (u: TestUser, preference: string) => {
     const c = await WebClient.signedIn(w, u);
-    await c.get('user/settings/emails');
-    const res = await c.form('user/settings/emails', { action: 'preference', preference });
+    await c.get('user/settings/account');
+    const res = await c.form('user/settings/account/email', { action: 'preference', preference });
     expect(res.status).to.equal(303);
   };
 
@@ -124,9 +124,9 @@ describe('mail', function () {
       expect(to(erin, subject) + to(erin, `Re: ${subject}`), 'disabled').to.equal(0);
       await setPreference(carol, 'enabled');
       const c = await WebClient.signedIn(w, dave);
-      await c.get('user/settings/emails');
-      expect((await c.form('user/settings/emails', { action: 'preference', preference: 'sometimes' })).status).to.equal(303);
-      const page = await c.get('user/settings/emails');
+      await c.get('user/settings/account');
+      expect((await c.form('user/settings/account/email', { action: 'preference', preference: 'sometimes' })).status).to.equal(303);
+      const page = await c.get('user/settings/account');
       expect(page.text, 'a bad value is refused').to.contain('must be one of');
       expect(page.text, 'and changes nothing').to.match(/<option value="onmention" selected>/);
     });
@@ -306,9 +306,9 @@ describe('mail', function () {
 
     it('confirms an added address by the link mailed to it', async () => {
       const c = await WebClient.signedIn(w, bob);
-      await c.get('user/settings/emails');
+      await c.get('user/settings/account');
       const extra = `${bob.name}-work@example.com`;
-      await c.form('user/settings/emails', { email: extra });
+      await c.form('user/settings/account/email', { email: extra });
       const list = await w.raw('GET', '/user/emails', undefined, { token: bob.token });
       expect(list.body.find((e: { email: string }) => e.email === extra).verified).to.equal(false);
       const [mail] = await sink.waitFor((r) => r.rcpt[0] === extra && r.mail.subject === 'Verify your email address');

@@ -11,10 +11,10 @@ import { WebClient } from '../helpers/web';
 interface Form { user_name: string; email: string; password: string; retype?: string }
 
 /** Fill in the sign-up form as a browser does (its page first, for the session and CSRF token). */
-async function signUp(w: World, f: Form): Promise<{ status: number; location: string | null; text: string }> {
+async function signUp(w: World, f: Form): Promise<{ status: number; location: string | null; text: string; web: WebClient }> {
   const web = new WebClient(w);
   await web.get('user/sign_up');
-  return web.form('user/sign_up', { ...f, retype: f.retype ?? f.password });
+  return { ...(await web.form('user/sign_up', { ...f, retype: f.retype ?? f.password })), web };
 }
 
 /** Does a user of this name exist (asked as the site admin, who sees everyone)? */
@@ -34,10 +34,11 @@ describe('sign-up', () => {
   before(async () => { w = await startWorld(); });
   after(async () => { await w?.stop(); });
 
-  it('creates an account that can then authenticate with HTTP Basic', async () => {
+  it('creates an account, signed in at once, that can then authenticate with HTTP Basic', async () => {
     const res = await signUp(w, { user_name: 'newbie', email: 'newbie@example.com', password: 'newbie-pass-1' });
     expect(res.status).to.equal(303);
-    expect(res.location).to.equal(`${w.server.url}user/login`);
+    expect(res.location).to.equal(w.server.url);
+    expect((await res.web.get('user/settings')).status, 'the new account is signed in').to.equal(200);
     const api = giteaApi(w.server.url.replace(/\/$/, ''), {
       customFetch: (input: string | URL | Request, init?: RequestInit) => fetch(input, {
         ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: `Basic ${Buffer.from('newbie:newbie-pass-1').toString('base64')}` },

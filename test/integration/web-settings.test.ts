@@ -155,15 +155,15 @@ describe('settings: profile, emails, blocked users', () => {
   });
 
   it('adds and deletes an email address; an invalid one is refused', async () => {
-    await a.get('user/settings/emails');
-    await a.form('user/settings/emails', { email: 'second@example.com' });
-    const page = await a.get('user/settings/emails');
+    await a.get('user/settings/account');
+    await a.form('user/settings/account/email', { email: 'second@example.com' });
+    const page = await a.get('user/settings/account');
     expect(page.text).to.include('second@example.com has been added.');
     const emails = async () => ((await w.raw('GET', '/user/emails', undefined, { token: alice.token })).body as { email: string }[]).map((e) => e.email).sort();
     expect(await emails()).to.deep.equal(['alice@example.com', 'second@example.com']);
-    await a.form('user/settings/emails', { email: 'not-an-email' });
+    await a.form('user/settings/account/email', { email: 'not-an-email' });
     expect(await emails()).to.have.length(2);
-    await a.form('user/settings/emails', { action: 'delete', email: 'second@example.com' });
+    await a.form('user/settings/account/email', { action: 'delete', email: 'second@example.com' });
     expect(await emails()).to.deep.equal(['alice@example.com']);
   });
 

@@ -10,6 +10,7 @@ import { systemCtx, type DbContext } from '../../db';
 import { registerCronTask, scheduleCronTask } from '../cron/cron.service';
 import { nowUnix } from '../../models/issue.model';
 import { findUserById, findUserByName, UserType, type UserModel } from '../../models/user.model';
+import { deleteExpiredAuthTokens } from '../../models/auth-token.model';
 import { deleteExpiredSessions, deleteSession, deleteSessionsOfUser, findLiveSession, insertSession, updateSession } from '../../models/web-session.model';
 
 /** A session's lifetime once signed in (Gitea's SESSION_LIFE_TIME default), and before. */
@@ -24,6 +25,8 @@ export interface SessionData {
   pendingUid?: number;
   /** The account that gave the right password but waits for its activation mail (to resend it). */
   inactiveUid?: number;
+  /** "Remember me" was ticked on the sign-in form that the second factor completes. */
+  remember?: boolean;
   /** Where to go after signing in (already checked to be local). */
   redirectTo?: string;
   /** A TOTP secret shown for enrolment, waiting for its first code. */
@@ -101,10 +104,10 @@ export async function endOtherSessions(ctx: DbContext, s: WebSession): Promise<v
 }
 
 const CLEANUP = 'cleanup_sessions';
-// why: an expired session is never read again (the lookup asks for a live one); an hourly delete keeps the table small.
-registerCronTask(CLEANUP, 3600_000, () => deleteExpiredSessions(systemCtx, nowUnix()));
+// why: an expired session or remember-me token is never read again; an hourly delete keeps both tables small.
+registerCronTask(CLEANUP, 3600_000, () => Promise.all([deleteExpiredSessions(systemCtx, nowUnix()), deleteExpiredAuthTokens(systemCtx, nowUnix())]));
 
-/** Start the hourly removal of expired sessions in this process (one process of a node is enough). */
+/** Start the hourly removal of expired sessions and remember-me tokens in this process (one process of a node is enough). */
 export function startSessionCleanup(): { stop(): void } {
   return scheduleCronTask(CLEANUP);
 }

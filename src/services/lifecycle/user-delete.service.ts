@@ -12,6 +12,7 @@ import {
 } from '../../models/user-admin';
 import { attachmentUuidsOfOwner } from '../../models/attachment.model';
 import { revokeCachedToken } from '../auth/token-cache';
+import { checkPassword } from '../auth/credentials';
 import { removeAttachmentFiles } from '../storage/attachment-store';
 import { removeArchives } from '../archive/archive.service';
 import { lastAdmin, notAnIndividual } from '../user/admin.service';
@@ -52,4 +53,16 @@ export async function deleteUser(ctx: DbContext, doer: UserModel | null, target:
     for (const id of purgedRepos) await removeArchives(id);
   }
   await removeAttachmentFiles(attachments);
+}
+
+/**
+ * A user deleting their own account (the account settings page), confirmed with their password
+ * (wrong guesses count as failed sign-ins from `ip`): refused for a site administrator (as Gitea:
+ * another administrator must do it) and, as an administrator's delete without purge, while they
+ * own repositories or belong to organizations.
+ */
+export async function deleteOwnAccount(ctx: DbContext, ip: string, user: UserModel, password: string): Promise<void> {
+  if ((await checkPassword(ctx, ip, user.name, password))?.id !== user.id) throw new Validation('The password you entered is incorrect.');
+  if (user.isAdmin) throw new Validation('A site administrator cannot delete their own account.');
+  await deleteUser(ctx, null, user, false);
 }

@@ -138,7 +138,7 @@ async function issueMails(e: Extract<MailEvent, { kind: 'issue' }>): Promise<Mai
   const content = (mention: boolean): MailContent => ({
     subject, messageId, headers, fromName: doer.fullName || doer.name,
     html: frame(subject, `${mention ? `<p>@${esc(doer.name)} mentioned you:</p>` : ''}<p>${actionLine(e.action, doer, issue, repoUrl)}</p>${body}`,
-      `${link(target, `View it on ${settings().appName}`)}. You receive this because you follow ${esc(path)}; change it in ${link(`${settings().server.rootUrl}user/settings/emails`, 'your mail settings')}.`),
+      `${link(target, `View it on ${settings().appName}`)}. You receive this because you follow ${esc(path)}; change it in ${link(`${settings().server.rootUrl}user/settings/account`, 'your mail settings')}.`),
   });
   // why: the body is rendered (and made text) once per variant, not once per recipient.
   const variants = new Map<boolean, { c: MailContent; text: string }>();

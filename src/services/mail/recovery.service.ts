@@ -6,18 +6,19 @@
  */
 import { settings } from '../../config';
 import { withTx, type DbContext } from '../../db';
-import { Forbidden, Validation } from '../../errors';
-import { findEmail, setEmailActivated } from '../../models/email-address.model';
+import { Forbidden, NotFound, Validation } from '../../errors';
+import { findEmail, findEmailOf, setEmailActivated } from '../../models/email-address.model';
 import { findUserById, UserType, type UserModel } from '../../models/user.model';
 import { findUserForUpdate, updateUserColumns } from '../../models/user-admin';
 import { notify } from '../notify/notifier';
 import { hashPassword, verifyPassword } from '../auth/password';
+import { forgetRememberTokensOf } from '../auth/remember.service';
 import { checkTotp, secondFactorsOf } from '../auth/two-factor.service';
-import { assertLoginAllowed, endQuietPeriod, recordLoginFailure } from '../auth/limiter';
+import { assertLoginAllowed, endQuietPeriod, recordLoginFailure, takeQuietPeriod } from '../auth/limiter';
 import { assertPassword } from '../user/validate';
 import { createUser, type NewUser } from '../user/user.service';
 import { newRands, verifyCode } from './codes';
-import { queueActivationMail, queueResetMail, resendKey } from './account-mail';
+import { queueActivationMail, queueEmailConfirmation, queueResetMail, RESEND_LIMIT_SECONDS, resendKey } from './account-mail';
 
 /** Does signing up (or adding an address) wait for a confirmation by mail? */
 export function confirmationRequired(): boolean {
@@ -81,6 +82,7 @@ export async function resetPassword(ctx: DbContext, code: string, password: stri
     if (!fresh || fresh.passwdHash !== user.passwdHash) throw new Forbidden('The reset link is not valid or has expired. Ask for a new one.');
     await updateUserColumns(tx, user.id, { passwdHash, mustChangePassword: false });
     await notify.accountSecurityChanged(tx, { user: fresh, change: 'password' });
+    await forgetRememberTokensOf(tx, user.id);
     return (await findUserById(tx, user.id))!;
   });
 }
@@ -123,4 +125,17 @@ export async function activateEmail(ctx: DbContext, code: string, email: string)
   });
   if (done) await endQuietPeriod(resendKey(user));
   return done;
+}
+
+/**
+ * Mail the confirmation link of an unconfirmed address of the user again; false when the resend
+ * limit (shared with the account's other mails) holds it back. 404 for an address not theirs.
+ */
+export async function resendEmailConfirmation(ctx: DbContext, user: UserModel, email: string): Promise<boolean> {
+  const row = typeof email === 'string' ? await findEmailOf(ctx, user.id, email) : null;
+  if (!row) throw new NotFound(`email address does not exist [email: ${email}]`);
+  if (row.isActivated) throw new Validation(`${row.email} is confirmed already.`);
+  if (!confirmationRequired() || !(await takeQuietPeriod(resendKey(user), RESEND_LIMIT_SECONDS))) return false;
+  await withTx(ctx, (tx) => queueEmailConfirmation(tx, user, row.email));
+  return true;
 }

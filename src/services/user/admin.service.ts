@@ -11,6 +11,7 @@ import { findEmail } from '../../models/email-address.model';
 import { ownerPath } from '../../git/paths';
 import { dirExists, moveRepoDir } from '../../git/init';
 import { hashPassword } from '../auth/password';
+import { forgetRememberTokensOf } from '../auth/remember.service';
 import { notify } from '../notify/notifier';
 import { revokeCachedToken } from '../auth/token-cache';
 import { parseVisibility } from './user.service';
@@ -103,7 +104,11 @@ export async function editUser(ctx: DbContext, target: UserModel, e: UserEdit): 
         await makePrimaryEmail(tx, fresh.id, e.email);
       }
       await updateUserColumns(tx, fresh.id, cols);
-      if (e.password) await notify.accountSecurityChanged(tx, { user: fresh, change: 'password' });
+      if (e.password) {
+        await notify.accountSecurityChanged(tx, { user: fresh, change: 'password' });
+        // why: whoever knew the old password must not stay signed in through a remembered browser.
+        await forgetRememberTokensOf(tx, fresh.id);
+      }
       return (await findUserById(tx, fresh.id))!;
     });
   } catch (err) {

@@ -6,6 +6,7 @@ import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { NotFound, Validation, HttpError } from '../../errors';
 import type { UserModel } from '../../models/user.model';
 import { findEmail, findEmailOf, insertEmail, deleteEmailById, listEmailsOf, type EmailAddressModel } from '../../models/email-address.model';
+import { makePrimaryEmail } from '../../models/user-admin';
 import { assertEmail, emailDomainAllowed } from './validate';
 import { settings } from '../../config';
 import { notify } from '../notify/notifier';
@@ -66,5 +67,15 @@ export async function deleteEmails(ctx: DbContext, user: UserModel, emails: stri
       if (row.isPrimary) throw new Validation(`primary email address cannot be deleted [email: ${row.email}]`);
       await deleteEmailById(tx, row.id);
     }
+  });
+}
+
+/** Make a confirmed address of the user their primary one (the account's email); 404 for another's, 422 before it is confirmed. */
+export async function makeEmailPrimary(ctx: DbContext, user: UserModel, email: string): Promise<void> {
+  await withTx(ctx, async (tx) => {
+    const row = typeof email === 'string' ? await findEmailOf(tx, user.id, email) : null;
+    if (!row) throw new NotFound(`email address does not exist [email: ${email}]`);
+    if (!row.isActivated) throw new Validation(`${row.email} is not confirmed yet: follow the link mailed to it first.`);
+    if (!row.isPrimary) await makePrimaryEmail(tx, user.id, row.email);
   });
 }

@@ -120,7 +120,7 @@ export function adminPages(): Router {
       section: 'users',
       user: {
         name: u.name, fullName: u.fullName, email: u.email, admin: u.isAdmin, active: u.isActive, prohibitLogin: u.prohibitLogin,
-        restricted: u.isRestricted, self: u.id === doerOf(req).id,
+        restricted: u.isRestricted, mustChangePassword: u.mustChangePassword, self: u.id === doerOf(req).id,
       },
     });
   }));
@@ -135,6 +135,9 @@ export function adminPages(): Router {
         fullName: b.full_name ?? '',
         // why: as Gitea's form, an empty email leaves the address as it is.
         email: b.email ? b.email : undefined,
+        // why: as Gitea's form, an empty password leaves the password as it is.
+        password: b.password ? b.password : undefined,
+        mustChangePassword: b.must_change_password === 'on',
         admin: b.admin === 'on',
         active: b.active === 'on',
         restricted: b.restricted === 'on',

@@ -12,20 +12,27 @@ import { formBody } from '../../middleware/input-guard';
 import { checkPassword } from '../../services/auth/credentials';
 import { assertLoginAllowed, recordLoginFailure } from '../../services/auth/limiter';
 import { endSession, signInSession } from '../../services/auth/session.service';
+import { forgetRememberToken, issueRememberToken } from '../../services/auth/remember.service';
 import { checkTotp, secondFactorsOf, securityKeySignInOptions, useScratchCode, verifySecurityKeySignIn } from '../../services/auth/two-factor.service';
 import { confirmationRequired, signUp } from '../../services/mail/recovery.service';
 import { codeHours } from '../../services/mail/codes';
-import { clearSessionCookie, ensureSession, flash, localRedirect, requireCsrf, saveIfDirty, setSessionCookie, updateSession } from './context';
+import { cookieValue } from '../../middleware/cookies';
+import { clearRememberCookie, clearSessionCookie, ensureSession, flash, localRedirect, requireCsrf, saveIfDirty, setRememberCookie, setSessionCookie, updateSession } from './context';
 import { renderPage } from './render';
 import { jsonBody, jsonRoute, page } from './route';
 
 const PROHIBITED = 'This account is prohibited from signing in, please contact your site administrator.';
 
-/** Finish a sign-in: a new session for `user`, then where the sign-in was going. */
+/**
+ * Finish a sign-in: a new session for `user` (and the long-lived cookie when "remember me" was
+ * ticked), then where the sign-in was going.
+ */
 export async function completeSignIn(req: Request, res: Response, user: UserModel): Promise<string> {
   const to = req.web.session?.data.redirectTo;
+  const remember = req.web.session?.data.remember === true;
   const { token, session } = await signInSession(systemCtx, req.web.session, user);
   setSessionCookie(res, token);
+  if (remember) setRememberCookie(res, await issueRememberToken(systemCtx, user));
   req.web.session = session;
   return to ?? settings().server.rootUrl;
 }
@@ -66,11 +73,12 @@ export function authPages(): Router {
     }
     if (!user.isActive || user.prohibitLogin) return again(403, PROHIBITED);
     const factors = await secondFactorsOf(systemCtx, user.id);
+    const remember = body.remember === 'on';
     if (!factors.totp && !factors.webauthn) {
-      updateSession(req, (d) => { d.redirectTo = to ?? undefined; });
+      updateSession(req, (d) => { d.redirectTo = to ?? undefined; d.remember = remember; });
       return res.redirect(303, await completeSignIn(req, res, user));
     }
-    updateSession(req, (d) => { d.pendingUid = user.id; d.redirectTo = to ?? undefined; });
+    updateSession(req, (d) => { d.pendingUid = user.id; d.redirectTo = to ?? undefined; d.remember = remember; });
     await saveIfDirty(req);
     res.redirect(303, `${settings().server.rootUrl}user/two_factor`);
   }));
@@ -131,7 +139,10 @@ export function authPages(): Router {
 
   r.post('/user/logout', ...formBody(), csrf, page(async (req, res) => {
     if (req.web.session) await endSession(systemCtx, req.web.session);
+    const remembered = cookieValue(req, settings().security.cookieRememberName);
+    if (remembered) await forgetRememberToken(systemCtx, remembered);
     clearSessionCookie(res);
+    clearRememberCookie(res);
     res.redirect(303, settings().server.rootUrl);
   }));
 
@@ -149,7 +160,8 @@ export function authPages(): Router {
     const run = async () => {
       if (body.password !== body.retype) throw new Validation('The passwords do not match.');
       const user = await signUp(systemCtx, { username: body.user_name ?? '', email: body.email ?? '', password: body.password ?? '' });
-      if (user.isActive) return res.redirect(303, `${settings().server.rootUrl}user/login`);
+      // why: as Gitea, an account that needs no confirmation is signed in at once.
+      if (user.isActive) return res.redirect(303, await completeSignIn(req, res, user));
       updateSession(req, (d) => { d.inactiveUid = user.id; });
       await renderPage(req, res, 'user/activate', 'Activate your account', { prompt: 'sent', email: user.email, hours: codeHours('activate_account') });
     };

@@ -11,7 +11,8 @@ import { multipartBoundary, readMultipartUpload, type UploadConsumer } from '../
 import { ANONYMOUS, type Principal } from '../../services/auth/principal';
 import { proxyAuthenticatedName } from '../../middleware/proxy';
 import { cookieValue, SESSION_COOKIE } from '../../middleware/cookies';
-import { csrfValid, openSession, saveSessionData, signInVouchedUser, startSession, type SessionData, type WebSession } from '../../services/auth/session.service';
+import { csrfValid, openSession, saveSessionData, signInSession, signInVouchedUser, startSession, type SessionData, type WebSession } from '../../services/auth/session.service';
+import { redeemRememberToken, type RememberCookie } from '../../services/auth/remember.service';
 
 
 /** What a page knows about its caller. */
@@ -42,6 +43,32 @@ export function clearSessionCookie(res: Response): void {
   res.clearCookie(SESSION_COOKIE, { path: new URL(settings().server.rootUrl).pathname });
 }
 
+/** Set the "remember me" cookie (`[security] COOKIE_REMEMBER_NAME`), lasting as long as its token. */
+export function setRememberCookie(res: Response, c: RememberCookie): void {
+  const root = new URL(settings().server.rootUrl);
+  res.cookie(settings().security.cookieRememberName, c.value, { httpOnly: true, sameSite: 'lax', secure: root.protocol === 'https:', path: root.pathname, maxAge: c.maxAgeSeconds * 1000 });
+}
+
+/** Clear the "remember me" cookie. */
+export function clearRememberCookie(res: Response): void {
+  res.clearCookie(settings().security.cookieRememberName, { path: new URL(settings().server.rootUrl).pathname });
+}
+
+/** Sign in the user a "remember me" cookie names (a new session, a new cookie), when no session is signed in. */
+async function rememberedSession(req: Request, res: Response, session: WebSession | null): Promise<WebSession | null> {
+  const cookie = cookieValue(req, settings().security.cookieRememberName);
+  if (!cookie) return session;
+  const redeemed = await redeemRememberToken(systemCtx, cookie);
+  if (!redeemed) {
+    clearRememberCookie(res);
+    return session;
+  }
+  const signedIn = await signInSession(systemCtx, session, redeemed.user);
+  setSessionCookie(res, signedIn.token);
+  setRememberCookie(res, redeemed.next);
+  return signedIn.session;
+}
+
 /**
  * Middleware: read the session (never creating one: browsing writes nothing). A trusted proxy's
  * X-WEBAUTH-USER, with reverse-proxy authentication on, signs its user in (a new session).
@@ -52,6 +79,7 @@ export function webSession(): RequestHandler {
     const run = async () => {
       const token = cookieValue(req, SESSION_COOKIE);
       let session = token ? await openSession(systemCtx, token) : null;
+      if (!session?.user) session = await rememberedSession(req, res, session);
       const vouched = proxyAuthenticatedName(req);
       if (vouched && session?.user?.lowerName !== vouched.toLowerCase()) {
         const signedIn = await signInVouchedUser(systemCtx, session, vouched);

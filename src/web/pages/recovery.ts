@@ -113,7 +113,7 @@ export function recoveryPages(): Router {
       flash(req, ok ? 'success' : 'error', ok ? `${String(req.query.email)} has been confirmed.` : 'The confirmation link is not valid or has expired.');
       await saveIfDirty(req);
     }
-    res.redirect(303, `${settings().server.rootUrl}${req.web.principal.user ? 'user/settings/emails' : 'user/login'}`);
+    res.redirect(303, `${settings().server.rootUrl}${req.web.principal.user ? 'user/settings/account' : 'user/login'}`);
   }));
   return r;
 }
