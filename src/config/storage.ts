@@ -16,7 +16,11 @@ export interface RepoArchiveSettings { path: string; maxSize: number; maxArchive
 export interface AttachmentSettings { enabled: boolean; path: string; allowedTypes: string; maxSize: number; maxFiles: number }
 
 /** [picture]: where uploaded avatars are kept (default APP_DATA_PATH/avatars). */
-export interface PictureSettings { avatarUploadPath: string }
+export interface PictureSettings {
+  avatarUploadPath: string;
+  /** The largest avatar file accepted (bytes), and its largest width and height (Gitea's keys and defaults). */
+  avatarMaxFileSize: number; avatarMaxWidth: number; avatarMaxHeight: number;
+}
 
 /** [lfs]. */
 export const lfsSection = section<LfsSettings>('lfs', { PATH: { kind: 'string', def: '' } });
@@ -38,7 +42,12 @@ export const attachmentSection = section<AttachmentSettings>('attachment', {
 });
 
 /** [picture]. */
-export const pictureSection = section<PictureSettings>('picture', { AVATAR_UPLOAD_PATH: { kind: 'string', def: '' } });
+export const pictureSection = section<PictureSettings>('picture', {
+  AVATAR_UPLOAD_PATH: { kind: 'string', def: '' },
+  AVATAR_MAX_FILE_SIZE: { kind: 'int', def: '1048576', min: 1, max: 1e9 },
+  AVATAR_MAX_WIDTH: { kind: 'int', def: '4096', min: 1, max: 65536 },
+  AVATAR_MAX_HEIGHT: { kind: 'int', def: '4096', min: 1, max: 65536 },
+});
 
 /** Make the storage paths absolute, defaulting each to its directory under APP_DATA_PATH. */
 export function resolveStorage(appDataPath: string, s: { lfs: LfsSettings; repoArchive: RepoArchiveSettings; attachment: AttachmentSettings; picture: PictureSettings }): void {

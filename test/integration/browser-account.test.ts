@@ -1,7 +1,8 @@
 /**
  * The account settings in a real browser (Debian's Chromium): a password changed on the account
  * page and then used by git over HTTP; an email address added, confirmed through the link mailed
- * to a real SMTP server on loopback, and made primary; an administrator's new password that holds
+ * to a real SMTP server on loopback, and made primary; an avatar cropped with the square dragged
+ * on the picture; an administrator's new password that holds
  * the user on the change-password page; every settings page passes the accessibility check and
  * fits 375 px.
  */
@@ -12,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { launchBrowser, look, watchedPage, type WatchedPage } from '../helpers/browser';
 import { MailSink, linksOf } from '../helpers/mail';
+import sharp from 'sharp';
 
 const run = promisify(execFile);
 
@@ -99,6 +101,22 @@ describe('account settings in a browser', function () {
     expect(await page.locator(`li:has-text("${extra}") .badge`).textContent()).to.contain('Primary');
     const me = await w.raw('GET', '/user', undefined, { token: erin.token });
     expect(me.body.email).to.equal(extra);
+  });
+
+  it('uploads an avatar, cropped to the square dragged on the picture', async () => {
+    await page.goto(url('user/settings'));
+    const picture = await sharp({ create: { width: 640, height: 400, channels: 3, background: '#cc5533' } }).png().toBuffer();
+    await page.setInputFiles('input[name=avatar]', { name: 'holiday.png', mimeType: 'image/png', buffer: picture });
+    await page.locator('.cropper-crop-box').waitFor();
+    await page.waitForFunction('document.querySelector("input[name=crop_size]").value !== ""');
+    const size = Number(await page.inputValue('input[name=crop_size]'));
+    expect(size, 'a square as tall as the picture').to.equal(400);
+    await look(page, 'settings-avatar-crop');
+    await page.click('form.avatar-form button[type=submit]');
+    await page.locator('text=Your avatar has been updated.').waitFor();
+    expect(await page.getAttribute('.avatar-current img', 'src')).to.match(new RegExp(`/avatars/${erin.id}-[0-9a-f]{32}$`));
+    const stored = await sharp(Buffer.from(await (await fetch((await w.raw('GET', '/user', undefined, { token: erin.token })).body.avatar_url)).arrayBuffer())).metadata();
+    expect([stored.width, stored.height]).to.deep.equal([400, 400]);
   });
 
   it('walks the other settings pages', async () => {

@@ -13,6 +13,7 @@ import { expect } from 'chai';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { WebClient } from '../helpers/web';
 import { MailSink, linksOf } from '../helpers/mail';
+import sharp from 'sharp';
 import { count, sql } from '../helpers/db';
 
 const run = promisify(execFile);
@@ -191,6 +192,60 @@ describe('account settings in the browser', function () {
       await a.form('user/settings', { full_name: 'Changed Name', visibility: 'everyone' });
       expect((await a.get('user/settings')).text).to.include('visibility must be one of');
       expect(await me(u)).to.include({ full_name: 'Private Person', visibility: 'private' });
+    });
+  });
+
+  describe('avatar', () => {
+    const png = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#3366cc' } }).png().toBuffer();
+    const avatarOf = async (u: TestUser) => String((await me(u)).avatar_url);
+
+    it('takes a picture cropped to the square chosen, stores a PNG the forge made, and deletes it', async () => {
+      const u = await w.user();
+      const a = await WebClient.signedIn(w, u);
+      const generated = await avatarOf(u);
+      expect(generated).to.match(/\/avatars\/identicon-/);
+      await a.get('user/settings');
+      const res = await a.upload('user/settings/avatar', { field: 'avatar', name: 'me.png', content: await png(300, 200) }, { crop_x: '60', crop_y: '10', crop_size: '150' });
+      expect(res.status).to.equal(303);
+      expect((await a.get('user/settings')).text).to.include('Your avatar has been updated.');
+      const url = await avatarOf(u);
+      expect(url).to.match(new RegExp(`/avatars/${u.id}-[0-9a-f]{32}$`));
+      const served = await fetch(url);
+      expect(served.headers.get('content-type')).to.equal('image/png');
+      const meta = await sharp(Buffer.from(await served.arrayBuffer())).metadata();
+      expect([meta.format, meta.width, meta.height]).to.deep.equal(['png', 150, 150]);
+
+      await a.get('user/settings');
+      await a.form('user/settings/avatar/delete', {});
+      expect(await avatarOf(u)).to.equal(generated);
+      expect((await fetch(url)).status, 'the file is gone').to.equal(404);
+    });
+
+    it('crops the middle without a choice, and refuses SVG, a picture too large, a crop outside it and bytes that are no picture, changing nothing', async () => {
+      const u = await w.user();
+      const a = await WebClient.signedIn(w, u);
+      await a.get('user/settings');
+      await a.upload('user/settings/avatar', { field: 'avatar', name: 'wide.png', content: await png(900, 300) });
+      const kept = await avatarOf(u);
+      const meta = await sharp(Buffer.from(await (await fetch(kept)).arrayBuffer())).metadata();
+      expect([meta.width, meta.height]).to.deep.equal([300, 300]);
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>';
+      const garbage = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(200, 7)]);
+      for (const [file, fields, message] of [
+        [{ name: 'x.svg', content: svg }, {}, 'must be a PNG, JPEG, GIF or WebP'],
+        [{ name: 'big.png', content: await png(4097, 2) }, {}, 'at most 4096x4096 pixels'],
+        [{ name: 'huge.bin', content: Buffer.alloc(1024 * 1024 + 1, 0) }, {}, 'larger than 1048576 bytes'],
+        [{ name: 'me.png', content: await png(100, 100) }, { crop_x: '50', crop_y: '0', crop_size: '60' }, 'not valid'],
+        [{ name: 'me.png', content: await png(100, 100) }, { crop_x: '-1', crop_y: '0', crop_size: '10' }, 'not valid'],
+        [{ name: 'no.png', content: garbage }, {}, 'not a picture'],
+      ] as const) {
+        await a.get('user/settings');
+        await a.upload('user/settings/avatar', { field: 'avatar', ...file }, fields);
+        expect((await a.get('user/settings')).text, message).to.include(message);
+        expect(await avatarOf(u), message).to.equal(kept);
+      }
+      expect((await a.upload('user/settings/avatar', { field: 'avatar', name: 'me.png', content: await png(50, 50) }, {}, { csrf: null })).status).to.equal(403);
+      expect(await avatarOf(u)).to.equal(kept);
     });
   });
 

@@ -139,4 +139,39 @@
   document.addEventListener('click', (ev) => {
     for (const open of document.querySelectorAll('details.menu-drop[open]')) if (!open.contains(ev.target)) open.open = false;
   });
+  // The avatar form: the chosen picture shown with a square crop box (Cropper.js, loaded by that
+  // page); the box's pixels go with the upload, so the forge crops what the user chose.
+  const avatarInput = document.querySelector('input[type=file][data-avatar-crop]');
+  // why: Cropper.js comes after this script (the page loads it), so it is looked for when a file is chosen.
+  if (avatarInput) {
+    let cropper = null;
+    const form = avatarInput.form;
+    const img = document.getElementById(avatarInput.dataset.avatarCrop);
+    const set = (x, y, size) => { form.elements.crop_x.value = x; form.elements.crop_y.value = y; form.elements.crop_size.value = size; };
+    avatarInput.addEventListener('change', () => {
+      if (cropper) cropper.destroy();
+      cropper = null;
+      set('', '', '');
+      const file = avatarInput.files[0];
+      img.hidden = !file || !window.Cropper;
+      if (img.hidden) return;
+      const reader = new FileReader();
+      reader.onload = () => {
+        img.src = reader.result;
+        cropper = new window.Cropper(img, {
+          aspectRatio: 1, viewMode: 1, autoCropArea: 1, rotatable: false, zoomable: false, scalable: false, movable: false,
+          crop(ev) {
+            const d = ev.detail;
+            const data = cropper ? cropper.getImageData() : null;
+            const x = Math.max(0, Math.round(d.x));
+            const y = Math.max(0, Math.round(d.y));
+            let size = Math.max(1, Math.round(Math.min(d.width, d.height)));
+            if (data) size = Math.min(size, Math.floor(data.naturalWidth) - x, Math.floor(data.naturalHeight) - y);
+            set(x, y, size);
+          },
+        });
+      };
+      reader.readAsDataURL(file);
+    });
+  }
 })();

@@ -1,6 +1,6 @@
 /**
  * The user's own account: the profile (`/user/settings`: name, website, location, biography,
- * visibility, hiding the email), the account page (`/user/settings/account`: the password, the
+ * visibility, hiding the email, the avatar uploaded and cropped square), the account page (`/user/settings/account`: the password, the
  * email addresses with confirmation and the primary one, the notification mail, deleting the
  * account) and `/user/change_password`, where an account an administrator marked
  * must_change_password is held until it sets a new one. Every form calls the service the API calls.
@@ -20,7 +20,9 @@ import { changeOwnPassword, changeRequiredPassword } from '../../services/user/p
 import { editUser } from '../../services/user/admin.service';
 import { deleteOwnAccount } from '../../services/lifecycle/user-delete.service';
 import { resendEmailConfirmation } from '../../services/mail/recovery.service';
-import { clearRememberCookie, clearSessionCookie, flashOutcome, localRedirect, requireCsrf } from './context';
+import { clearRememberCookie, clearSessionCookie, flashOutcome, formUpload, localRedirect, requireCsrf } from './context';
+import { cropOf, deleteAvatar, readAvatarUpload, setAvatar } from '../../services/user/avatar.service';
+import { avatarUrl } from '../../convert/user';
 import { renderPage } from './render';
 import { page, signedIn } from './route';
 
@@ -55,9 +57,9 @@ export function accountPages(): Router {
     await renderPage(req, res, 'user/settings/profile', 'Profile', {
       profile: {
         fullName: user.fullName, website: user.website, description: user.description, location: user.location, hideEmail: user.keepEmailPrivate,
-        visibility: VISIBILITY_NAMES[user.visibility],
+        visibility: VISIBILITY_NAMES[user.visibility], avatar: avatarUrl(user, settings().server.rootUrl), customAvatar: user.avatar !== '',
       },
-      visibilities: VISIBILITY_NAMES,
+      visibilities: VISIBILITY_NAMES, maxAvatarKiB: settings().picture.avatarMaxFileSize / 1024,
     });
   }));
   r.post('/user/settings', ...formBody(), csrf, page(async (req, res) => {
@@ -72,6 +74,23 @@ export function accountPages(): Router {
       await changeSettings(ctxOf(req), user, change);
       if (visibility) await editUser(ctxOf(req), user, { loginName: user.loginName || user.name, visibility });
     }, () => 'Your profile has been updated.');
+    res.redirect(303, to(''));
+  }));
+
+  r.post('/user/settings/avatar', page(async (req, res) => {
+    const user = signedIn(req, res);
+    if (!user) return;
+    // why: a forged form (no CSRF token before the file) is a 403 like every other form; a refused picture is a message.
+    await formUpload(req, 'avatar', (_name, data, fields) => flashOutcome(req, async () => {
+      const crop = cropOf(fields);
+      await setAvatar(ctxOf(req), user, await readAvatarUpload(data), crop);
+    }, () => 'Your avatar has been updated.'));
+    res.redirect(303, to(''));
+  }));
+  r.post('/user/settings/avatar/delete', ...formBody(), csrf, page(async (req, res) => {
+    const user = signedIn(req, res);
+    if (!user) return;
+    await flashOutcome(req, () => deleteAvatar(ctxOf(req), user), () => 'Your avatar has been removed.');
     res.redirect(303, to(''));
   }));
 

@@ -44,11 +44,14 @@ import { packageSettingsPages } from './package-settings';
 const ASSETS = [path.resolve(__dirname, '../assets'), path.resolve(__dirname, '../../../../src/web/assets')].find((d) => fs.existsSync(path.join(d, 'forge.css'))) ?? '';
 
 // The design foundation's files, served from their packages: Bulma's stylesheet (light scheme;
-// forge.css builds on its variables) and GitHub's <relative-time> element. See docs/web-ui.md.
+// forge.css builds on its variables), GitHub's <relative-time> element and Cropper.js. See docs/web-ui.md.
 const VENDOR: Record<string, string> = {
   'bulma.css': require.resolve('bulma/css/versions/bulma-no-dark-mode.min.css'),
   // why: the package exports its modules only; its one-file bundle sits beside the main one.
   'relative-time.js': path.join(path.dirname(require.resolve('@github/relative-time-element')), 'bundle.js'),
+  // The avatar form's square crop, as Gitea's (Cropper.js), loaded by that page only.
+  'cropper.js': require.resolve('cropperjs/dist/cropper.min.js'),
+  'cropper.css': require.resolve('cropperjs/dist/cropper.min.css'),
 };
 
 /** Every page route, with its session and error page. */
