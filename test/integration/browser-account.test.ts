@@ -2,7 +2,7 @@
  * The account settings in a real browser (Debian's Chromium): a password changed on the account
  * page and then used by git over HTTP; an email address added, confirmed through the link mailed
  * to a real SMTP server on loopback, and made primary; an avatar cropped with the square dragged
- * on the picture; an administrator's new password that holds
+ * on the picture; the dark theme chosen on the appearance page; an administrator's new password that holds
  * the user on the change-password page; every settings page passes the accessibility check and
  * fits 375 px.
  */
@@ -117,6 +117,30 @@ describe('account settings in a browser', function () {
     expect(await page.getAttribute('.avatar-current img', 'src')).to.match(new RegExp(`/avatars/${erin.id}-[0-9a-f]{32}$`));
     const stored = await sharp(Buffer.from(await (await fetch((await w.raw('GET', '/user', undefined, { token: erin.token })).body.avatar_url)).arrayBuffer())).metadata();
     expect([stored.width, stored.height]).to.deep.equal([400, 400]);
+  });
+
+  it('switches to the dark theme, kept across pages, each passing the contrast check; auto follows the system', async () => {
+    await page.goto(url('user/settings/appearance'));
+    expect(await page.getAttribute('html', 'data-theme')).to.equal('gitea-auto');
+    await page.check('input[name=theme][value=gitea-dark]');
+    await page.click('form.theme-form button[type=submit]');
+    await page.locator('text=Your theme has been changed.').waitFor();
+    expect(await page.getAttribute('html', 'data-theme')).to.equal('gitea-dark');
+    const background = () => page.evaluate('getComputedStyle(document.body).backgroundColor');
+    expect(await background()).to.equal('rgb(13, 17, 23)');
+    await look(page, 'dark-appearance');
+    for (const [path, name] of [[`${erin.name}/notes`, 'dark-repo'], [`${erin.name}/notes/src/branch/main/README.md`, 'dark-file'], ['', 'dark-dashboard'], ['user/settings/account', 'dark-account']]) {
+      await page.goto(url(path));
+      await look(page, name);
+    }
+    await page.goto(url('user/settings/appearance'));
+    await page.check('input[name=theme][value=gitea-auto]');
+    await page.click('form.theme-form button[type=submit]');
+    await page.locator('text=Your theme has been changed.').waitFor();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await background()).to.equal('rgb(13, 17, 23)');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await background()).to.equal('rgb(255, 255, 255)');
   });
 
   it('walks the other settings pages', async () => {

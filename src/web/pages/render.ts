@@ -51,6 +51,14 @@ export interface PageFrame {
   nonce: string;
   /** [packages] ENABLED: the owners' Packages tabs. */
   packages: boolean;
+  /** The colour theme: the user's choice among [ui] THEMES, else DEFAULT_THEME. */
+  theme: string;
+}
+
+/** The theme a page is drawn in for `chosen` (a user's setting, maybe empty or no longer offered). */
+export function themeOf(chosen: string | undefined): string {
+  const ui = settings().ui;
+  return chosen && ui.themes.includes(chosen) ? chosen : ui.defaultTheme;
 }
 
 // why: pages load nothing from elsewhere and run only the forge's own script; a document's HTML
@@ -71,7 +79,7 @@ export async function renderPage(req: Request, res: Response, view: string, titl
     app: s.appName, root: new URL(s.server.rootUrl).pathname, rootUrl: s.server.rootUrl,
     user: user ? { name: user.name, isAdmin: user.isAdmin, avatar: avatarUrl(user, s.server.rootUrl) } : null, csrf: session ? csrfToken(session) : '', flashes, title,
     unread: user ? await countUnread(ctxOf(req), req.principal, user).catch(() => 0) : 0,
-    version: pkg.version, nonce, packages: s.packages.enabled,
+    version: pkg.version, nonce, packages: s.packages.enabled, theme: themeOf(user?.theme),
     elapsed: () => `${Math.max(1, Math.round(performance.now() - req.web.started))} ms`,
   };
   const html = engine().render(view, { ...data, page, h: new ViewHelpers() });

@@ -1,5 +1,6 @@
 /**
- * The lists under the user's settings: their repositories (`/user/settings/repos`), their
+ * The user's appearance (`/user/settings/appearance`: the colour theme among `[ui] THEMES`) and
+ * the lists under the user's settings: their repositories (`/user/settings/repos`), their
  * organizations with Leave (`/user/settings/organization`), blocked users
  * (`/user/settings/blocked_users`) and their own webhooks (`/user/settings/hooks`, the hooks of
  * Gitea's `/user/hooks`), each through the service the API calls.
@@ -16,17 +17,36 @@ import { resolveOrg } from '../../services/org/guard';
 import { removeMember } from '../../services/org/member.service';
 import { VISIBILITY_NAMES } from '../../models/user.model';
 import { flashOutcome, requireCsrf } from './context';
+import { Validation } from '../../errors';
+import { changeSettings } from '../../services/user/settings.service';
 import { hookRoutes } from './hooks';
-import { renderPage } from './render';
+import { renderPage, themeOf } from './render';
 import { page, pageNumber, signedIn } from './route';
 
 const PAGE_SIZE = 50;
 
-/** The user's repository, organization, blocked-user and webhook settings routes. */
+/** The user's appearance, repository, organization, blocked-user and webhook settings routes. */
 export function settingsListPages(): Router {
   const r = express.Router();
   const csrf = requireCsrf();
   const to = (path: string) => `${settings().server.rootUrl}user/settings${path}`;
+
+  r.get('/user/settings/appearance', page(async (req, res) => {
+    const user = signedIn(req, res);
+    if (!user) return;
+    await renderPage(req, res, 'user/settings/appearance', 'Appearance', { themes: settings().ui.themes, current: themeOf(user.theme) });
+  }));
+  r.post('/user/settings/appearance', ...formBody(), csrf, page(async (req, res) => {
+    const user = signedIn(req, res);
+    if (!user) return;
+    const theme = String(req.body.theme ?? '');
+    await flashOutcome(req, async () => {
+      // why: as Gitea, only a theme the site offers can be chosen here.
+      if (!settings().ui.themes.includes(theme)) throw new Validation('This theme is not offered on this site.');
+      await changeSettings(ctxOf(req), user, { theme });
+    }, () => 'Your theme has been changed.');
+    res.redirect(303, to('/appearance'));
+  }));
 
   r.get('/user/settings/repos', page(async (req, res) => {
     const user = signedIn(req, res);
