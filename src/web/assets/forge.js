@@ -155,7 +155,7 @@
       const file = avatarInput.files[0];
       img.hidden = !file || !window.Cropper;
       if (img.hidden) return;
-      const reader = new FileReader();
+      const reader = new window.FileReader();
       reader.onload = () => {
         img.src = reader.result;
         cropper = new window.Cropper(img, {
