@@ -17,6 +17,7 @@ import { keyPages } from './keys';
 import { explorePages } from './explore';
 import { adminPages } from './admin';
 import { actionsSettingsPages, repoActionsSettingsPages } from './actions-pages';
+import { adminSystemPages } from './admin-system';
 import { migratePages } from './migrate';
 import { wellKnownPages } from './well-known';
 import { orgPages } from './orgs';
@@ -77,6 +78,7 @@ export function pagesRouter(): Router {
   r.use(applicationPages());
   r.use(keyPages());
   r.use(adminPages());
+  r.use(adminSystemPages());
   r.use(actionsSettingsPages());
   // why: `/{owner}/-/packages/...` before the routers whose `/:owner/:repo/...` would take it.
   r.use(packagePages());
