@@ -14,7 +14,7 @@ import { listCronTasks, runCronTask } from '../../services/cron/cron.service';
 import { systemStatus } from '../../services/health/monitor.service';
 import { mailStatus } from '../../services/mail/status';
 import { listAllPackageVersions, removeAnyPackageVersion } from '../../services/packages/admin.service';
-import { searchAllEmails } from '../../services/user/email-admin.service';
+import { searchAllEmails, setEmailActivationByAdmin } from '../../services/user/email-admin.service';
 import { PAGE_SIZE, keyword, paging, siteAdmin } from './admin';
 import { flashOutcome, requireCsrf } from './context';
 import { renderPage } from './render';
@@ -121,6 +121,17 @@ export function adminSystemPages(): Router {
     const pageNo = pageNumber(req);
     const { rows, count } = await searchAllEmails(ctxOf(req), q, PAGE_SIZE, (pageNo - 1) * PAGE_SIZE);
     await renderPage(req, res, 'admin/emails', 'Email addresses', { section: 'emails', emails: rows, ...paging(q, pageNo, count) });
+  }));
+
+  r.post('/admin/emails/activate', ...formBody(), csrf, page(async (req, res) => {
+    if (!siteAdmin(req, res)) return;
+    const b = req.body as Record<string, string>;
+    const activate = b.activate === 'true';
+    const email = String(b.email ?? '');
+    await flashOutcome(req, () => setEmailActivationByAdmin(ctxOf(req), doerOf(req), Number(b.uid) || 0, email, activate),
+      (changed) => (changed ? `The email address ${email} has been ${activate ? 'activated' : 'deactivated'}.` : `The email address ${email} was already ${activate ? 'activated' : 'deactivated'}.`));
+    const back = new URLSearchParams({ ...(b.q ? { q: String(b.q) } : {}), ...(Number(b.page) > 1 ? { page: String(Number(b.page)) } : {}) }).toString();
+    res.redirect(303, to(`/emails${back ? `?${back}` : ''}`));
   }));
 
   r.get('/admin/packages', page(async (req, res) => {
