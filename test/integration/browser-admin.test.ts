@@ -11,6 +11,7 @@ import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo } from '../helpers/refs';
 import { launchBrowser, look, watchedPage, type WatchedPage } from '../helpers/browser';
 import { ConformanceRunner } from '../helpers/actions-runner';
+import { sql } from '../helpers/db';
 
 describe('site administration and actions settings in a browser', () => {
   let w: World;
@@ -33,6 +34,7 @@ describe('site administration and actions settings in a browser', () => {
     await apiRepo(w, alice, 'app', { auto_init: true });
     const reg = (await w.raw('GET', '/repos/alice/app/actions/runners/registration-token', undefined, { token: alice.token })).body.token as string;
     await ConformanceRunner.register(w.server.url, reg, { name: 'build-box-with-a-rather-long-name', labels: ['ubuntu-latest', 'linux', 'docker', 'self-hosted'] });
+    await sql(w.server, 'INSERT INTO notice (type, description, created_unix) VALUES ($1, $2, $3)', [2, `Cron task update_mirrors failed: ${'a long message without spaces '.replace(/ /g, '_').repeat(4)}`, 1700000000]);
     browser = await launchBrowser();
     pa = await watchedPage(browser);
     await pa.page.setViewportSize({ width: 1280, height: 800 });
@@ -60,6 +62,11 @@ describe('site administration and actions settings in a browser', () => {
     expect(await page.locator('.flash.success').textContent()).to.include('has run');
     expect(Number(await runs.textContent())).to.equal(before + 1);
     await look(page, 'admin-cron');
+    await page.click('nav.admin-tabs a:has-text("System notices")');
+    await page.check('tr.notice input[type=checkbox]');
+    await look(page, 'admin-notices');
+    await Promise.all([page.waitForURL(url('admin/notices')), page.click('text=Delete selected')]);
+    expect(await page.locator('.flash.success').textContent()).to.equal('1 notice deleted.');
     await page.click('nav.admin-tabs a:has-text("Emails")');
     await page.fill('input[name=q]', 'alice');
     await Promise.all([page.waitForURL(/admin\/emails\?q=alice/), page.press('input[name=q]', 'Enter')]);

@@ -42,6 +42,9 @@ describe('site administration system pages', () => {
     await publishGo('example.com/alpha', 'v1.0.0');
     await publishGo('example.com/alpha', 'v1.1.0');
     await publishGo('example.com/beta', 'v0.1.0');
+    for (const [type, text, at] of [[2, 'Cron task update_mirrors failed: disk full', 1000], [1, 'Repository alice/gone: its directory could not be removed', 2000], [2, 'Cron task cleanup_packages failed: <b>no</b>', 3000]] as const) {
+      await sql(w.server, 'INSERT INTO notice (type, description, created_unix) VALUES ($1, $2, $3)', [type, text, at]);
+    }
     root = await WebClient.signedIn(w, w.admin);
     await root.get('admin');
   });
@@ -51,7 +54,7 @@ describe('site administration system pages', () => {
   });
 
   it('is a 404 for users who are not site administrators and sends visitors to sign in; their forms change nothing', async () => {
-    const pages = ['admin/config', 'admin/monitor', 'admin/cron', 'admin/emails', 'admin/packages', 'admin/actions/runners'];
+    const pages = ['admin/config', 'admin/monitor', 'admin/cron', 'admin/notices', 'admin/emails', 'admin/packages', 'admin/actions/runners'];
     const anon = new WebClient(w);
     const plain = await WebClient.signedIn(w, alice);
     for (const p of pages) {
@@ -67,11 +70,13 @@ describe('site administration system pages', () => {
     for (const [p, fields] of [
       ['admin/cron/cleanup_sessions/run', {}], [`admin/packages/${firstVersion}/delete`, {}], ['admin/config/test_mail', { email: 'x@example.com' }],
       ['admin/emails/activate', { uid: String(mailer0.id), email: mailer0.email, activate: 'false' }],
+      ['admin/notices/delete', { 'id-1': 'on' }], ['admin/notices/delete_all', {}],
     ] as const) {
       expect((await plain.form(p, fields)).status, p).to.equal(404);
       expect((await anon.form(p, fields)).status, p).to.equal(403);
     }
     expect(await versionCount()).to.equal(versions);
+    expect(await count(w.server, 'SELECT COUNT(*) AS n FROM notice')).to.equal(3);
     expect((await api('GET', '/admin/emails/search?q=mailer0')).body.map((e: { verified: boolean }) => e.verified)).to.deep.equal([true]);
     expect((await api('GET', '/users/mailer0')).body.active).to.equal(true);
     // why: the run count is per process; with one worker the API's process is the one the form reached.
@@ -118,6 +123,24 @@ describe('site administration system pages', () => {
     expect([ran.location, ran.flash]).to.deep.equal(['/admin/cron', ['success: The task "cleanup_sessions" has run.']]);
     const unknown = await submit(root, 'admin/cron/nope/run', {});
     expect(unknown.flash).to.deep.equal(['error: Unknown cron task: nope']);
+  });
+
+  it('lists the system notices newest first, deletes the selected ones and then all', async () => {
+    const list = await root.get('admin/notices');
+    expect(list.status).to.equal(200);
+    const shown = (html: string) => [...html.matchAll(/class="notice-description">([^<]*)</g)].map((m) => m[1]);
+    expect(shown(list.text)).to.deep.equal(['Cron task cleanup_packages failed: &lt;b&gt;no&lt;/b&gt;', 'Repository alice/gone: its directory could not be removed', 'Cron task update_mirrors failed: disk full']);
+    const ids = (await sql(w.server, 'SELECT id FROM notice ORDER BY id')).map((r) => Number(r.id));
+    const none = await submit(root, 'admin/notices/delete', {});
+    expect(none.flash).to.deep.equal(['error: Select the notices to delete.']);
+    expect(await count(w.server, 'SELECT COUNT(*) AS n FROM notice')).to.equal(3);
+    const two = await submit(root, 'admin/notices/delete', { [`id-${ids[0]}`]: 'on', [`id-${ids[2]}`]: 'on' });
+    expect([two.location, two.flash]).to.deep.equal(['/admin/notices', ['success: 2 notices deleted.']]);
+    expect(shown(two.text)).to.deep.equal(['Repository alice/gone: its directory could not be removed']);
+    const all = await submit(root, 'admin/notices/delete_all', {});
+    expect(all.flash).to.deep.equal(['success: Every notice has been deleted.']);
+    expect(all.text).to.include('No notices.');
+    expect(await count(w.server, 'SELECT COUNT(*) AS n FROM notice')).to.equal(0);
   });
 
   it('lists every user\'s email addresses with their state, searchable and paginated as the API', async () => {

@@ -5,6 +5,7 @@
  * Figures are per process (a cluster node's worker answers with what it ran).
  */
 import { NotFound } from '../../errors';
+import { createNotice, NoticeType } from '../admin/notice.service';
 
 /** A registered task and what this process has seen of it. */
 export interface CronTask { name: string; schedule: string; everyMs: number; prev: number; next: number; execTimes: number; run: () => Promise<unknown> }
@@ -28,7 +29,13 @@ export async function runCronTask(name: string): Promise<void> {
   t.prev = Date.now();
   t.next = t.prev + t.everyMs;
   t.execTimes++;
-  await t.run();
+  try {
+    await t.run();
+  } catch (err) {
+    // why: as Gitea, a failed periodic task leaves a system notice, so an administrator reads it without the log.
+    await createNotice(NoticeType.Task, `Cron task ${name} failed: ${(err as Error).message ?? String(err)}`);
+    throw err;
+  }
 }
 
 /** Start a task's timer in this process; `stop` ends it. */

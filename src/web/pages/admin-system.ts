@@ -10,6 +10,7 @@ import { PACKAGE_TYPES, settings } from '../../config';
 import { NotFound } from '../../errors';
 import { ctxOf, doerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
+import { deleteEveryNotice, deleteNotices, noticePage } from '../../services/admin/notice.service';
 import { listCronTasks, runCronTask } from '../../services/cron/cron.service';
 import { systemStatus } from '../../services/health/monitor.service';
 import { mailStatus } from '../../services/mail/status';
@@ -113,6 +114,26 @@ export function adminSystemPages(): Router {
     const task = String(req.params.task);
     await flashOutcome(req, () => runCronTask(task), () => `The task "${task}" has run.`);
     res.redirect(303, to('/cron'));
+  }));
+
+  r.get('/admin/notices', page(async (req, res) => {
+    if (!siteAdmin(req, res)) return;
+    const pageNo = pageNumber(req);
+    const { rows, count } = await noticePage(ctxOf(req), PAGE_SIZE, (pageNo - 1) * PAGE_SIZE);
+    const notices = rows.map((n) => ({ id: n.id, type: n.type === 2 ? 'Task' : 'Repository', description: n.description, created: new Date(n.createdUnix * 1000) }));
+    await renderPage(req, res, 'admin/notices', 'System notices', { section: 'notices', notices, ...paging('', pageNo, count) });
+  }));
+  r.post('/admin/notices/delete', ...formBody(), csrf, page(async (req, res) => {
+    if (!siteAdmin(req, res)) return;
+    // why: a form's fields arrive flattened to one value each, so each box is named by its notice's id.
+    const ids = Object.keys(req.body as Record<string, string>).map((k) => /^id-(\d+)$/.exec(k)?.[1]).filter((x): x is string => !!x);
+    await flashOutcome(req, () => deleteNotices(ctxOf(req), ids), (n) => `${n} notice${n === 1 ? '' : 's'} deleted.`);
+    res.redirect(303, to('/notices'));
+  }));
+  r.post('/admin/notices/delete_all', ...formBody(), csrf, page(async (req, res) => {
+    if (!siteAdmin(req, res)) return;
+    await flashOutcome(req, () => deleteEveryNotice(ctxOf(req)), () => 'Every notice has been deleted.');
+    res.redirect(303, to('/notices'));
   }));
 
   r.get('/admin/emails', page(async (req, res) => {
