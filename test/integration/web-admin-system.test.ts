@@ -125,6 +125,31 @@ describe('site administration system pages', () => {
     expect(unknown.flash).to.deep.equal(['error: Unknown cron task: nope']);
   });
 
+  it('leaves a system notice when a cron task fails, and says so on the cron page', async () => {
+    const pg = w.server.env.FORGE__DATABASE__DB_TYPE === 'postgres';
+    // why: a trigger that refuses to delete one expired session makes cleanup_sessions fail the way a broken database would.
+    await sql(w.server, 'INSERT INTO web_session (id, uid, data, created_unix, expiry) VALUES ($1, 0, $2, 1, 1)', ['doomed', '']);
+    if (pg) {
+      await sql(w.server, "CREATE FUNCTION forge_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql");
+      await sql(w.server, "CREATE TRIGGER refuse_doomed BEFORE DELETE ON web_session FOR EACH ROW WHEN (OLD.id = 'doomed') EXECUTE FUNCTION forge_test_refuse()");
+    } else {
+      await sql(w.server, "CREATE TRIGGER refuse_doomed BEFORE DELETE ON web_session FOR EACH ROW WHEN OLD.id = 'doomed' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    }
+    try {
+      const failed = await submit(root, 'admin/cron/cleanup_sessions/run', {});
+      expect(failed.flash).to.deep.equal(['error: The task "cleanup_sessions" failed; the system notices say why.']);
+      const notices = await sql(w.server, "SELECT type, description FROM notice WHERE description LIKE 'Cron task cleanup_sessions%'");
+      expect(notices).to.have.length(1);
+      expect(Number(notices[0].type)).to.equal(2);
+      expect(notices[0].description).to.match(/^Cron task cleanup_sessions failed: .*refused by the test/);
+      expect((await root.get('admin/notices')).text).to.include('Cron task cleanup_sessions failed');
+    } finally {
+      await sql(w.server, 'DROP TRIGGER refuse_doomed' + (pg ? ' ON web_session' : ''));
+      if (pg) await sql(w.server, 'DROP FUNCTION forge_test_refuse()');
+      await sql(w.server, "DELETE FROM notice WHERE description LIKE 'Cron task cleanup_sessions%'");
+    }
+  });
+
   it('lists the system notices newest first, deletes the selected ones and then all', async () => {
     const list = await root.get('admin/notices');
     expect(list.status).to.equal(200);

@@ -22,6 +22,14 @@ export function registerCronTask(name: string, everyMs: number, run: () => Promi
   if (!tasks.has(name)) tasks.set(name, { name, schedule: `@every ${everyText(everyMs / 1000)}`, everyMs, prev: 0, next: Date.now() + everyMs, execTimes: 0, run });
 }
 
+/** An error's message with its cause's (a database error's driver message sits in `parent`). */
+function failureText(err: unknown): string {
+  const e = err as { message?: string; parent?: unknown; cause?: unknown };
+  const msg = e?.message ?? String(err);
+  const cause = e?.parent ?? e?.cause;
+  return cause instanceof Error && cause.message !== msg ? `${msg} (${cause.message})` : msg;
+}
+
 /** Run a task now; 404 for a name no module registered. */
 export async function runCronTask(name: string): Promise<void> {
   const t = tasks.get(name);
@@ -33,7 +41,7 @@ export async function runCronTask(name: string): Promise<void> {
     await t.run();
   } catch (err) {
     // why: as Gitea, a failed periodic task leaves a system notice, so an administrator reads it without the log.
-    await createNotice(NoticeType.Task, `Cron task ${name} failed: ${(err as Error).message ?? String(err)}`);
+    await createNotice(NoticeType.Task, `Cron task ${name} failed: ${failureText(err)}`);
     throw err;
   }
 }

@@ -7,7 +7,7 @@
  */
 import express, { type Router } from 'express';
 import { PACKAGE_TYPES, settings } from '../../config';
-import { NotFound } from '../../errors';
+import { Conflict, HttpError, NotFound } from '../../errors';
 import { ctxOf, doerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
 import { deleteEveryNotice, deleteNotices, noticePage } from '../../services/admin/notice.service';
@@ -112,7 +112,12 @@ export function adminSystemPages(): Router {
   r.post('/admin/cron/:task/run', ...formBody(), csrf, page(async (req, res) => {
     if (!siteAdmin(req, res)) return;
     const task = String(req.params.task);
-    await flashOutcome(req, () => runCronTask(task), () => `The task "${task}" has run.`);
+    await flashOutcome(req, () => runCronTask(task).catch((err: unknown) => {
+      if (err instanceof HttpError) throw err;
+      // why: the task's own failure is the administrator's to read (its notice says why), not a server error page.
+      console.error(`cron ${task}:`, err);
+      throw new Conflict(`The task "${task}" failed; the system notices say why.`);
+    }), () => `The task "${task}" has run.`);
     res.redirect(303, to('/cron'));
   }));
 
