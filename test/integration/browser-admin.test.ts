@@ -2,7 +2,7 @@
  * The site administration's system pages and the Actions settings pages in a real browser: the
  * administrator walks configuration, monitor, cron (Run now), emails, packages and the site's
  * runners (the token menu, a reset); a repository's owner walks its runners (one registered), adds
- * a secret and a variable. Each page is kept as a screenshot at 1280 and 375 px, with no horizontal
+ * a secret and a variable, and reads them in the dark theme. Each page is kept as a screenshot at 1280 and 375 px, with no horizontal
  * scroll at 375 px, and passes axe with no serious or critical violation.
  */
 import { expect } from 'chai';
@@ -114,5 +114,17 @@ describe('site administration and actions settings in a browser', () => {
     await look(page, 'repo-variables');
     const got = await w.raw('GET', '/repos/alice/app/actions/variables/REGION', undefined, { token: alice.token });
     expect(got.body.data).to.equal('eu-west');
+  });
+
+  it('keeps the runners and secrets pages readable in the dark theme', async () => {
+    const { page } = pa;
+    await page.goto(url('user/settings/appearance'));
+    await page.check('input[name=theme][value=gitea-dark]');
+    await Promise.all([page.waitForURL(url('user/settings/appearance')), page.click('form.theme-form button[type=submit]')]);
+    expect(await page.getAttribute('html', 'data-theme')).to.equal('gitea-dark');
+    for (const [p, name] of [['alice/app/settings/actions/runners', 'dark-repo-runners'], ['alice/app/settings/actions/secrets', 'dark-repo-secrets'], ['user/settings/actions/variables', 'dark-user-variables']]) {
+      await page.goto(url(p));
+      await look(page, name);
+    }
   });
 });
