@@ -2,6 +2,7 @@
  * Gitea's `action_runner`: a runner registered at instance (owner 0, repo 0), user or organization
  * (owner), or repository (repo) scope. Its token is kept as a SHA-256 hash; its labels as a JSON list.
  */
+import { Op } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { db, type DbContext } from '../db';
 import type { ActionsScope } from './actions-scope';
@@ -64,6 +65,16 @@ export function findRunnersByIds(ctx: DbContext, ids: number[]): Promise<ActionR
 /** The runners of a scope (all of them for `null`: the instance's view), one page by id, and their number. */
 export function listRunners(ctx: DbContext, scope: ActionsScope | null, page: { limit: number; offset: number }): Promise<{ rows: ActionRunnerModel[]; count: number }> {
   return ActionRunnerModel.findAndCountAll({ where: scope ? { ...scope } : {}, order: [['id', 'ASC']], ...page, transaction: ctx.tx });
+}
+
+/** The runners of any of several scopes (a repository's own, its owner's and the instance's), one page by id, and their number. */
+export function listRunnersOfScopes(ctx: DbContext, scopes: ActionsScope[], page: { limit: number; offset: number }): Promise<{ rows: ActionRunnerModel[]; count: number }> {
+  return ActionRunnerModel.findAndCountAll({ where: { [Op.or]: scopes.map((s) => ({ ...s })) }, order: [['id', 'ASC']], ...page, transaction: ctx.tx });
+}
+
+/** Set a runner's description. */
+export async function setRunnerDescription(ctx: DbContext, id: number, description: string, now: number): Promise<void> {
+  await ActionRunnerModel.update({ description, updated: now }, { where: { id }, transaction: ctx.tx });
 }
 
 /** Replace a runner's version and labels (Declare). */

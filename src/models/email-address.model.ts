@@ -69,3 +69,8 @@ export async function setEmailActivated(ctx: DbContext, uid: number, email: stri
   const [n] = await EmailAddressModel.update({ isActivated: true }, { where: { uid, lowerEmail: email.toLowerCase() }, transaction: ctx.tx });
   return n > 0;
 }
+
+/** Set an address row's confirmed state. */
+export async function setEmailActivation(ctx: DbContext, id: number, activated: boolean): Promise<void> {
+  await EmailAddressModel.update({ isActivated: activated }, { where: { id }, transaction: ctx.tx });
+}

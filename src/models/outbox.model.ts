@@ -2,7 +2,7 @@
  * The durable outbox table and its queue operations: enqueue inside the caller's transaction,
  * claim with a lease (FOR UPDATE SKIP LOCKED on PostgreSQL), complete, fail with backoff.
  */
-import { Op, Transaction } from 'sequelize';
+import { Op, Transaction, col, fn } from 'sequelize';
 import { Table, Column, Model, DataType } from 'sequelize-typescript';
 import { withTx, type DbContext } from '../db';
 
@@ -166,4 +166,32 @@ export async function outboxBacklog(ctx: DbContext, topic: string): Promise<{ wa
     OutboxModel.findOne({ where: { topic, status: { [Op.in]: [OutboxStatus.Pending, OutboxStatus.Leased] } }, order: [['id', 'ASC']], attributes: ['createdAt'], transaction: ctx.tx }),
   ]);
   return { waiting, dead, oldest: first?.createdAt ?? null };
+}
+
+/** One topic's jobs by state, for the monitor page. */
+export interface OutboxTopicDepth { topic: string; pending: number; leased: number; dead: number; oldestWaiting: Date | null }
+
+/**
+ * Every topic's jobs by state in one grouped statement, and the oldest waiting job of each.
+ * why: done rows are left out (the table keeps them a while); the monitor page must stay cheap.
+ */
+export async function outboxDepthByTopic(ctx: DbContext): Promise<OutboxTopicDepth[]> {
+  const rows = await OutboxModel.findAll({
+    attributes: ['topic', 'status', [fn('COUNT', col('id')), 'n'], [fn('MIN', col('created_at')), 'oldest']],
+    where: { status: { [Op.in]: [OutboxStatus.Pending, OutboxStatus.Leased, OutboxStatus.Dead] } },
+    group: ['topic', 'status'], raw: true, transaction: ctx.tx,
+  }) as unknown as { topic: string; status: OutboxStatus; n: number | string; oldest: string | Date | null }[];
+  const by = new Map<string, OutboxTopicDepth>();
+  for (const r of rows) {
+    const d = by.get(r.topic) ?? { topic: r.topic, pending: 0, leased: 0, dead: 0, oldestWaiting: null };
+    const n = Number(r.n);
+    if (r.status === OutboxStatus.Dead) d.dead += n;
+    else {
+      if (r.status === OutboxStatus.Leased) d.leased += n; else d.pending += n;
+      const at = r.oldest ? new Date(r.oldest) : null;
+      if (at && (!d.oldestWaiting || at < d.oldestWaiting)) d.oldestWaiting = at;
+    }
+    by.set(r.topic, d);
+  }
+  return [...by.values()].sort((a, b) => a.topic.localeCompare(b.topic));
 }

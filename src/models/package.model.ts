@@ -133,12 +133,13 @@ export async function ownerFileBytes(ctx: DbContext, ownerId: number): Promise<n
 /** A version with its package. */
 export interface VersionRow { pkg: PackageModel; version: PackageVersionModel }
 
-/** Which versions a listing takes: an owner's, of a type, names containing `q`, exactly `name`, linked to one repository. */
-export interface VersionFilter { ownerId: number; type?: string; q?: string; name?: string; repoId?: number }
+/** Which versions a listing takes: an owner's (every owner's for null: the site administration), of a type, names containing `q`, exactly `name`, linked to one repository. */
+export interface VersionFilter { ownerId: number | null; type?: string; q?: string; name?: string; repoId?: number }
 
 function versionWhere(f: VersionFilter): { sql: string; replacements: Record<string, unknown> } {
-  const parts = ['p.owner_id = :ownerId', 'v.is_internal = :no', 'p.is_internal = :no'];
-  const replacements: Record<string, unknown> = { ownerId: f.ownerId, no: false };
+  const parts = ['v.is_internal = :no', 'p.is_internal = :no'];
+  const replacements: Record<string, unknown> = { no: false };
+  if (f.ownerId !== null) { parts.push('p.owner_id = :ownerId'); replacements.ownerId = f.ownerId; }
   if (f.type) { parts.push('p.type = :type'); replacements.type = f.type; }
   if (f.name !== undefined) { parts.push('p.lower_name = :name'); replacements.name = f.name.toLowerCase(); }
   if (f.repoId) { parts.push('p.repo_id = :repoId'); replacements.repoId = f.repoId; }

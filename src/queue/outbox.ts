@@ -5,11 +5,11 @@
 import { EventEmitter } from 'node:events';
 import type { DbContext } from '../db';
 import {
-  enqueueOutbox, enqueueOutboxMany, claimOutbox, completeOutbox, failOutbox, outboxBackoffMs, removeOutboxHeld, outboxBacklog, type OutboxJob,
+  enqueueOutbox, enqueueOutboxMany, claimOutbox, completeOutbox, failOutbox, outboxBackoffMs, removeOutboxHeld, outboxBacklog, outboxDepthByTopic, type OutboxJob,
 } from '../models/outbox.model';
 
 export type { OutboxJob } from '../models/outbox.model';
-export { outboxBackoffMs, outboxBacklog };
+export { outboxBackoffMs, outboxBacklog, outboxDepthByTopic };
 
 /** Record a job to run after ctx's transaction commits (nothing is recorded if it rolls back). */
 export function enqueue(ctx: DbContext, topic: string, payload: unknown): Promise<number> {

@@ -124,7 +124,7 @@ describe('mail flows in a browser', function () {
     await look(p, 'settings-emails-mail');
     await fresh.context.clearCookies();
     await signIn('root', w.admin.password);
-    await p.goto(url('admin'));
+    await p.goto(url('admin/config'));
     await p.fill('input[name=email]', 'ops@example.com');
     await p.click('text=Send test mail');
     await p.locator('text=A test mail has been sent to').waitFor();

@@ -371,11 +371,11 @@ describe('mail', function () {
 
     it('sends a test mail from the site administration, to administrators only', async () => {
       const admin = await WebClient.signedIn(w, w.admin);
-      const dash = await admin.get('admin');
-      expect(dash.text).to.contain('Send test mail');
+      expect((await admin.get('admin')).text).to.contain('admin/config#mailer');
+      expect((await admin.get('admin/config')).text).to.contain('Send test mail');
       const sent = await admin.form('admin/config/test_mail', { email: 'ops@example.com' });
-      expect(sent.status).to.equal(303);
-      expect((await admin.get('admin')).text).to.contain('A test mail has been sent to');
+      expect([sent.status, new URL(sent.location!).pathname]).to.deep.equal([303, '/admin/config']);
+      expect((await admin.get('admin/config')).text).to.contain('A test mail has been sent to');
       await sink.waitFor((r) => r.rcpt[0] === 'ops@example.com' && /Test Email!/.test(r.mail.subject ?? ''));
       const user = await WebClient.signedIn(w, bob);
       await user.get('user/settings');

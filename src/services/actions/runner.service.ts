@@ -26,8 +26,8 @@ const PRESENCE_WRITE_EVERY = 120;
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 
-/** A registration token (40 letters and digits, as Gitea's). */
-function newRegistrationToken(): string {
+/** A new registration token (40 letters and digits, as Gitea's). */
+export function newRegistrationToken(): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   return Array.from(crypto.randomBytes(40), (b) => alphabet[b % alphabet.length]).join('');
 }

@@ -5,6 +5,7 @@
  * Figures are per process (a cluster node's worker answers with what it ran).
  */
 import { NotFound } from '../../errors';
+import { createNotice, NoticeType } from '../admin/notice.service';
 
 /** A registered task and what this process has seen of it. */
 export interface CronTask { name: string; schedule: string; everyMs: number; prev: number; next: number; execTimes: number; run: () => Promise<unknown> }
@@ -21,6 +22,14 @@ export function registerCronTask(name: string, everyMs: number, run: () => Promi
   if (!tasks.has(name)) tasks.set(name, { name, schedule: `@every ${everyText(everyMs / 1000)}`, everyMs, prev: 0, next: Date.now() + everyMs, execTimes: 0, run });
 }
 
+/** An error's message with its cause's (a database error's driver message sits in `parent`). */
+function failureText(err: unknown): string {
+  const e = err as { message?: string; parent?: unknown; cause?: unknown };
+  const msg = e?.message ?? String(err);
+  const cause = e?.parent ?? e?.cause;
+  return cause instanceof Error && cause.message !== msg ? `${msg} (${cause.message})` : msg;
+}
+
 /** Run a task now; 404 for a name no module registered. */
 export async function runCronTask(name: string): Promise<void> {
   const t = tasks.get(name);
@@ -28,7 +37,13 @@ export async function runCronTask(name: string): Promise<void> {
   t.prev = Date.now();
   t.next = t.prev + t.everyMs;
   t.execTimes++;
-  await t.run();
+  try {
+    await t.run();
+  } catch (err) {
+    // why: as Gitea, a failed periodic task leaves a system notice, so an administrator reads it without the log.
+    await createNotice(NoticeType.Task, `Cron task ${name} failed: ${failureText(err)}`);
+    throw err;
+  }
 }
 
 /** Start a task's timer in this process; `stop` ends it. */

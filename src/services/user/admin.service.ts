@@ -62,7 +62,7 @@ function isValidUrl(s: string): boolean {
 }
 
 /** Forget the cached lookups of every token of a user, in every process. */
-async function dropCachedTokens(ctx: DbContext, uid: number): Promise<void> {
+export async function dropCachedTokens(ctx: DbContext, uid: number): Promise<void> {
   for (const h of await tokenHashesOf(ctx, uid)) revokeCachedToken(h);
 }
 

@@ -30,22 +30,22 @@ import { renderPage } from './render';
 import { page, pageNumber, pageRepo, signedIn } from './route';
 
 /** Rows per page of every list (Gitea's `[ui.admin]` paging default). */
-const PAGE_SIZE = 50;
+export const PAGE_SIZE = 50;
 
 /** The signed-in site administrator; a visitor is sent to sign in (then null), anyone else gets a 404. */
-function siteAdmin(req: Request, res: Response): UserModel | null {
+export function siteAdmin(req: Request, res: Response): UserModel | null {
   const user = signedIn(req, res);
   if (user && !req.web.principal.user?.isAdmin) throw new NotFound();
   return user;
 }
 
 /** A list page's `?q=`, trimmed and bounded. */
-function keyword(req: Request): string {
+export function keyword(req: Request): string {
   return typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 255) : '';
 }
 
 /** The paging data pager.eta reads. */
-function paging(q: string, pageNo: number, count: number) {
+export function paging(q: string, pageNo: number, count: number) {
   return { q, pageNo, pages: Math.max(1, Math.ceil(count / PAGE_SIZE)), total: count };
 }
 
@@ -64,10 +64,10 @@ export function adminPages(): Router {
     const users = (await searchUsers(ctx, req.principal, { keyword: '', limit: 1, offset: 0 })).count;
     const orgs = (await listAllOrgs(ctx, 1, 0)).count;
     const repos = (await listRepos(ctx, req.principal, { sort: 'id', order: 'asc', limit: 1, offset: 0 })).count;
-    await renderPage(req, res, 'admin/dashboard', 'Site administration', { section: '', stats: { users, orgs, repos }, mail: await mailStatus(), adminEmail: doerOf(req).email });
+    await renderPage(req, res, 'admin/dashboard', 'Site administration', { section: '', stats: { users, orgs, repos }, mail: await mailStatus() });
   }));
 
-  // why: as Gitea, the test mail is sent at once, not queued, so the administrator reads the server's own answer.
+  // why: as Gitea, the form is on the configuration page, and the test mail is sent at once, not queued, so the administrator reads the server's own answer.
   r.post('/admin/config/test_mail', ...formBody(), csrf, page(async (req, res) => {
     if (!siteAdmin(req, res)) return;
     const email = String((req.body as Record<string, unknown>).email ?? '').trim();
@@ -80,7 +80,7 @@ export function adminPages(): Router {
       );
     }
     await saveIfDirty(req);
-    res.redirect(303, to(''));
+    res.redirect(303, to('/config'));
   }));
 
   r.get('/admin/users', page(async (req, res) => {

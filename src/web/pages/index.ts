@@ -16,6 +16,8 @@ import { applicationPages } from './applications';
 import { keyPages } from './keys';
 import { explorePages } from './explore';
 import { adminPages } from './admin';
+import { actionsSettingsPages, repoActionsSettingsPages } from './actions-pages';
+import { adminSystemPages } from './admin-system';
 import { migratePages } from './migrate';
 import { wellKnownPages } from './well-known';
 import { orgPages } from './orgs';
@@ -76,6 +78,8 @@ export function pagesRouter(): Router {
   r.use(applicationPages());
   r.use(keyPages());
   r.use(adminPages());
+  r.use(adminSystemPages());
+  r.use(actionsSettingsPages());
   // why: `/{owner}/-/packages/...` before the routers whose `/:owner/:repo/...` would take it.
   r.use(packagePages());
   r.use(packageSettingsPages());
@@ -92,6 +96,7 @@ export function pagesRouter(): Router {
   r.use(blamePages());
   r.use(wikiPages());
   r.use(refPages());
+  r.use(repoActionsSettingsPages());
   r.use(repoSettingsPages());
   r.use(labelPages());
   r.use(milestonePages());
