@@ -223,6 +223,9 @@ describe('actions settings pages', () => {
     expect((await call('PUT', '/repos/alice/proj/collaborators/bob', { permission: 'admin' })).status).to.equal(204);
     const admin = await WebClient.signedIn(w, bob);
     expect((await admin.get('alice/proj/settings/actions/secrets')).status).to.equal(404);
+    const options = await admin.get('alice/proj/settings');
+    expect(options.status).to.equal(200);
+    expect(options.text, 'no Actions item in the settings nav of a non-owner').not.to.include('/settings/actions/runners');
     expect((await call('PUT', '/repos/alice/proj/actions/secrets/X', { data: 'x' }, bob)).status).to.equal(403);
   });
 });

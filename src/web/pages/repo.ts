@@ -45,7 +45,9 @@ export async function repoHeader(req: Request, rc: RepoContext, tab: string) {
   const [starred, watching] = user ? await Promise.all([isStarred(ctxOf(req), user, rc), isWatching(ctxOf(req), user, rc)]) : [false, false];
   // why: as Gitea, the Packages tab shows while [packages] ENABLED and the caller may read the repository's Packages unit.
   const packagesTab = settings().packages.enabled && rc.perm.can(UnitType.Packages, AccessMode.Read);
-  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc), starred, watching, showClone: false, packagesTab };
+  // why: the Actions settings (runners, secrets, variables) are for owners, as the API's endpoints; the nav offers them to owners only.
+  const isOwner = rc.perm.mode >= AccessMode.Owner;
+  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc), starred, watching, showClone: false, packagesTab, isOwner };
 }
 
 /** Colours of the languages bar (Linguist's for the common ones; others from their name). */
