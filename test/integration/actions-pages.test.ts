@@ -290,6 +290,68 @@ describe('actions pages', () => {
     expect((await web.get(`${at}/jobs/0`)).text).to.match(/job-attempt-n">3</);
   });
 
+  it('links a pull request\'s checks to the job page that set them, and never to another site by a bare path', async () => {
+    await apiRepo(w, alice, 'pr');
+    await push('pr', { '.gitea/workflows/check.yml': 'name: Check\non: pull_request\njobs:\n  lint:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo linted\n' });
+    const dir = await g.clone(alice, 'alice', 'pr');
+    await g.ok(['checkout', '-q', '-b', 'topic'], dir);
+    const head = await g.commit(dir, 'file.txt', 'change\n', 'Change a file');
+    await g.ok(['push', '-q', 'origin', 'topic'], dir);
+    const pull = await call('POST', '/repos/alice/pr/pulls', { head: 'topic', base: 'main', title: 'Change' });
+    expect(pull.status).to.equal(201);
+    await waitFor('the pull request run', async () => (await runs('pr')).total_count >= 1);
+    await runner.drain();
+    const page = await web.get(`alice/pr/pulls/${pull.body.number}`);
+    expect(page.text).to.match(/<strong>Check \/ lint \(pull_request\)<\/strong>[^<]*<span class="muted">[^<]*<\/span> <a href="\/alice\/pr\/actions\/runs\/1\/jobs\/0"/);
+    expect((await web.get('alice/pr/actions/runs/1/jobs/0')).status).to.equal(200);
+    // a status whose target is another host written as a bare path gets no link
+    expect((await call('POST', `/repos/alice/pr/statuses/${head}`, { state: 'success', context: 'evil', target_url: '//evil.example.com/x' })).status).to.equal(201);
+    expect((await web.get(`alice/pr/pulls/${pull.body.number}`)).text).not.to.include('evil.example.com');
+  });
+
+  it('offers Approve on a fork\'s pull request run to writers only; a refused approval changes nothing', async () => {
+    expect((await call('POST', '/repos/alice/pr/forks', {}, carol)).status).to.equal(202);
+    const dir = await g.clone(carol, 'carol', 'pr');
+    await g.ok(['checkout', '-q', '-b', 'from-fork'], dir);
+    await g.ok(['config', 'user.email', 'carol@example.com'], dir);
+    await g.commit(dir, 'fork.txt', 'fork\n', 'Fork work');
+    await g.ok(['push', '-q', 'origin', 'from-fork'], dir);
+    expect((await call('POST', '/repos/alice/pr/pulls', { head: 'carol:from-fork', base: 'main', title: 'From a fork' }, carol)).status).to.equal(201);
+    await waitFor('the fork run', async () => (await call('GET', '/repos/alice/pr/actions/runs?status=action_required')).body.total_count === 1);
+    const [blocked] = (await call('GET', '/repos/alice/pr/actions/runs?status=action_required')).body.workflow_runs;
+    const at = new URL(blocked.html_url).pathname.slice(1);
+    const stranger = await WebClient.signedIn(w, carol);
+    const seen = await stranger.get(at);
+    expect(seen.text).to.include('waits for a writer');
+    expect(seen.text).not.to.include('run-approve');
+    const refused = await stranger.form(`${at}/approve`, {});
+    expect(refused.status).to.equal(403);
+    expect((await call('GET', '/repos/alice/pr/actions/runs?status=action_required')).body.total_count).to.equal(1);
+    expect((await web.get(at)).text).to.include('run-approve');
+    const ok = await web.form(`${at}/approve`, {});
+    expect(ok.status).to.equal(303);
+    expect((await web.get(at)).text).to.include('The run is approved');
+    expect((await call('GET', '/repos/alice/pr/actions/runs?status=action_required')).body.total_count).to.equal(0);
+    await runner.drain();
+    expect((await call('GET', `/repos/alice/pr/actions/runs/${blocked.id}`)).body.conclusion).to.equal('success');
+  });
+
+  it('lists a run\'s artifacts with links that download them', async () => {
+    const client = path.join(__dirname, '../helpers/artifact-client.js');
+    await apiRepo(w, alice, 'art');
+    await push('art', { '.gitea/workflows/art.yml': `on: push\njobs:\n  make:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          mkdir out && echo hello > out/a.txt\n          node ${client} upload report out\n` });
+    await waitFor('the artifact run', async () => (await runs('art')).total_count >= 1);
+    await runner.drain();
+    const page = await web.get('alice/art/actions/runs/1');
+    expect(page.text).to.include('href="/alice/art/actions/runs/1/artifacts/report"');
+    const link = await web.get('alice/art/actions/runs/1/artifacts/report');
+    expect(link.status).to.equal(302);
+    const zip = await fetch(link.location!);
+    expect(zip.status).to.equal(200);
+    expect(Buffer.from(await zip.arrayBuffer()).subarray(0, 2).toString()).to.equal('PK');
+    expect((await web.get('alice/art/actions/runs/1/artifacts/nothing')).status).to.equal(404);
+  });
+
   it('hides a private repository\'s Actions from anonymous and unrelated users, and a disabled unit from everyone', async () => {
     await apiRepo(w, alice, 'secret', { auto_init: true, private: true });
     await push('secret', { '.gitea/workflows/ci.yml': CI });
