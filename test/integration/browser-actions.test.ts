@@ -21,6 +21,7 @@ describe('actions pages in a browser', () => {
   let browser: Browser;
   let pa: WatchedPage;
   let runner: ConformanceRunner;
+  let g: GitTool;
   const gate = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'forge-gate-')), 'open');
   const url = (p = '') => `${w.server.rootUrl}${p}`;
   const call = (method: string, p: string, body?: unknown) => w.raw(method, p, body, { token: alice.token });
@@ -42,7 +43,7 @@ jobs:
   before(async () => {
     w = await startWorld();
     alice = await w.user('alice');
-    const g = new GitTool(w);
+    g = new GitTool(w);
     await apiRepo(w, alice, 'app');
     const dir = await g.clone(alice, 'alice', 'app');
     fs.mkdirSync(path.join(dir, '.gitea/workflows'), { recursive: true });
@@ -118,5 +119,31 @@ jobs:
     await step.locator('summary').click();
     await step.locator('.log-line', { hasText: 'done-line' }).waitFor();
     expect(await step.locator('.log-line').count()).to.equal(3);
+    expect(await step.locator('.step-earlier').isVisible()).to.equal(false);
+    await look(page, 'actions-run-log');
+  });
+
+  it('brings a long step\'s last lines when opened, and the earlier ones on demand', async () => {
+    const { page } = pa;
+    const dir = await g.clone(alice, 'alice', 'app');
+    fs.writeFileSync(path.join(dir, '.gitea/workflows/long.yml'), 'name: Long\non: push\njobs:\n  count:\n    runs-on: ubuntu-latest\n    steps:\n      - name: count\n        run: seq 1 450 | sed "s/^/row /"\n');
+    await g.ok(['add', '-A'], dir);
+    await g.ok(['commit', '-q', '-m', 'Count to 450'], dir);
+    await g.ok(['push', '-q', 'origin', 'HEAD:main'], dir);
+    // the push starts Build again (its gate is open now) and Long
+    await waitFor('the new runs', async () => (await call('GET', '/repos/alice/app/actions/runs')).body.total_count === 3);
+    await runner.drain();
+    const long = ((await call('GET', '/repos/alice/app/actions/runs')).body.workflow_runs as { path: string; html_url: string }[]).find((r) => r.path.startsWith('long.yml'))!;
+    await page.goto(long.html_url);
+    const step = page.locator('.job-step[data-step="1"]');
+    await step.locator('summary').click();
+    await step.locator('.log-line', { hasText: 'row 450' }).waitFor();
+    expect(await step.locator('.log-line').count()).to.equal(200);
+    expect(await step.locator('.log-num').first().textContent()).to.equal('251');
+    await step.locator('.step-earlier').click();
+    await step.locator('.log-text', { hasText: /^row 1$/ }).waitFor();
+    expect(await step.locator('.log-line').count()).to.equal(450);
+    expect((await step.locator('.log-num').allTextContents()).map(Number)).to.deep.equal(Array.from({ length: 450 }, (_, i) => i + 1));
+    expect(await step.locator('.step-earlier').isVisible()).to.equal(false);
   });
 });
