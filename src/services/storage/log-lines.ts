@@ -18,7 +18,9 @@ interface Inflated { text: Buffer; starts: number[] }
 
 // why: per process; a plain log only grows (a rerun writes a new task's file), so an index is extended, never invalidated.
 const plain = new Map<string, PlainIndex>();
-const MAX_PLAIN = 512;
+let plainStarts = 0;
+// why: 8 bytes a line; 2 million line starts (16 MiB) cover the running logs being watched.
+const MAX_PLAIN_STARTS = 2_000_000;
 const inflated = new Map<string, Inflated>();
 let inflatedBytes = 0;
 // why: a finished log is read again while its page is open (each step opened); 64 MiB holds the few being looked at.
@@ -48,21 +50,28 @@ async function plainLines(name: string, from: number, to: number): Promise<strin
   try {
     fh = await fsp.open(file, 'r');
   } catch {
+    forgetPlain(name);
     return null;
   }
   try {
     let idx = plain.get(name);
     if (!idx) {
       idx = { starts: [0], scanned: 0 };
-      if (plain.size >= MAX_PLAIN) plain.delete(plain.keys().next().value!);
+      plainStarts += 1;
     }
     touch(plain, name, idx);
     const { size } = await fh.stat();
     if (size > idx.scanned && idx.starts.length - 1 < to) {
       const buf = Buffer.alloc(size - idx.scanned);
       const { bytesRead } = await fh.read(buf, 0, buf.length, idx.scanned);
+      const before = idx.starts.length;
       // why: a line still being appended (no newline yet) waits for the next read.
       idx.scanned += lineStarts(buf.subarray(0, bytesRead), idx.scanned, idx.starts);
+      plainStarts += idx.starts.length - before;
+      for (const [k] of plain) {
+        if (plainStarts <= MAX_PLAIN_STARTS || k === name) break;
+        forgetPlain(k);
+      }
     }
     const count = idx.starts.length - 1;
     const a = Math.min(from, count);
@@ -74,6 +83,14 @@ async function plainLines(name: string, from: number, to: number): Promise<strin
   } finally {
     await fh.close();
   }
+}
+
+/** Drop a plain log's index (its file is gone, archived, or the least recently read). */
+function forgetPlain(name: string): void {
+  const idx = plain.get(name);
+  if (!idx) return;
+  plainStarts -= idx.starts.length;
+  plain.delete(name);
 }
 
 /** Lines `[from, to)` of a finished (gzipped) log. */
