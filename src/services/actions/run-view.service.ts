@@ -62,8 +62,9 @@ export async function runPageState(ctx: DbContext, rc: RepoContext, runIndex: nu
   const jobs = await listJobsOfRun(ctx, run.id);
   const job = Number.isSafeInteger(jobIndex) && jobIndex >= 0 ? jobs[jobIndex] : undefined;
   if (!job) throw new NotFound('job not found');
-  const task = job.taskId ? await findTaskById(ctx, job.taskId) : null;
-  const sections = task ? sectionsOf(task, await listStepsOfTasks(ctx, [task.id])) : [];
+  // why: the live view asks once a second per watcher; the task and its steps are read side by side.
+  const [task, steps] = job.taskId ? await Promise.all([findTaskById(ctx, job.taskId), listStepsOfTasks(ctx, [job.taskId])]) : [null, []];
+  const sections = task ? sectionsOf(task, steps) : [];
   return { run, jobs, job, jobIndex, task, sections };
 }
 
