@@ -146,4 +146,18 @@ jobs:
     expect((await step.locator('.log-num').allTextContents()).map(Number)).to.deep.equal(Array.from({ length: 450 }, (_, i) => i + 1));
     expect(await step.locator('.step-earlier').isVisible()).to.equal(false);
   });
+
+  it('keeps the Actions tab and a run\'s log readable in the dark theme', async () => {
+    const { page } = pa;
+    await page.goto(url('user/settings/appearance'));
+    await page.check('input[name=theme][value=gitea-dark]');
+    await Promise.all([page.waitForURL(url('user/settings/appearance')), page.click('form.theme-form button[type=submit]')]);
+    expect(await page.getAttribute('html', 'data-theme')).to.equal('gitea-dark');
+    await page.goto(url('alice/app/actions'));
+    await look(page, 'dark-actions-list');
+    await page.goto(url('alice/app/actions/runs/1'));
+    await page.locator('.job-step[data-step="1"] summary').click();
+    await page.locator('.job-step[data-step="1"] .log-line', { hasText: 'done-line' }).waitFor();
+    await look(page, 'dark-actions-run');
+  });
 });
