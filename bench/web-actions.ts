@@ -72,8 +72,9 @@ export async function actionsPart(url: string, apiUrl: string, token: string, co
   const runners = await Promise.all(Array.from({ length: JOBS }, (_, i) => ConformanceRunner.register(url, reg.token, { name: `bench-${i}`, labels: ['bench'] })));
   const dispatch = (file = 'work.yml') => api(c, 'POST', `/repos/alice/ci/actions/workflows/${file}/dispatches`, { ref: 'main' });
   const rows: string[] = [];
-  const out = (name: string, ms: number, target: number, extra = '') => {
-    rows.push(`| ${name} | ${ms.toFixed(1)} | ${target} | ${ms < target ? 'met' : 'NOT met'} | ${extra || '-'} |`);
+  // why: a measure without a target of its own (reading a whole step) is printed for information.
+  const out = (name: string, ms: number, target: number | null, extra = '') => {
+    rows.push(`| ${name} | ${ms.toFixed(1)} | ${target ?? '-'} | ${target === null ? '-' : ms < target ? 'met' : 'NOT met'} | ${extra || '-'} |`);
     say(`${name}: ${ms.toFixed(1)} ms`);
   };
 
@@ -103,7 +104,7 @@ export async function actionsPart(url: string, apiUrl: string, token: string, co
   out(`run page, first view, ${LOG_LINES}-line log done (failed step open)`, failed.ms, FIRST_MS, `${(failed.text.length / 1024).toFixed(0)} KiB`);
   const warm: number[] = [];
   for (let i = 0; i < 20; i++) warm.push((await request(c, 'GET', page)).ms);
-  out('run page, same, warm p50', median(warm), FIRST_MS);
+  out('run page, same, warm p50 of 20', median(warm), null);
   let cursor = 0;
   let pieces = 0;
   const t0 = performance.now();
@@ -114,7 +115,7 @@ export async function actionsPart(url: string, apiUrl: string, token: string, co
     cursor += got;
     pieces++;
   }
-  out(`whole ${cursor}-line step through the live fetch (${pieces} pieces)`, performance.now() - t0, FIRST_MS * 10);
+  out(`whole ${cursor}-line step through the live fetch (${pieces} pieces)`, performance.now() - t0, null);
 
   // 100 jobs reporting at once; the live view of one of them fetched the whole time.
   say(`${JOBS} jobs reporting through the runner protocol ...`);
