@@ -147,6 +147,37 @@ jobs:
     expect(await step.locator('.step-earlier').isVisible()).to.equal(false);
   });
 
+  it('starts over on a job run again elsewhere while its page is open (the other job still running)', async () => {
+    const { page } = pa;
+    const gate2 = `${gate}-2`;
+    const dir = await g.clone(alice, 'alice', 'app');
+    fs.writeFileSync(path.join(dir, '.gitea/workflows/pair.yml'), `name: Pair\non: push\njobs:\n  quick:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo quick-line\n  slow:\n    runs-on: ubuntu-latest\n    steps:\n      - run: while [ ! -f ${gate2} ]; do sleep 0.1; done\n`);
+    await g.ok(['add', '-A'], dir);
+    await g.ok(['commit', '-q', '-m', 'Two jobs'], dir);
+    await g.ok(['push', '-q', 'origin', 'HEAD:main'], dir);
+    await waitFor('the pair run', async () => ((await call('GET', '/repos/alice/app/actions/runs')).body.workflow_runs as { path: string }[]).some((r) => r.path.startsWith('pair.yml')));
+    const pair = ((await call('GET', '/repos/alice/app/actions/runs')).body.workflow_runs as { id: number; path: string }[]).find((r) => r.path.startsWith('pair.yml'))!;
+    const reg = await call('POST', '/user/actions/runners/registration-token');
+    const [second, third] = await Promise.all(['second', 'third'].map((name) => ConformanceRunner.register(w.server.url, reg.body.token, { name, labels: ['ubuntu-latest'] })));
+    const drains = [runner.drain(), second.drain()];
+    const jobsOf = async () => (await call('GET', `/repos/alice/app/actions/runs/${pair.id}/jobs`)).body.jobs as { id: number; name: string; status: string; conclusion?: string; run_attempt: number; html_url: string }[];
+    await waitFor('quick done, slow running', async () => {
+      const jobs = await jobsOf();
+      return jobs.find((j) => j.name === 'quick')?.conclusion === 'success' && jobs.find((j) => j.name === 'slow')?.status === 'in_progress';
+    });
+    const quick = (await jobsOf()).find((j) => j.name === 'quick')!;
+    await page.goto(quick.html_url);
+    expect(await page.locator('.run-view').getAttribute('data-live')).to.equal('true');
+    await page.evaluate('window.__sameDocument = true');
+    expect((await call('POST', `/repos/alice/app/actions/jobs/${quick.id}/rerun`)).status).to.be.oneOf([200, 201, 204]);
+    await third.drain();
+    await page.locator('.job-attempt-n', { hasText: '2' }).waitFor();
+    expect(await page.evaluate('window.__sameDocument')).to.equal(undefined);
+    await page.locator('.job-head .action-status[data-status="success"]').waitFor();
+    fs.writeFileSync(gate2, '');
+    await Promise.all(drains);
+  });
+
   it('keeps the Actions tab and a run\'s log readable in the dark theme', async () => {
     const { page } = pa;
     await page.goto(url('user/settings/appearance'));

@@ -189,6 +189,9 @@
   const tail = Number(view.dataset.tail) || 200;
   let live = view.dataset.live === 'true';
   let busy = false;
+  // The attempt the steps on the page belong to (null while the job has none).
+  const attemptEl = view.querySelector('.job-attempt-n');
+  let stepsAttempt = view.querySelector('.job-step') && attemptEl ? Number(attemptEl.textContent) : null;
 
   const setStatus = (holder, status) => {
     if (!holder || !icons) return;
@@ -229,6 +232,13 @@
   }
 
   function applyState(st) {
+    // A job run again while its page is open: the steps shown are another attempt's, so the page starts over.
+    if (stepsAttempt !== null && st.job.attempt !== stepsAttempt) {
+      live = false;
+      window.location.reload();
+      return false;
+    }
+    if (st.job.sections.length) stepsAttempt = st.job.attempt;
     setStatus(view.querySelector('.run-status'), st.run.status);
     const dur = view.querySelector('.run-duration');
     if (dur) dur.textContent = st.run.duration;
@@ -279,6 +289,7 @@
     const waiting = view.querySelector('.job-waiting');
     if (waiting && st.job.sections.length) waiting.hidden = true;
     live = !(st.run.done && st.job.done);
+    return true;
   }
 
   function applyLogs(logs) {
@@ -311,7 +322,7 @@
     try {
       const cursors = [...view.querySelectorAll('.job-step[open]')].map((el) => ({ step: Number(el.dataset.step), cursor: Number(el.dataset.next) }));
       const res = await ask(extra ? [...cursors.filter((c) => c.step !== extra.step), extra] : cursors);
-      applyState(res.state);
+      if (!applyState(res.state)) return;
       applyLogs(res.logs);
       // A step with more lines than one answer carries asks again at once.
       const more = res.logs.some((l) => l.lines.length) && [...view.querySelectorAll('.job-step[open]')].some((el) => Number(el.dataset.next) < Number(el.dataset.total));
