@@ -15,6 +15,10 @@
  * pages (compare, blame, comments) have their own targets: warm p50 < 50 ms and a first request
  * under 300 ms, or within 1.2x of the git command underneath where that is slower (timed on a
  * copy of the repository, median of three).
+ * The Actions part (`npm run bench -- web actions`, or BENCH_WEB=actions; bench/web-actions.ts)
+ * needs neither world: a run page over a 50,000-line log (first view under 300 ms, the log served
+ * in pieces) and the live view's fetch p99 (under 50 ms) while 100 jobs report through the runner
+ * protocol at once.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +28,7 @@ import { agent } from './http';
 import { benchHome, gitEnv, median, percentile, timedGit } from './util';
 import { fastImport, topicStream } from './pulls';
 import { newServer, type TestServer } from '../test/helpers/server';
+import { actionsPart } from './web-actions';
 
 const RUNS = Number(process.env.BENCH_WEB_RUNS ?? '200');
 const WARMUP = Number(process.env.BENCH_WEB_WARMUP ?? '20');
@@ -183,14 +188,37 @@ async function aliceServer(): Promise<{ s: TestServer; token: string }> {
   return { s, token: made.stdout.trim().split('\n').pop()! };
 }
 
+/** The Actions part on a forge of its own: its table. */
+async function runActions(): Promise<void> {
+  const say = (m: string) => process.stdout.write(`[web actions] ${m}\n`);
+  const { s: server, token } = await aliceServer();
+  try {
+    const rows = await actionsPart(server.url, server.api, token, await signIn(server.url, 'alice', 'alice-password'), say);
+    process.stdout.write('\nActions pages: one worker, signed in; targets: first view < 300 ms, live fetch p99 < 50 ms\n\n');
+    process.stdout.write('| measure | ms | target (ms) | target | page size |\n|---|---:|---:|---|---|\n');
+    process.stdout.write(`${rows.join('\n')}\n`);
+  } catch (err) {
+    process.stderr.write(`${server.output.slice(-3000)}\n`);
+    throw err;
+  } finally {
+    await server.destroy();
+  }
+}
+
 /**
- * Run the scenarios and print the tables. `npm run bench -- web [pages] [review]` runs the parts
- * named (both by default); the review part alone needs no issue world.
+ * Run the scenarios and print the tables. `npm run bench -- web [pages] [review] [actions]` (or
+ * BENCH_WEB=actions) runs the parts named (all by default); the review and Actions parts need no issue world.
  */
 export async function run(): Promise<void> {
-  const parts = new Set(process.argv.slice(3));
+  const parts = new Set([...process.argv.slice(3), ...(process.env.BENCH_WEB ?? '').split(',').filter(Boolean)]);
   const pages = parts.size === 0 || parts.has('pages');
   const reviewPart = parts.size === 0 || parts.has('review');
+  const actionsOnly = parts.size === 1 && parts.has('actions');
+  if (parts.size === 0 || parts.has('actions')) await runActions();
+  if (actionsOnly) {
+    agent.destroy();
+    return;
+  }
   // why: the issue benchmark's world, with the one busy issue at 200 comments and fewer others (set before it loads).
   process.env.BENCH_HOT_COMMENTS ??= '200';
   process.env.BENCH_COMMENTS ??= '20000';

@@ -68,6 +68,11 @@ export function findRunById(ctx: DbContext, id: number): Promise<ActionRunModel 
   return ActionRunModel.findByPk(id, { transaction: ctx.tx });
 }
 
+/** A repository's run by its number (`index`, as its page's address names it), or null. */
+export function findRunByIndex(ctx: DbContext, repoId: number, index: number): Promise<ActionRunModel | null> {
+  return ActionRunModel.findOne({ where: { repoId, index }, transaction: ctx.tx });
+}
+
 /** Runs by id. */
 export function findRunsByIds(ctx: DbContext, ids: number[]): Promise<ActionRunModel[]> {
   return ids.length ? ActionRunModel.findAll({ where: { id: [...new Set(ids)] }, transaction: ctx.tx }) : Promise.resolve([]);

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import YAML from 'yaml';
 import { systemCtx, withTx, type DbContext } from '../../db';
 import { BadRequest } from '../../errors';
-import { formatGoDuration } from '../../config';
+import { formatGoDuration, settings } from '../../config';
 import { repoPath } from '../../git/paths';
 import { changedPaths } from '../../git/history';
 import {
@@ -392,6 +392,14 @@ function statusCommit(run: ActionRunModel): string | null {
   }
 }
 
+/**
+ * The forge's path prefix (`/`, or `/sub/` under a sub-path). why: as Gitea's `run.Link()`, a
+ * status links to the job's page by a path on the forge (with the sub-path), which its pages follow.
+ */
+function sitePath(): string {
+  return new URL(settings().server.rootUrl).pathname.replace(/\/?$/, '/');
+}
+
 /** Report jobs of a run as commit statuses (a state already shown is not repeated). */
 async function reportStatuses({ runId, jobIds, run: known }: RunChange): Promise<void> {
   const run = known ?? (await findRunById(systemCtx, runId));
@@ -409,7 +417,7 @@ async function reportStatuses({ runId, jobIds, run: known }: RunChange): Promise
     const state = STATE[j.status];
     if (latest.some((s) => s.context === context && s.state === state)) continue;
     await recordCommitStatus(systemCtx, { owner, repo }, pseudoUser(-2), sha, {
-      state, context, description: describe(j), target_url: `/${owner.name}/${repo.name}/actions/runs/${run.index}/jobs/${i}`,
+      state, context, description: describe(j), target_url: `${sitePath()}${owner.name}/${repo.name}/actions/runs/${run.index}/jobs/${i}`,
     });
   }
 }

@@ -40,7 +40,7 @@ export function assertActionsReadable(rc: RepoContext): void {
 }
 
 /** The filters of a run listing. */
-export interface RunQuery { event?: string; branch?: string; status: string[]; actor?: string; headSha?: string }
+export interface RunQuery { event?: string; branch?: string; status: string[]; actor?: string; headSha?: string; workflowId?: string }
 
 /** Runs matching `q` (repository, user or organization, or all for the instance), newest first. */
 export async function listRunsWhere(ctx: DbContext, scope: Pick<RunFilter, 'repoId' | 'ownerId'>, q: RunQuery, page: { limit: number; offset: number }) {
@@ -48,6 +48,7 @@ export async function listRunsWhere(ctx: DbContext, scope: Pick<RunFilter, 'repo
   if (q.event) f.event = q.event;
   if (q.branch) f.ref = `refs/heads/${q.branch}`;
   if (q.headSha) f.commitSha = q.headSha;
+  if (q.workflowId) f.workflowId = q.workflowId;
   if (q.actor) {
     const u = await findUserByName(ctx, q.actor);
     if (!u) return { rows: [], count: 0 };

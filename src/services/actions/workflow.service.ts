@@ -20,22 +20,60 @@ import type { RepoContext } from '../repo/context';
 import { createRuns } from './run.service';
 import { actionsConfig } from './config';
 import { dispatchInputs, WorkflowError } from './workflow-parse';
-import { parsedWorkflow, workflowFiles } from './workflows';
+import { parsedWorkflow, workflowFiles, type WorkflowFile } from './workflows';
 
 const NEVER = '0001-01-01T00:00:00Z';
+
+/** The workflow files of the default branch's head (none for an empty repository). */
+async function defaultBranchFiles(rc: RepoContext): Promise<{ dir: string; head: string; files: WorkflowFile[] } | null> {
+  if (rc.repo.isEmpty) return null;
+  const dir = repoPath(rc.owner.name, rc.repo.name);
+  const head = await resolveCommit(dir, `refs/heads/${rc.repo.defaultBranch}`);
+  return head ? { dir, head, files: await workflowFiles(dir, head) } : null;
+}
+
+/** A `workflow_dispatch` input as the run form shows it. */
+export interface DispatchInput { name: string; description: string; type: string; required: boolean; default: string; options: string[] }
+
+/** A workflow as the Actions page lists it: disabled or not, the error of a file that does not parse, the inputs of a dispatchable one. */
+export interface WorkflowEntry { id: string; name: string; path: string; disabled: boolean; error?: string; dispatch?: DispatchInput[] }
+
+/** The workflows of the default branch for the Actions page (readers of the Actions unit). */
+export async function workflowEntries(ctx: DbContext, rc: RepoContext): Promise<WorkflowEntry[]> {
+  assertUnitReadable(rc, UnitType.Actions);
+  const found = await defaultBranchFiles(rc);
+  if (!found) return [];
+  const { disabled } = await actionsConfig(ctx, rc.repo.id);
+  return found.files.map((f) => {
+    const { wf, error } = parsedWorkflow(f.content);
+    const entry: WorkflowEntry = { id: f.id, name: wf?.name || f.id, path: f.path, disabled: disabled.includes(f.id) };
+    if (!wf) entry.error = error instanceof Error ? error.message : String(error);
+    else if (wf.on.has('workflow_dispatch')) {
+      const spec = wf.on.get('workflow_dispatch');
+      const raw = spec && typeof spec.inputs === 'object' && spec.inputs !== null ? spec.inputs as Record<string, unknown> : {};
+      entry.dispatch = Object.entries(raw).map(([name, v]) => {
+        const d = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+        return {
+          name, description: typeof d.description === 'string' ? d.description : '', type: typeof d.type === 'string' ? d.type : 'string', required: d.required === true,
+          default: d.default === undefined || d.default === null ? '' : String(d.default), options: Array.isArray(d.options) ? d.options.map(String) : [],
+        };
+      });
+    }
+    return entry;
+  });
+}
 
 /** The workflows of the default branch's head. */
 export async function listWorkflows(ctx: DbContext, rc: RepoContext): Promise<ActionWorkflow[]> {
   assertUnitReadable(rc, UnitType.Actions);
-  if (rc.repo.isEmpty) return [];
-  const dir = repoPath(rc.owner.name, rc.repo.name);
-  const head = await resolveCommit(dir, `refs/heads/${rc.repo.defaultBranch}`);
-  if (!head) return [];
+  const found = await defaultBranchFiles(rc);
+  if (!found) return [];
+  const { dir, head } = found;
   const [commit] = await readCommits(dir, [head]);
   const when = new Date(commit.author.date).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const { disabled } = await actionsConfig(ctx, rc.repo.id);
   const urls = repoUrls(settings().server.rootUrl, rc.owner.name, rc.repo.name);
-  return (await workflowFiles(dir, head)).map((f) => {
+  return found.files.map((f) => {
     // why: a broken file keeps its file name.
     const name = parsedWorkflow(f.content).wf?.name || f.id;
     const id = encodeURIComponent(f.id);

@@ -175,3 +175,186 @@
     });
   }
 })();
+
+// ---- Actions: a run's live log view (src/web/pages/action-run.ts) ----
+// The page carries the open steps' last lines; this asks `POST <data-url>` with a cursor per open
+// step ({logCursors: [{step, cursor, limit?}]}) and appends only the lines after each cursor, about
+// once a second while the run or job is not done, with no reload. Opening a folded step brings its
+// last lines; "Show earlier lines" brings the ones before. Text goes in as text, never as HTML.
+(() => {
+  'use strict';
+  const view = document.querySelector('.run-view[data-url]');
+  if (!view) return;
+  const icons = view.querySelector('template.action-status-icons');
+  const tail = Number(view.dataset.tail) || 200;
+  let live = view.dataset.live === 'true';
+  let busy = false;
+  // The attempt the steps on the page belong to (null while the job has none).
+  const attemptEl = view.querySelector('.job-attempt-n');
+  let stepsAttempt = view.querySelector('.job-step') && attemptEl ? Number(attemptEl.textContent) : null;
+
+  const setStatus = (holder, status) => {
+    if (!holder || !icons) return;
+    const icon = icons.content.querySelector(`[data-status="${status}"]`);
+    const now = holder.querySelector('.action-status');
+    if (!icon || (now && now.dataset.status === status)) return;
+    holder.replaceChildren(icon.cloneNode(true));
+  };
+
+  const lineEl = (l) => {
+    const div = document.createElement('div');
+    div.className = 'log-line';
+    const num = document.createElement('span');
+    num.className = 'log-num';
+    num.textContent = String(l.n);
+    const time = document.createElement('span');
+    time.className = 'log-time';
+    time.textContent = l.time;
+    const text = document.createElement('span');
+    text.className = 'log-text';
+    for (const [cls, part] of l.segs) {
+      if (!cls) { text.append(part); continue; }
+      const s = document.createElement('span');
+      s.className = cls;
+      s.textContent = part;
+      text.append(s);
+    }
+    div.append(num, time, text);
+    return div;
+  };
+
+  async function ask(cursors) {
+    const r = await fetch(view.dataset.url, {
+      method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', 'X-Csrf-Token': view.dataset.csrf }, body: JSON.stringify({ logCursors: cursors }),
+    });
+    if (!r.ok) throw new Error(r.statusText);
+    return r.json();
+  }
+
+  function applyState(st) {
+    // A job run again while its page is open: the steps shown are another attempt's, so the page starts over.
+    if (stepsAttempt !== null && st.job.attempt !== stepsAttempt) {
+      live = false;
+      window.location.reload();
+      return false;
+    }
+    if (st.job.sections.length) stepsAttempt = st.job.attempt;
+    setStatus(view.querySelector('.run-status'), st.run.status);
+    const dur = view.querySelector('.run-duration');
+    if (dur) dur.textContent = st.run.duration;
+    for (const j of st.jobs) {
+      const li = view.querySelector(`.run-job[data-job="${j.index}"]`);
+      if (!li) continue;
+      setStatus(li.querySelector('.job-status'), j.status);
+      li.querySelector('.job-duration').textContent = j.duration;
+    }
+    setStatus(view.querySelector('.job-head .job-status'), st.job.status);
+    const attempt = view.querySelector('.job-attempt-n');
+    if (attempt) attempt.textContent = String(st.job.attempt);
+    const box = view.querySelector('.job-steps');
+    for (const s of st.job.sections) {
+      let el = box.querySelector(`.job-step[data-step="${s.index}"]`);
+      if (!el) {
+        // A section the page did not have yet (the job started, or ended): drawn like the others.
+        el = document.createElement('details');
+        el.className = 'job-step';
+        el.dataset.step = String(s.index);
+        el.dataset.first = el.dataset.next = '0';
+        el.dataset.loaded = 'true';
+        const sum = document.createElement('summary');
+        const status = document.createElement('span');
+        status.className = 'step-status';
+        const name = document.createElement('span');
+        name.className = 'step-name';
+        name.textContent = s.name;
+        const d = document.createElement('span');
+        d.className = 'muted step-duration';
+        sum.append(status, ' ', name, ' ', d);
+        const earlier = document.createElement('button');
+        earlier.type = 'button';
+        earlier.className = 'link step-earlier';
+        earlier.hidden = true;
+        earlier.textContent = 'Show earlier lines';
+        const log = document.createElement('div');
+        log.className = 'step-log';
+        el.append(sum, earlier, log);
+        box.append(el);
+      }
+      el.dataset.total = String(s.total);
+      setStatus(el.querySelector('.step-status'), s.status);
+      el.querySelector('.step-duration').textContent = s.duration;
+      // As Gitea, the running step opens by itself.
+      if (s.status === 'running' && !el.open && el.dataset.auto !== 'done') { el.dataset.auto = 'done'; el.dataset.loaded = 'true'; el.open = true; }
+    }
+    const waiting = view.querySelector('.job-waiting');
+    if (waiting && st.job.sections.length) waiting.hidden = true;
+    live = !(st.run.done && st.job.done);
+    return true;
+  }
+
+  function applyLogs(logs) {
+    for (const piece of logs) {
+      const el = view.querySelector(`.job-step[data-step="${piece.step}"]`);
+      if (!el || !piece.lines.length) continue;
+      const log = el.querySelector('.step-log');
+      const first = Number(el.dataset.first);
+      const next = Number(el.dataset.next);
+      if (piece.cursor < first) {
+        // Earlier lines: put before the ones shown.
+        const frag = document.createDocumentFragment();
+        const upto = Math.min(piece.lines.length, first - piece.cursor);
+        for (const l of piece.lines.slice(0, upto)) frag.append(lineEl(l));
+        log.prepend(frag);
+        el.dataset.first = String(piece.cursor);
+      } else if (piece.cursor === next) {
+        const frag = document.createDocumentFragment();
+        for (const l of piece.lines) frag.append(lineEl(l));
+        log.append(frag);
+        el.dataset.next = String(next + piece.lines.length);
+      }
+      el.querySelector('.step-earlier').hidden = Number(el.dataset.first) === 0;
+    }
+  }
+
+  async function refresh(extra) {
+    if (busy) return;
+    busy = true;
+    try {
+      const cursors = [...view.querySelectorAll('.job-step[open]')].map((el) => ({ step: Number(el.dataset.step), cursor: Number(el.dataset.next) }));
+      const res = await ask(extra ? [...cursors.filter((c) => c.step !== extra.step), extra] : cursors);
+      if (!applyState(res.state)) return;
+      applyLogs(res.logs);
+      // A step with more lines than one answer carries asks again at once.
+      const more = res.logs.some((l) => l.lines.length) && [...view.querySelectorAll('.job-step[open]')].some((el) => Number(el.dataset.next) < Number(el.dataset.total));
+      if (more) window.setTimeout(() => refresh(), 50);
+    } catch {
+      // why: a failed fetch (the server restarting, the network) is tried again at the next tick.
+    } finally {
+      busy = false;
+    }
+  }
+
+  view.addEventListener('toggle', (ev) => {
+    const el = ev.target;
+    if (!el.matches || !el.matches('.job-step') || !el.open || el.dataset.loaded === 'true') return;
+    el.dataset.loaded = 'true';
+    const start = Math.max(0, Number(el.dataset.total) - tail);
+    el.dataset.first = el.dataset.next = String(start);
+    refresh();
+  }, true);
+
+  view.addEventListener('click', (ev) => {
+    const b = ev.target.closest('.step-earlier');
+    if (!b) return;
+    const el = b.closest('.job-step');
+    const first = Number(el.dataset.first);
+    const from = Math.max(0, first - 1000);
+    refresh({ step: Number(el.dataset.step), cursor: from, limit: first - from });
+  });
+
+  const tick = () => {
+    if (!live) return;
+    refresh().finally(() => window.setTimeout(tick, 1000));
+  };
+  if (live) window.setTimeout(tick, 1000);
+})();

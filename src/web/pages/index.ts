@@ -41,6 +41,7 @@ import { labelPages } from './labels';
 import { milestonePages } from './milestones';
 import { packagePages, repoPackagePages } from './packages';
 import { packageSettingsPages } from './package-settings';
+import { actionPages } from './actions';
 
 // why: compiled code runs from dist/src/web/pages; the assets stay in the source tree.
 const ASSETS = [path.resolve(__dirname, '../assets'), path.resolve(__dirname, '../../../../src/web/assets')].find((d) => fs.existsSync(path.join(d, 'forge.css'))) ?? '';
@@ -101,6 +102,7 @@ export function pagesRouter(): Router {
   r.use(labelPages());
   r.use(milestonePages());
   r.use(repoPackagePages());
+  r.use(actionPages());
   r.use(repoPages());
   // why: a page no route knows is a 404 in the site frame, never the framework's "Cannot GET".
   r.use((_req, _res, next) => next(new NotFound()));

@@ -168,7 +168,8 @@ export function pullPages(): Router {
     const checks = await combinedStatus(ctxOf(req), rc, head.pull.head.sha);
     await renderPage(req, res, 'pulls/view', `${head.pull.title} - #${index} - ${rc.owner.name}/${rc.repo.name}`, {
       ...head, events, html, bodyHtml: head.pull.body ? slots.put(rendered[0]) : '', box, styleNames: MERGE_STYLE_NAMES, eventText,
-      checks: checks.latest.length ? { state: checks.state, list: checks.latest.map((c) => ({ state: c.state, context: c.context, description: c.description, url: /^https?:\/\//i.test(c.targetUrl) ? c.targetUrl : '' })) } : null,
+      // why: an Actions job's status links to its page by a path on the forge (as Gitea's), followed as such; never `//host`.
+      checks: checks.latest.length ? { state: checks.state, list: checks.latest.map((c) => ({ state: c.state, context: c.context, description: c.description, url: /^https?:\/\//i.test(c.targetUrl) || /^\/(?![/\\])/.test(c.targetUrl) ? c.targetUrl : '' })) } : null,
       reviewState: (id: number) => REVIEW_STATES[reviewOf.get(id)?.type ?? ReviewType.Comment], reviewRow: (id: number) => reviewOf.get(id) ?? null,
       reviewThreads: (id: number) => byReview.get(id) ?? [],
       reviewers: reviewerStates(req, conv.reviews, conv.user), canDismiss: isRepoAdmin(rc) && !head.pull.merged && head.pull.state === 'open',

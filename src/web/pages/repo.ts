@@ -47,7 +47,9 @@ export async function repoHeader(req: Request, rc: RepoContext, tab: string) {
   const packagesTab = settings().packages.enabled && rc.perm.can(UnitType.Packages, AccessMode.Read);
   // why: the Actions settings (runners, secrets, variables) are for owners, as the API's endpoints; the nav offers them to owners only.
   const isOwner = rc.perm.mode >= AccessMode.Owner;
-  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc), starred, watching, showClone: false, packagesTab, isOwner };
+  // why: as Gitea, the Actions tab shows while the unit is on and the caller may read it.
+  const actionsTab = rc.perm.units.has(UnitType.Actions) && rc.perm.can(UnitType.Actions, AccessMode.Read);
+  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc), starred, watching, showClone: false, packagesTab, isOwner, actionsTab };
 }
 
 /** Colours of the languages bar (Linguist's for the common ones; others from their name). */
