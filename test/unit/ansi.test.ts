@@ -1,4 +1,4 @@
-/** ANSI colours of a log line as classed segments: SGR codes, 256-colour names, resets, and every other escape dropped. */
+/** ANSI colours of a log line as classed segments (SGR read by anser): named colours, 256-colour names, resets, and every other escape dropped. */
 import { expect } from 'chai';
 import { ansiSegments } from '../../src/web/pages/ansi';
 
