@@ -1,4 +1,4 @@
-/** The weight-bounded cache behind kept commit texts and history id lists. */
+/** The weight-bounded cache behind kept commit texts, history id lists and the Actions log indexes. */
 import { expect } from 'chai';
 import { WeightedLru } from '../../src/git/lru';
 
@@ -32,5 +32,20 @@ describe('WeightedLru', () => {
     expect(keys(lru, ['a', 'big'])).to.deep.equal(['big']);
     lru.set('b', 'b');
     expect(keys(lru, ['big', 'b'])).to.deep.equal(['b']);
+  });
+
+  it('weighs a value that grew in place again when it is set again, and forgets a deleted key', () => {
+    const lru = new WeightedLru<number[]>(6, (v) => v.length);
+    const growing = [1, 2];
+    lru.set('g', growing);
+    lru.set('x', [1, 2]);
+    growing.push(3, 4, 5);
+    lru.set('g', growing);
+    expect(lru.get('x'), 'evicted once g weighs 5').to.equal(undefined);
+    expect(lru.get('g')).to.have.length(5);
+    lru.delete('g');
+    lru.set('y', [1, 2, 3, 4, 5, 6]);
+    lru.set('z', []);
+    expect(lru.get('y'), 'the deleted weight no longer counts').to.have.length(6);
   });
 });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { settings } from '../../config';
+import { WeightedLru } from '../../git/lru';
 
 const gunzip = promisify(zlib.gunzip);
 
@@ -17,22 +18,12 @@ interface PlainIndex { starts: number[]; scanned: number }
 interface Inflated { text: Buffer; starts: number[] }
 
 // why: per process; a plain log only grows (a rerun writes a new task's file), so an index is extended, never invalidated.
-const plain = new Map<string, PlainIndex>();
-let plainStarts = 0;
-// why: 8 bytes a line; 2 million line starts (16 MiB) cover the running logs being watched.
-const MAX_PLAIN_STARTS = 2_000_000;
-const inflated = new Map<string, Inflated>();
-let inflatedBytes = 0;
+// 8 bytes a line: 2 million line starts (16 MiB) cover the running logs being watched.
+const plain = new WeightedLru<PlainIndex>(2_000_000, (idx) => idx.starts.length);
 // why: a finished log is read again while its page is open (each step opened); 64 MiB holds the few being looked at.
-const MAX_INFLATED_BYTES = 64 << 20;
+const inflated = new WeightedLru<Inflated>(64 << 20, (log) => log.text.length);
 
 const fullPath = (name: string) => path.join(settings().actions.logPath, name);
-
-/** Recently used first out: move a key to the end of its map. */
-function touch<V>(m: Map<string, V>, key: string, v: V): void {
-  m.delete(key);
-  m.set(key, v);
-}
 
 function lineStarts(buf: Buffer, base: number, starts: number[], from = 0): number {
   let at = from;
@@ -50,29 +41,21 @@ async function plainLines(name: string, from: number, to: number): Promise<strin
   try {
     fh = await fsp.open(file, 'r');
   } catch {
-    forgetPlain(name);
+    // why: its file is gone (archived, or the run deleted).
+    plain.delete(name);
     return null;
   }
   try {
-    let idx = plain.get(name);
-    if (!idx) {
-      idx = { starts: [0], scanned: 0 };
-      plainStarts += 1;
-    }
-    touch(plain, name, idx);
+    const idx = plain.get(name) ?? { starts: [0], scanned: 0 };
     const { size } = await fh.stat();
     if (size > idx.scanned && idx.starts.length - 1 < to) {
       const buf = Buffer.alloc(size - idx.scanned);
       const { bytesRead } = await fh.read(buf, 0, buf.length, idx.scanned);
-      const before = idx.starts.length;
       // why: a line still being appended (no newline yet) waits for the next read.
       idx.scanned += lineStarts(buf.subarray(0, bytesRead), idx.scanned, idx.starts);
-      plainStarts += idx.starts.length - before;
-      for (const [k] of plain) {
-        if (plainStarts <= MAX_PLAIN_STARTS || k === name) break;
-        forgetPlain(k);
-      }
     }
+    // why: set again after growing, so the cache weighs the longer index.
+    plain.set(name, idx);
     const count = idx.starts.length - 1;
     const a = Math.min(from, count);
     const b = Math.min(to, count);
@@ -83,14 +66,6 @@ async function plainLines(name: string, from: number, to: number): Promise<strin
   } finally {
     await fh.close();
   }
-}
-
-/** Drop a plain log's index (its file is gone, archived, or the least recently read). */
-function forgetPlain(name: string): void {
-  const idx = plain.get(name);
-  if (!idx) return;
-  plainStarts -= idx.starts.length;
-  plain.delete(name);
 }
 
 /** Lines `[from, to)` of a finished (gzipped) log. */
@@ -107,14 +82,8 @@ async function archivedLines(name: string, from: number, to: number): Promise<st
     const starts = [0];
     lineStarts(text, 0, starts);
     log = { text, starts };
-    inflatedBytes += text.length;
-    while (inflatedBytes > MAX_INFLATED_BYTES && inflated.size) {
-      const [k, v] = inflated.entries().next().value!;
-      inflated.delete(k);
-      inflatedBytes -= v.text.length;
-    }
+    inflated.set(name, log);
   }
-  touch(inflated, name, log);
   const count = log.starts.length - 1;
   const a = Math.min(from, count);
   const b = Math.min(to, count);
