@@ -23,6 +23,16 @@ type Any = any;
 /** A client of a service whose descriptor is built at run time: its methods, loosely typed. */
 export type RpcClient = Record<string, (req: Any, opts?: Any) => Promise<Any>>;
 
+/** The connect error code a runner call fails with, or 'ok' when it succeeds. */
+export async function codeOf(p: Promise<unknown>): Promise<Code | 'ok'> {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    return ConnectError.from(err).code;
+  }
+}
+
 /** A step's outcome as the runner reports it. */
 interface StepReport { id: number; result: RunnerResult; startedAt?: Date; stoppedAt?: Date; logIndex: number; logLength: number }
 

@@ -8,26 +8,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { Code, createClient } from '@connectrpc/connect';
 import { compressionGzip, createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo, GitTool, waitFor } from '../helpers/refs';
-import { ConformanceRunner, type RpcClient } from '../helpers/actions-runner';
+import { ConformanceRunner, codeOf, type RpcClient } from '../helpers/actions-runner';
 import { RunnerResult, RunnerService } from '../../src/api/runner-proto';
 import { count, sql } from '../helpers/db';
 
 const ONE_JOB = 'on: push\njobs:\n  one:\n    runs-on: linux\n    steps:\n      - run: echo one\n';
-
-/** The connect error code a call fails with. */
-async function codeOf(p: Promise<unknown>): Promise<Code | 'ok'> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return ConnectError.from(err).code;
-  }
-}
 
 describe('actions runners', () => {
   let w: World;

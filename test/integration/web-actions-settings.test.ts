@@ -8,22 +8,12 @@
  * a user who is not a site administrator, a visitor sent to sign in.
  */
 import { expect } from 'chai';
-import { Code, ConnectError } from '@connectrpc/connect';
+import { Code } from '@connectrpc/connect';
 import { startWorld, type World, type TestUser } from '../helpers/world';
 import { apiRepo } from '../helpers/refs';
 import { WebClient } from '../helpers/web';
-import { ConformanceRunner } from '../helpers/actions-runner';
+import { ConformanceRunner, codeOf } from '../helpers/actions-runner';
 import { count, sql } from '../helpers/db';
-
-/** The connect error code a call fails with, or 'ok'. */
-async function codeOf(p: Promise<unknown>): Promise<Code | 'ok'> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return ConnectError.from(err).code;
-  }
-}
 
 describe('actions settings pages', () => {
   let w: World;
