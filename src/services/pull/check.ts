@@ -16,6 +16,7 @@ import { findPullById, savePull, PullStatus, type PullRequestModel } from '../..
 import { findRepoById, type RepositoryModel } from '../../models/repository.model';
 import { findUserById, type UserModel } from '../../models/user.model';
 import { enqueue } from '../../queue/outbox';
+import { withRepoLock } from '../../lock';
 import { queueAutoMerges } from './auto-merge.service';
 
 /** The outbox topic of one pull request's mergeability check; payload `{ pullId }`. */
@@ -96,7 +97,11 @@ export async function runPullCheck(ctx: DbContext, pullId: number): Promise<void
   const dir = await repoDirById(ctx, pr.baseRepoId);
   if (!dir) return;
   const refs = async () => Promise.all([refId(dir, `refs/heads/${pr.baseBranch}`), refId(dir, headRefOf(pr))]);
-  const [base, head] = await refs();
+  let [base, head] = await refs();
+  // why: a pull request being opened commits its row and this queued check before it writes its head ref, under
+  // the base repository's lock; a check that runs in between reads again under that lock before calling a ref missing
+  // (else it could store "error" over the opener's own answer).
+  if (!base || !head) [base, head] = await withRepoLock(pr.baseRepoId, refs);
   if (!base || !head) {
     // why: without its base branch or any head there is nothing to test; Gitea shows such a pull request as not mergeable.
     await storeOutcome(ctx, pr, { status: PullStatus.Error, mergeBase: pr.mergeBase, conflicts: [], ahead: 0, behind: 0 });
