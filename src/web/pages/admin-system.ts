@@ -17,6 +17,7 @@ import { mailStatus } from '../../services/mail/status';
 import { listAllPackageVersions, removeAnyPackageVersion } from '../../services/packages/admin.service';
 import { searchAllEmails, setEmailActivationByAdmin } from '../../services/user/email-admin.service';
 import { PAGE_SIZE, keyword, paging, siteAdmin } from './admin';
+import { humanSize } from './package-types';
 import { flashOutcome, requireCsrf } from './context';
 import { renderPage } from './render';
 import { page, pageNumber } from './route';
@@ -67,14 +68,6 @@ function configGroups(): { id: string; title: string; rows: Row[] }[] {
   ];
 }
 
-/** Bytes as KiB, MiB or GiB. */
-export function byteSize(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
-  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
-}
-
 /** Seconds as "3 days 4 hours 5 minutes". */
 function duration(secs: number): string {
   const parts: string[] = [];
@@ -100,7 +93,7 @@ export function adminSystemPages(): Router {
   r.get('/admin/monitor', page(async (req, res) => {
     if (!siteAdmin(req, res)) return;
     const st = await systemStatus();
-    await renderPage(req, res, 'admin/monitor', 'System status', { section: 'monitor', st, uptime: duration(st.process.uptimeSeconds), size: byteSize });
+    await renderPage(req, res, 'admin/monitor', 'System status', { section: 'monitor', st, uptime: duration(st.process.uptimeSeconds), size: humanSize });
   }));
 
   r.get('/admin/cron', page(async (req, res) => {
@@ -167,7 +160,7 @@ export function adminSystemPages(): Router {
     const pageNo = pageNumber(req);
     const { rows, count } = await listAllPackageVersions(ctxOf(req), { type, q }, PAGE_SIZE, (pageNo - 1) * PAGE_SIZE);
     await renderPage(req, res, 'admin/packages', 'Packages', {
-      section: 'packages', packages: rows, types: PACKAGE_TYPES, type, size: byteSize, ...paging(q, pageNo, count),
+      section: 'packages', packages: rows, types: PACKAGE_TYPES, type, size: humanSize, ...paging(q, pageNo, count),
       pagerQuery: new URLSearchParams({ ...(q ? { q } : {}), ...(type ? { type } : {}) }).toString(),
     });
   }));
