@@ -19,15 +19,17 @@ export async function configureRepo(dir: string): Promise<void> {
   await set('receive.fsckObjects', 'true');
   await set('core.fsync', 'objects,derived-metadata,reference');
   await set('core.fsyncMethod', 'fsync');
-  // why: the server owns hooks; git's samples are never wanted.
-  await fs.rm(path.join(dir, 'hooks'), { recursive: true, force: true });
+  // why: the server owns hooks; git's samples are never wanted. Repositories are made without
+  // git's template (no samples); this clears hooks of a directory made another way. Retries ride
+  // out a directory listing that changed under the removal (ENOTEMPTY, seen once under load).
+  await fs.rm(path.join(dir, 'hooks'), { recursive: true, force: true, maxRetries: 3 });
   await installHooks(dir);
 }
 
 /** Make a bare repository at `dir` with the server's configuration and hooks. */
 export async function initBare(dir: string, defaultBranch: string): Promise<void> {
   await fs.mkdir(path.dirname(dir), { recursive: true });
-  await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`, '--', dir]);
+  await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`, '--', dir]);
   await configureRepo(dir);
 }
 
@@ -42,7 +44,7 @@ export async function initBare(dir: string, defaultBranch: string): Promise<void
  */
 export async function cloneBare(from: string, to: string, defaultBranch: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
-  await runGit(['clone', '--bare', '--local', '--quiet', '--', from, to]);
+  await runGit(['clone', '--bare', '--local', '--quiet', '--template=', '--', from, to]);
   await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: to }).catch(() => undefined);
   await configureRepo(to);
   await setHeadBranch(to, defaultBranch);
@@ -75,7 +77,7 @@ export async function dirExists(dir: string): Promise<boolean> {
 /** Remove a repository directory (no error when absent). */
 export async function removeRepoDir(dir: string): Promise<void> {
   closeRepoProcesses(dir);
-  await fs.rm(dir, { recursive: true, force: true });
+  await fs.rm(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
 /** Move a repository directory (rename), creating the new parent directory when needed. */
