@@ -14,6 +14,7 @@ import { GitTool, apiRepo, outboxSettled, startRefsWorld } from '../helpers/refs
 import { serverRepoDir } from '../helpers/repo-fixture';
 import { count } from '../helpers/db';
 import { WebClient } from '../helpers/web';
+import { launchBrowser, look, watchedPage } from '../helpers/browser';
 
 const spdx = require('spdx-license-list/full') as Record<string, { licenseText: string }>;
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -68,6 +69,8 @@ describe('remaining git API operations (licenses, editorconfig, notes, file-cont
       expect(await licenses('lic')).to.deep.equal(['Apache-2.0', 'MIT']);
       expect((await alice.api.repos.repoEdit('alice', 'lic', { default_branch: 'gpl' })).status).to.equal(200);
       expect(await licenses('lic')).to.deep.equal(['GPL-3.0-only']);
+      const home = await new WebClient(w).get('alice/lic');
+      expect(home.text).to.include('GPL-3.0-only license');
     });
 
     it('answers a private repository\'s licenses only to those who may read it', async () => {
@@ -308,6 +311,27 @@ describe('remaining git API operations (licenses, editorconfig, notes, file-cont
       expect(fs.existsSync(dirOf('carol', 'scrap'))).to.equal(false);
       const again = await admin.form('admin/repos/unadopted/carol/scrap/delete', {});
       expect((await admin.get(again.location!)).text).to.include('be found.');
+    });
+
+    it('shows the unadopted page and a repository\'s licenses accessibly, at 1280 and 375 px', async () => {
+      const browser = await launchBrowser();
+      try {
+        const wp = await watchedPage(browser);
+        const url = (p = '') => `${w.server.rootUrl}${p}`;
+        await wp.page.goto(url('user/login'));
+        await wp.page.fill('input[name=user_name]', w.admin.name);
+        await wp.page.fill('input[name=password]', w.admin.password);
+        await Promise.all([wp.page.waitForURL(url()), wp.page.click('form[action$="/user/login"] button[type=submit]')]);
+        await wp.page.goto(url('admin/repos/unadopted'));
+        expect(await wp.page.textContent('table.admin')).to.include('bob/junk');
+        await look(wp.page, 'admin-unadopted');
+        await wp.page.goto(url('alice/lic'));
+        expect(await wp.page.textContent('.repo-licenses')).to.include('GPL-3.0-only license');
+        await look(wp.page, 'repo-licenses');
+        expect(wp.problems).to.deep.equal([]);
+      } finally {
+        await browser.close();
+      }
     });
 
     it('deletes the files of one', async () => {
