@@ -85,3 +85,9 @@ export interface CreateStatusOption {
 
 /** The commits of head since its merge base with base, and the files they change. */
 export interface Compare { total_commits: number; commits: Commit[]; files: CommitAffectedFiles[] }
+
+/** A git note of a commit (Gitea's Note): its text and the notes commit that last changed it. */
+export interface Note {
+  message: string;
+  commit: Commit;
+}

@@ -200,3 +200,27 @@ export interface AnnotatedTag {
   object: AnnotatedTagObject | null;
   verification: PayloadCommitVerification | null;
 }
+
+/**
+ * Apply a patch (Gitea's ApplyDiffPatchFileOptions; its swagger names UpdateFileOptions). `content`
+ * is the unified diff as text (base64 of one is accepted too, as that swagger describes it).
+ */
+export interface ApplyDiffPatchFileOptions extends FileOptions {
+  /** The patch: a unified diff as `git diff` or `git format-patch` writes it. */
+  content: string;
+  /** Accepted for compatibility with UpdateFileOptions; not used. */
+  sha?: string;
+}
+
+/** The files to read in one request (Gitea's GetFilesOptions). */
+export interface GetFilesOptions {
+  files?: string[];
+}
+
+/** The EditorConfig properties of one file, as Gitea's editorconfig Definition shows them. */
+export interface EditorConfigDefinition {
+  charset?: string;
+  indent_style?: string;
+  indent_size?: string;
+  end_of_line?: string;
+}

@@ -21,13 +21,14 @@ export interface RepoExtras {
   pulls?: PullRequestsConfig | null; parent?: Repository; transfer?: RepoTransfer | null;
   open?: { issues: number; pulls: number };
   tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig;
+  licenses?: string[];
 }
 
 /** A repository with everything around it, as the repository services hand it over. */
 export interface RepoViewData {
   repo: RepositoryModel; owner: UserModel; units: UnitType[]; permissions: RepoPermissions;
   pulls: PullRequestsConfig | null; parent?: RepoViewData | null; open?: { issues: number; pulls: number };
-  tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig;
+  tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig; licenses?: string[];
   transfer?: { doer: UserModel; recipient: UserModel; teams: { team: TeamModel; units: Map<UnitType, AccessMode> }[] } | null;
 }
 
@@ -35,7 +36,7 @@ export interface RepoViewData {
 export function toRepositoryView(v: RepoViewData, viewer: Viewer | null, rootUrl: string): Repository {
   const t = v.transfer;
   return toRepository(v.repo, v.owner, viewer, rootUrl, {
-    units: v.units, permissions: v.permissions, pulls: v.pulls, open: v.open, tracker: v.tracker, externalTracker: v.externalTracker,
+    units: v.units, permissions: v.permissions, pulls: v.pulls, open: v.open, tracker: v.tracker, externalTracker: v.externalTracker, licenses: v.licenses,
     parent: v.parent ? toRepositoryView(v.parent, viewer, rootUrl) : undefined,
     // why: Gitea shows the transfer's users as to an anonymous viewer and its teams without their organization.
     transfer: t ? { doer: toUser(t.doer, null, rootUrl), recipient: toUser(t.recipient, null, rootUrl), teams: t.teams.map((x) => toTeam(x.team, x.units, null)) } : null,
@@ -132,6 +133,6 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     mirror_updated: r.mirrorUpdatedUnix ? isoTime(new Date(Number(r.mirrorUpdatedUnix) * 1000)) : ZERO_TIME,
     repo_transfer: x.transfer ?? null,
     topics: [],
-    licenses: [],
+    licenses: x.licenses ?? [],
   };
 }

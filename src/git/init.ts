@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { Validation } from '../errors';
 import { runGit } from './run';
 import { installHooks } from './hooks';
 import { commitTree } from './tree-edit';
@@ -24,6 +25,22 @@ export async function configureRepo(dir: string): Promise<void> {
   // out a directory listing that changed under the removal (ENOTEMPTY, seen once under load).
   await fs.rm(path.join(dir, 'hooks'), { recursive: true, force: true, maxRetries: 3 });
   await installHooks(dir);
+}
+
+/**
+ * Replace the configuration of a bare repository the server did not make (an adopted one) with a
+ * fresh one of its own: whatever the file held (`core.hooksPath`, `core.fsmonitor`, includes,
+ * `uploadpack.packObjectsHook`, ...) could run programs on the server's next git call. Only what
+ * the repository format needs is kept. Call configureRepo afterwards.
+ */
+export async function resetRepoConfig(dir: string): Promise<void> {
+  const get = async (key: string) => (await runGit(['config', '--file', path.join(dir, 'config'), '--get', key]).catch(() => null))?.stdout.toString().trim() ?? '';
+  const format = await get('extensions.objectformat');
+  if (format && format !== 'sha1') throw new Validation(`object format ${format} is not supported yet`);
+  // why: the file is written whole, then renamed over the old one, so git never reads half of it.
+  const tmp = path.join(dir, `config.forge-${process.pid}`);
+  await fs.writeFile(tmp, '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n');
+  await fs.rename(tmp, path.join(dir, 'config'));
 }
 
 /** Make a bare repository at `dir` with the server's configuration and hooks. */

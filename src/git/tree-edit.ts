@@ -65,6 +65,16 @@ export class IndexEditor {
     await runGit(['update-index', '-z', '--index-info'], { gitDir: this.gitDir, env: this.env, input: `0 ${ZERO_ID}\t${p}\0` });
   }
 
+  /**
+   * Apply a patch to the index (`git apply --cached`, never a worktree), as Gitea's ApplyDiffPatch
+   * runs it: line counts recounted, whitespace differences ignored and fixed, binary patches
+   * accepted, a three-way fallback for hunks whose context moved. The blobs it makes wait in the
+   * quarantine. GitError when git refuses the patch.
+   */
+  async applyPatch(patch: Buffer): Promise<void> {
+    await runGit(['apply', '--cached', '--recount', '--ignore-whitespace', '--whitespace=fix', '--binary', '-3'], { gitDir: this.gitDir, env: this.env, input: patch });
+  }
+
   /** Does `.gitattributes` in the index (as edited so far) send `p` to LFS (`filter=lfs`)? */
   async isLfs(p: string): Promise<boolean> {
     const out = (await runGit(['check-attr', '--cached', '-z', '--stdin', 'filter'], { gitDir: this.gitDir, env: this.env, input: `${p}\0` })).stdout.toString();
@@ -152,6 +162,30 @@ async function publish(quarantine: string, to: string): Promise<void> {
       await fs.access(target).then(() => undefined, () => fs.rename(path.join(quarantine, fan, name), target));
     }
   }
+}
+
+/**
+ * The paths a patch touches (old and new names of renames and copies), as git's own parser reads
+ * them (`git apply --numstat -z`, which applies nothing). GitError when git cannot read the patch.
+ */
+export async function patchPaths(gitDir: string, patch: Buffer): Promise<string[]> {
+  const out = (await runGit(['apply', '--numstat', '-z', '--recount', '--binary'], { gitDir, input: patch })).stdout.toString('utf8');
+  const paths: string[] = [];
+  const parts = out.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const rec = parts[i];
+    if (rec === '') continue;
+    const m = /^(?:\d+|-)\t(?:\d+|-)\t(.*)$/s.exec(rec);
+    if (!m) continue;
+    // why: a rename or copy has an empty name here, followed by its old and new names.
+    if (m[1] === '') {
+      paths.push(parts[i + 1] ?? '', parts[i + 2] ?? '');
+      i += 2;
+    } else {
+      paths.push(m[1]);
+    }
+  }
+  return paths;
 }
 
 /** Author or committer of a new commit; `offset` is the time zone git records (`+0200`; default `+0000`). */

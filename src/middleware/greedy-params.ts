@@ -7,7 +7,7 @@
 import type { Request, Response, NextFunction } from 'express';
 
 // why: only the listed route families take a greedy tail; everything else keeps normal segment matching.
-const GREEDY = /^(\/repos\/[^/?]+\/[^/?]+\/(?:contents|contents-ext|raw|media|archive|compare|branches|tags|releases\/tags|git\/refs|tag_protections|branch_protections|wiki\/page|wiki\/revisions))\/([^?]*)(\?.*)?$/;
+const GREEDY = /^(\/repos\/[^/?]+\/[^/?]+\/(?:contents|contents-ext|raw|media|archive|compare|branches|tags|releases\/tags|git\/refs|tag_protections|branch_protections|wiki\/page|wiki\/revisions|editorconfig))\/([^?]*)(\?.*)?$/;
 
 // why: `/pulls/{base}/{head}` takes a head with slashes, while `/pulls/{index}/reviews/...` and the
 // other routes under a number keep their segments (Gitea matches those first).

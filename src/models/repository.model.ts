@@ -190,7 +190,7 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   await exec('UPDATE repository SET num_forks = num_forks - 1 WHERE id IN (SELECT fork_id FROM repository WHERE id = :repoId AND fork_id > 0)');
   await exec('UPDATE repository SET is_fork = :no, fork_id = 0 WHERE fork_id = :repoId');
   await exec('UPDATE topic SET repo_count = repo_count - 1 WHERE id IN (SELECT topic_id FROM repo_topic WHERE repo_id = :repoId)');
-  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event', 'repo_transfer', 'commit_status', 'attachment', 'protected_tag', 'protected_branch', 'action', 'notification', 'mirror', 'push_mirror']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
+  for (const table of ['star', 'watch', 'repo_topic', 'branch', 'release', 'push_event', 'repo_transfer', 'commit_status', 'attachment', 'protected_tag', 'protected_branch', 'action', 'notification', 'mirror', 'push_mirror', 'repo_license']) await exec(`DELETE FROM ${table} WHERE repo_id = :repoId`);
   // why: LFS links and locks go with the repository; the content files stay on disk (other repositories may link
   // the same oid) until a later garbage collection removes unreferenced ones.
   await exec('DELETE FROM lfs_meta_object WHERE repository_id = :repoId');
@@ -337,4 +337,13 @@ export function archivedRepoIds(ctx: DbContext): Promise<number[]> {
     const rows = await RepositoryModel.findAll({ where: { isArchived: true }, attributes: ['id'], transaction: ctx.tx });
     return rows.map((r) => r.id);
   });
+}
+
+/** The lower-cased names of the repositories of each of these owners (by owner id). */
+export async function repoLowerNamesOfOwners(ctx: DbContext, ownerIds: number[]): Promise<Map<number, Set<string>>> {
+  const out = new Map<number, Set<string>>(ownerIds.map((id) => [id, new Set<string>()]));
+  if (ownerIds.length === 0) return out;
+  const rows = await RepositoryModel.findAll({ attributes: ['ownerId', 'lowerName'], where: { ownerId: { [Op.in]: ownerIds } }, transaction: ctx.tx });
+  for (const r of rows) out.get(r.ownerId)?.add(r.lowerName);
+  return out;
 }

@@ -290,3 +290,9 @@ export function pseudoUser(id: -1 | -2): UserModel {
     createdAt: new Date(0),
   });
 }
+
+/** Users and organizations whose lower-cased names are among `lowerNames`. */
+export function findUsersByLowerNames(ctx: DbContext, lowerNames: string[]): Promise<UserModel[]> {
+  if (lowerNames.length === 0) return Promise.resolve([]);
+  return UserModel.findAll({ where: { lowerName: lowerNames }, transaction: ctx.tx });
+}

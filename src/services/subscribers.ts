@@ -12,8 +12,9 @@ import { pullSubscriber } from './pull/notifier';
 import { issueSubscriber } from './issue/notifier';
 import { mirrorSubscriber } from './mirror/notifier';
 import { mailSubscriber } from './mail/notifier';
+import { licenseSubscriber } from './license/notifier';
 
 /** Register every subscriber with this process's notifier. */
 export function registerSubscribers(): void {
-  for (const s of [webhookSubscriber, actionsSubscriber, notificationSubscriber, activitySubscriber, pullSubscriber, issueSubscriber, mirrorSubscriber, mailSubscriber]) registerSubscriber(s);
+  for (const s of [webhookSubscriber, actionsSubscriber, notificationSubscriber, activitySubscriber, pullSubscriber, issueSubscriber, mirrorSubscriber, mailSubscriber, licenseSubscriber]) registerSubscriber(s);
 }

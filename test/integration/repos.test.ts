@@ -1,6 +1,6 @@
 /**
  * Repositories: creation (user, organization, admin) with auto_init checked by the real git CLI,
- * name rules, limits, leftovers, get/edit/delete, units, by id, search and listings, and private
+ * name rules, limits, unadopted files, get/edit/delete, units, by id, search and listings, and private
  * repositories probed by anonymous callers, other users and the site admin.
  */
 import { expect } from 'chai';
@@ -102,13 +102,19 @@ describe('repositories', () => {
       expect(fs.existsSync(dirOf('alice', 'empty-one'))).to.equal(true);
     });
 
-    it('reuses a leftover directory that has no row', async () => {
+    it('refuses a name whose directory is on disk without a row (an unadopted repository) and keeps its files', async () => {
       const dir = dirOf('bob', 'leftover');
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'junk'), 'x');
-      const res = await bob.api.user.createCurrentUserRepo({ name: 'leftover', auto_init: true });
-      expect(res.status).to.equal(201);
-      expect(fs.existsSync(path.join(dir, 'junk'))).to.equal(false);
+      const before = await numRepos('bob');
+      const res = await w.raw('POST', '/user/repos', { name: 'leftover', auto_init: true }, { token: bob.token });
+      expectError(res, 409, 'repository files already exist [uname: bob, name: leftover]');
+      expect(fs.readFileSync(path.join(dir, 'junk'), 'utf8')).to.equal('x');
+      expect(await repoRows('bob', 'leftover')).to.equal(0);
+      expect(await numRepos('bob')).to.equal(before);
+      fs.rmSync(dir, { recursive: true, force: true });
+      const again = await bob.api.user.createCurrentUserRepo({ name: 'leftover', auto_init: true });
+      expect(again.status).to.equal(201);
       git(['--git-dir', dir, 'fsck']);
     });
 
@@ -232,14 +238,19 @@ describe('repositories', () => {
       expect(git(['--git-dir', dirOf('alice', 'units'), 'symbolic-ref', 'HEAD']).trim()).to.equal('refs/heads/develop');
     });
 
-    it('renames a repository with its directory (replacing an unregistered leftover)', async () => {
+    it('renames a repository with its directory, never onto an unadopted repository\'s files', async () => {
       fs.mkdirSync(dirOf('alice', 'Renamed'), { recursive: true });
       fs.writeFileSync(path.join(dirOf('alice', 'Renamed'), 'junk'), 'leftover');
+      const refused = await w.raw('PATCH', '/repos/alice/inited', { name: 'Renamed' }, { token: alice.token });
+      expectError(refused, 422, 'repository already exists [uname: alice, name: Renamed]');
+      expect(fs.readFileSync(path.join(dirOf('alice', 'Renamed'), 'junk'), 'utf8')).to.equal('leftover');
+      expect((await alice.api.repos.repoGet('alice', 'inited')).data.name).to.equal('Inited');
+      git(['--git-dir', dirOf('alice', 'inited'), 'fsck']);
+      fs.rmSync(dirOf('alice', 'Renamed'), { recursive: true, force: true });
       const r = await alice.api.repos.repoEdit('alice', 'inited', { name: 'Renamed' });
       expect(r.data).to.include({ name: 'Renamed', full_name: 'alice/Renamed' });
       expect(fs.existsSync(dirOf('alice', 'inited'))).to.equal(false);
       git(['--git-dir', dirOf('alice', 'Renamed'), 'fsck']);
-      expect(fs.existsSync(path.join(dirOf('alice', 'Renamed'), 'junk'))).to.equal(false);
       expectError(await w.raw('GET', '/repos/alice/inited', undefined, { token: alice.token }), 404);
     });
   });

@@ -54,7 +54,8 @@ export function maxFileBytes(): number {
   return settings().repositoryUpload.fileMaxSize * 1024 * 1024;
 }
 
-function checkBranch(name: string | undefined, field: string): void {
+/** A branch name from the request: at most 100 characters and a valid git branch name (422 otherwise). */
+export function checkBranch(name: string | undefined, field: string): void {
   if (name === undefined || name === '') return;
   if ([...name].length > 100) throw new Validation(`[${field}]: MaxSize`);
   if (!isValidBranchName(name)) throw new Validation(`[${field}]: GitRefName`);
@@ -144,7 +145,7 @@ function checkWithinBatch(ops: Planned[]): void {
 }
 
 /** Is there any branch at all (an empty repository has none)? */
-async function hasBranches(gitDir: string): Promise<boolean> {
+export async function hasBranches(gitDir: string): Promise<boolean> {
   const out = (await runGit(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/'], { gitDir })).stdout.toString().trim();
   return out !== '';
 }

@@ -45,7 +45,8 @@ export function maxBlobSize(): number {
   return settings().api.defaultMaxBlobSize;
 }
 
-async function details(cr: CodeRepo, ref: RefCommit, e: TreeEntry, opts: ContentsOptions, last?: EntryDetails['lastCommit']): Promise<EntryDetails> {
+/** What a ContentsResponse of entry `e` shows, read as `opts` asks. */
+export async function entryDetails(cr: CodeRepo, ref: RefCommit, e: TreeEntry, opts: ContentsOptions, last?: EntryDetails['lastCommit']): Promise<EntryDetails> {
   const d: EntryDetails = { entry: e, lastCommit: last };
   if (e.type === 'blob' && e.mode === '120000') {
     d.target = (await readBlobHead(cr.gitDir, e.oid, 1024)).toString('utf8');
@@ -75,7 +76,7 @@ export async function getContentsOrList(cr: CodeRepo, rawPath: string | undefine
   }
   if (!isDir) {
     const last = opts.commit ? await lastCommitOfPath(cr.gitDir, ref.commitId, treePath) : undefined;
-    return { file: toContentsResponse(cr.urls, ref, await details(cr, ref, entry!, opts, last)) };
+    return { file: toContentsResponse(cr.urls, ref, await entryDetails(cr, ref, entry!, opts, last)) };
   }
   const entries = await listDir(cr.gitDir, ref.commitId, treePath);
   const names = entries.map((e) => e.path.slice(e.path.lastIndexOf('/') + 1));
@@ -87,7 +88,7 @@ export async function getContentsOrList(cr: CodeRepo, rawPath: string | undefine
   for (let i = 0; i < entries.length; i++) {
     const l = lasts[names[i]];
     const last = l ? { sha: l.sha, committed: new Date(l.committed * 1000), authored: new Date(l.authored * 1000) } : undefined;
-    dir.push(toContentsResponse(cr.urls, ref, await details(cr, ref, entries[i], listOpts, last)));
+    dir.push(toContentsResponse(cr.urls, ref, await entryDetails(cr, ref, entries[i], listOpts, last)));
   }
   return { dir };
 }
@@ -103,7 +104,7 @@ export async function contentsOfPaths(cr: CodeRepo, ref: RefCommit, paths: strin
     const e = found.get(p);
     if (!e || e.type === 'tree') { out.push(null); continue; }
     const last = await lastCommitOfPath(cr.gitDir, ref.commitId, p);
-    out.push(toContentsResponse(cr.urls, ref, await details(cr, ref, e, { content: true, lfs: true, commit: true }, last)));
+    out.push(toContentsResponse(cr.urls, ref, await entryDetails(cr, ref, e, { content: true, lfs: true, commit: true }, last)));
   }
   return out;
 }

@@ -73,7 +73,10 @@ const repoDirs: DoctorCheck = {
     for (const owner of await fs.readdir(root).catch(() => [] as string[])) {
       for (const entry of await fs.readdir(path.join(root, owner)).catch(() => [] as string[])) {
         const m = /^(.+?)(\.wiki)?\.git$/.exec(entry);
-        if (!m || !(await repoRowExists(systemCtx, owner, m[1]))) log.problem(`directory ${path.join(root, owner, entry)} belongs to no repository`, false);
+        if (m && (await repoRowExists(systemCtx, owner, m[1]))) continue;
+        // why: a repository directory of its own (not a wiki) is what /admin/unadopted lists when its owner exists.
+        const hint = m && !m[2] ? ' (adopt or delete it at /admin/repos/unadopted)' : '';
+        log.problem(`directory ${path.join(root, owner, entry)} belongs to no repository${hint}`, false);
       }
     }
     log.info(`${rows} repositories`);

@@ -71,6 +71,14 @@ export async function insertOwnedRepo(
   });
 }
 
+/**
+ * Gitea's ErrRepoFilesAlreadyExist: a directory of that name is on disk without a row. It is an
+ * unadopted repository for a site administrator to adopt or delete, never replaced by a new one.
+ */
+export function filesAlreadyExist(owner: string, name: string): Conflict {
+  return new Conflict(`repository files already exist [uname: ${owner}, name: ${name}]`);
+}
+
 /** Remove a repository that failed to come into being: its directory (when this attempt made it), its rows and its count. */
 export async function discardNewRepo(ctx: DbContext, repo: RepositoryModel, dir: string | null): Promise<void> {
   if (dir) await removeRepoDir(dir).catch(() => undefined);
@@ -98,9 +106,13 @@ export async function createRepo(ctx: DbContext, doer: UserModel, owner: UserMod
     isPrivate: !!opt.private || settings().repository.forcePrivate, isTemplate: !!opt.template, objectFormatName: 'sha1',
   }, DEFAULT_UNITS, { kind: 'create', taken: () => TAKEN });
 
+  if (await dirExists(dir)) {
+    // why: checked once the row holds the name (a taken name answers first, as Gitea checks the row
+    // before the files): files there are an unadopted repository; they stay, the new row goes.
+    await discardNewRepo(ctx, repo, null);
+    throw filesAlreadyExist(owner.name, opt.name);
+  }
   try {
-    // why: a leftover directory without a row (a crash between disk and database) is not anyone's repository; it is replaced.
-    if (await dirExists(dir)) await removeRepoDir(dir);
     await initBare(dir, branch);
     if (files) {
       await commitInitialFiles(dir, branch, files, { name: doer.name, email: doer.email || `${doer.name}@noreply.localhost` }, 'Initial commit');

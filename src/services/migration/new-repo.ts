@@ -6,7 +6,7 @@
  * count, no stored release asset (Gitea leaves a broken row).
  */
 import { withTx, type DbContext } from '../../db';
-import { Validation } from '../../errors';
+import { Conflict, Validation } from '../../errors';
 import { repoPath } from '../../git/paths';
 import { dirExists, removeRepoDir } from '../../git/init';
 import { findRepoById, markRepoMigrated, type NewRepoRow, type RepositoryModel } from '../../models/repository.model';
@@ -44,9 +44,14 @@ export async function makeRepoFrom(ctx: DbContext, doer: UserModel, owner: UserM
   const repo = await insertOwnedRepo(ctx, doer, owner, { ...row, status: 1 }, DEFAULT_UNITS, { kind: 'create', taken: () => 'The repository with the same name already exists.' });
   const dir = repoPath(owner.name, row.name);
   const wikiDir = repoPath(owner.name, row.name, true);
+  if (await dirExists(dir)) {
+    // why: as Gitea's ErrRepoFilesAlreadyExist, files on disk without a row are an unadopted repository
+    // for an administrator to adopt or delete; they are never replaced by a migration.
+    await discardNewRepo(ctx, repo, null);
+    throw new Conflict('Files already exist for this repository. Adopt them or delete them.');
+  }
   try {
-    // why: a leftover directory without a row (a crash between disk and database) is not anyone's repository; it is replaced.
-    if (await dirExists(dir)) await removeRepoDir(dir);
+    // why: a wiki directory without its repository's is nobody's (Gitea lists only repositories as unadopted).
     if (await dirExists(wikiDir)) await removeRepoDir(wikiDir);
     const filled = (await fill(repo, { dir, wikiDir })) ?? {};
     await withTx(ctx, async (tx) => {

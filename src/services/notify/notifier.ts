@@ -63,9 +63,12 @@ export interface Events {
   /** A release was published, edited or deleted (`firstPublished`: it is now public for the first time). */
   releaseChanged: { doer: UserModel; at: RepoRef; release: ReleaseModel; action: 'published' | 'updated' | 'deleted'; firstPublished: boolean };
   wikiChanged: { doer: UserModel; at: RepoRef; action: 'created' | 'edited' | 'deleted'; page: string; comment: string };
+  /** A repository was created, generated, migrated or adopted (files on disk without a row made one). */
   repositoryCreated: { doer: UserModel; repo: RepositoryModel; owner: UserModel };
   repositoryForked: { doer: UserModel; original: RepositoryModel; fork: RepositoryModel; forkOwner: UserModel };
   repositoryRenamed: { doer: UserModel; repo: RepositoryModel; oldName: string };
+  /** The default branch was changed to another (`oldBranch`: the one before). */
+  repositoryDefaultBranchChanged: { doer: UserModel; repo: RepositoryModel; oldBranch: string };
   repositoryTransferred: { doer: UserModel; repo: RepositoryModel; oldOwnerName: string };
   /** Written before the repository's rows go, so its owner's and the system's hooks still hear it. */
   repositoryDeleted: { doer: UserModel; repo: RepositoryModel; owner: UserModel };
@@ -140,7 +143,7 @@ type Notify = { [K in EventName]: (tx: DbContext, e: Events[K]) => Promise<void>
 const EVENT_NAMES = Object.keys({
   issueCreated: 1, issueTitleChanged: 1, issueBodyChanged: 1, issueAssigneesChanged: 1, issueLabelsChanged: 1, issueMilestoneChanged: 1, issueStateChanged: 1,
   commentCreated: 1, commentEdited: 1, commentDeleted: 1, pullRequestOpened: 1, pullRequestBaseChanged: 1, pullRequestSynchronized: 1, pullReviewRequested: 1,
-  pullReviewed: 1, refsChanged: 1, commitStatusCreated: 1, releaseChanged: 1, wikiChanged: 1, repositoryCreated: 1, repositoryForked: 1, repositoryRenamed: 1,
+  pullReviewed: 1, refsChanged: 1, commitStatusCreated: 1, releaseChanged: 1, wikiChanged: 1, repositoryCreated: 1, repositoryForked: 1, repositoryRenamed: 1, repositoryDefaultBranchChanged: 1,
   repositoryTransferred: 1, repositoryDeleted: 1, workflowRunsChanged: 1, packageChanged: 1, accountSecurityChanged: 1, emailAddressAdded: 1,
 } satisfies Record<EventName, 1>) as EventName[];
 

@@ -2,6 +2,7 @@
  * Reading, editing, deleting and listing repositories. Every read goes through the permission
  * function, so a private repository the caller cannot read is never shown.
  */
+import { listRepoLicenses } from '../../models/repo-license.model';
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { Forbidden, NotFound, Validation } from '../../errors';
 import { repoPath } from '../../git/paths';
@@ -44,6 +45,8 @@ export interface RepoView {
   open?: { issues: number; pulls: number };
   /** The built-in tracker's settings, or the external tracker (whichever is on). */
   tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig;
+  /** The SPDX ids detected on the default branch. */
+  licenses?: string[];
 }
 
 /** Gitea's permission triple from a computed permission. */
@@ -75,6 +78,7 @@ export async function viewOf(ctx: DbContext, p: Principal, repo: RepositoryModel
     tracker: units.includes(UnitType.Issues) ? await trackerConfigOf(ctx, repo.id) : undefined,
     externalTracker: units.includes(UnitType.ExternalTracker)
       ? parseExternalTrackerConfig(await unitConfigOf(ctx, repo.id, UnitType.ExternalTracker)) : undefined,
+    licenses: (await listRepoLicenses(ctx, repo.id)).map((l) => l.license),
   };
 }
 
@@ -229,6 +233,7 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, doer: UserModel,
       repo.isArchived = o.archived;
       repo.archivedAt = o.archived ? new Date() : null;
     }
+    const oldBranch = repo.defaultBranch;
     if (o.default_branch !== undefined) repo.defaultBranch = o.default_branch;
     repo.changed('updatedAt', true);
     await saveRepo(tx, repo);
@@ -239,6 +244,7 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, doer: UserModel,
     await storeTrackerConfigs(tx, repo.id, o);
     // why: as Gitea, a repository's past activity becomes private with it (and stays so if it is made public again).
     if (o.private === true && !wasPrivate) await markRepoActionsPrivate(tx, repo.id);
+    if (repo.defaultBranch !== oldBranch) await notify.repositoryDefaultBranchChanged(tx, { doer, repo, oldBranch });
     if (renaming) {
       await renameRepoRow(tx, repo, o.name!);
       await notify.repositoryRenamed(tx, { doer, repo, oldName });
@@ -246,7 +252,9 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, doer: UserModel,
         const from = repoPath(rc.owner.name, oldName, wiki);
         const to = repoPath(rc.owner.name, o.name!, wiki);
         if (from !== to && (await dirExists(from))) {
-          // why: the new name has no row (checked above), so a directory there is an unregistered leftover.
+          // why: the new name has no row (checked above); a directory there is an unadopted repository, which a rename
+          // never replaces (Gitea's IsRepositoryModelOrDirExist). A wiki directory alone is nobody's and is replaced.
+          if (!wiki && (await dirExists(to))) throw new Validation(`repository already exists [uname: ${rc.owner.name}, name: ${o.name}]`);
           await removeRepoDir(to);
           await moveRepoDir(from, to);
         }

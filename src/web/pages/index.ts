@@ -18,6 +18,7 @@ import { explorePages } from './explore';
 import { adminPages } from './admin';
 import { actionsSettingsPages, repoActionsSettingsPages } from './actions-pages';
 import { adminSystemPages } from './admin-system';
+import { adminUnadoptedPages } from './admin-unadopted';
 import { migratePages } from './migrate';
 import { wellKnownPages } from './well-known';
 import { orgPages } from './orgs';
@@ -78,6 +79,7 @@ export function pagesRouter(): Router {
   r.use(securityPages());
   r.use(applicationPages());
   r.use(keyPages());
+  r.use(adminUnadoptedPages());
   r.use(adminPages());
   r.use(adminSystemPages());
   r.use(actionsSettingsPages());

@@ -107,7 +107,7 @@ async function showTree(req: Request, res: Response, cr: CodeRepo, kind: RefKind
     atHome && req.principal.user ? recentlyPushedBranches(ctx, cr, req.principal.user) : Promise.resolve([]),
   ]);
   await renderPage(req, res, 'repo/tree', title, {
-    ...data, showClone: !loc.treePath, entries: view.dir, readme: view.readme, latest: history.commits[0] ?? null, commitCount: history.total,
+    ...data, atHome, showClone: !loc.treePath, entries: view.dir, readme: view.readme, latest: history.commits[0] ?? null, commitCount: history.total,
     lasts, languages: languageShares(langs), branches: branches.items.map((b) => b.name), tags: tags.items.map((t) => t.name), recent,
   });
 }
