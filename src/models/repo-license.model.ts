@@ -21,14 +21,6 @@ export function listRepoLicenses(ctx: DbContext, repoId: number): Promise<RepoLi
   return RepoLicenseModel.findAll({ where: { repoId }, order: [['license', 'ASC']], transaction: ctx.tx });
 }
 
-/** The license names of several repositories at once, by repository id. */
-export async function licensesOfRepos(ctx: DbContext, repoIds: number[]): Promise<Map<number, string[]>> {
-  const out = new Map<number, string[]>();
-  if (repoIds.length === 0) return out;
-  const rows = await RepoLicenseModel.findAll({ where: { repoId: { [Op.in]: repoIds } }, order: [['license', 'ASC']], transaction: ctx.tx });
-  for (const r of rows) out.set(r.repoId, [...(out.get(r.repoId) ?? []), r.license]);
-  return out;
-}
 
 /**
  * Make the repository's rows exactly `licenses` read at `commitId`: rows of other licenses go, kept

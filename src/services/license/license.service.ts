@@ -11,7 +11,7 @@ import { listDir, readBlobHead, type TreeEntry } from '../../git/objects';
 import { repoPath } from '../../git/paths';
 import { refId } from '../../git/ref-info';
 import { nowUnix } from '../../models/issue.model';
-import { licensesOfRepos, listRepoLicenses, replaceRepoLicenses } from '../../models/repo-license.model';
+import { listRepoLicenses, replaceRepoLicenses } from '../../models/repo-license.model';
 import { findRepoById } from '../../models/repository.model';
 import { findUserById } from '../../models/user.model';
 import { runTask } from '../../pool';
@@ -78,7 +78,3 @@ export async function repoLicenses(ctx: DbContext, rc: RepoContext): Promise<str
   return (await listRepoLicenses(ctx, rc.repo.id)).map((r) => r.license);
 }
 
-/** The licenses of several repositories, for listings (one query). */
-export function licensesByRepo(ctx: DbContext, repoIds: number[]): Promise<Map<number, string[]>> {
-  return licensesOfRepos(ctx, repoIds);
-}
