@@ -1,6 +1,6 @@
 /**
- * Repository collaborators: list, check, add or change (repository admins), remove, and a user's
- * permission on the repository.
+ * Repository collaborators: list, check, add or change (repository admins), remove, a user's
+ * permission on the repository, and who may be assigned to issues or asked for reviews.
  */
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Delete, Get, Path, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';

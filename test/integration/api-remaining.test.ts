@@ -316,6 +316,12 @@ describe('remaining API operations', () => {
       const home = gitHome();
       const ls = await git(['ls-remote', `${w.server.url}acme/widgets.git`], { home });
       expect(ls.code, ls.stderr).to.equal(0);
+      const lfs = await fetch(`${w.server.url}acme/widgets.git/info/lfs/objects/batch`, {
+        method: 'POST', redirect: 'manual', body: JSON.stringify({ operation: 'download', objects: [] }),
+        headers: { Accept: 'application/vnd.git-lfs+json', 'Content-Type': 'application/vnd.git-lfs+json' },
+      });
+      expect(lfs.status).to.equal(307);
+      expect(lfs.headers.get('location')).to.equal('/acme-corp/widgets.git/info/lfs/objects/batch');
       // the repositories moved with the organization
       expect(fs.existsSync(path.join(w.server.dataDir, 'repositories', 'acme-corp', 'widgets.git'))).to.equal(true);
       expect(fs.existsSync(path.join(w.server.dataDir, 'repositories', 'acme'))).to.equal(false);

@@ -48,7 +48,7 @@ export function orgSettingsPages(): Router {
     if (!org) return;
     const avatarForm = {
       heading: 'Organization avatar', url: avatarUrl(org, settings().server.rootUrl), alt: `The avatar of ${org.name}`, custom: org.avatar !== '',
-      action: `${base(org)}/avatar`, maxKiB: settings().picture.avatarMaxFileSize / 1024,
+      action: `${base(org)}/avatar`, maxKiB: settings().picture.avatarMaxFileSize / 1024, narrow: true,
     };
     await show(req, res, org, 'options', 'Settings', { section: 'options', visibilities: VISIBILITY_NAMES, values: org, visibility: VISIBILITY_NAMES[org.visibility] ?? 'public', avatarForm });
   }));

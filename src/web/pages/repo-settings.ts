@@ -113,7 +113,7 @@ export function repoSettingsPages(): Router {
       pullMirror: rc.repo.isMirror ? await pullMirrorStatus(ctxOf(req), rc.repo.id) : null,
       avatarForm: {
         heading: 'Repository avatar', url: repoAvatarUrl(rc.repo, settings().server.rootUrl), alt: `The avatar of ${rc.owner.name}/${rc.repo.name}`,
-        custom: rc.repo.avatar !== '', action: `${base(rc)}/avatar`, maxKiB: settings().picture.avatarMaxFileSize / 1024,
+        custom: rc.repo.avatar !== '', action: `${base(rc)}/avatar`, maxKiB: settings().picture.avatarMaxFileSize / 1024, narrow: true,
       },
     });
   }));
