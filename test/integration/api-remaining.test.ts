@@ -338,6 +338,14 @@ describe('remaining API operations', () => {
       expect(taken.body.id).to.not.equal((await w.raw('GET', '/orgs/Acme-Corp', undefined, { token: alice.token })).body.id);
     });
 
+    it('deletes an organization\'s avatar file with the organization', async () => {
+      expect((await carol.api.orgs.orgUpdateAvatar('acme', { image: b64(await png(20, 20)) })).status).to.equal(204);
+      const file = ((await w.raw('GET', '/orgs/acme', undefined, { token: carol.token })).body.avatar_url as string).split('/').pop();
+      expect(files('avatars')).to.include(file);
+      expect((await w.raw('DELETE', '/orgs/acme', undefined, { token: carol.token })).status).to.equal(204);
+      expect(files('avatars')).to.not.include(file);
+    });
+
     it('keeps the old name of a user renamed by an administrator leading to it', async () => {
       expect((await w.raw('POST', '/admin/users/dave/rename', { new_username: 'david' }, { token: w.admin.token })).status).to.equal(204);
       const res = await w.raw('GET', '/users/dave', undefined, { token: alice.token });

@@ -20,6 +20,7 @@ import { assertUsername, assertEmail } from '../user/validate';
 import { renameAccount } from '../user/rename.service';
 import { parseVisibility } from '../user/user.service';
 import { canSeeOwner } from '../perm/permission';
+import { removeAvatar } from '../storage/avatar-store';
 import type { Principal } from '../auth/principal';
 
 /** Fields of a new or edited organization, as the API names them. */
@@ -112,7 +113,7 @@ export function renameOrg(ctx: DbContext, org: UserModel, newName: string): Prom
   return renameAccount(ctx, org, newName);
 }
 
-/** Delete an organization with its teams and memberships; refused (422) while it owns repositories. */
+/** Delete an organization with its teams, memberships and avatar; refused (422) while it owns repositories. */
 export async function deleteOrg(ctx: DbContext, org: UserModel): Promise<void> {
   await withTx(ctx, async (tx) => {
     if ((await countReposOfOwner(tx, org.id)) > 0) throw new Validation(`user still has ownership of repositories [uid: ${org.id}]`);
@@ -127,6 +128,8 @@ export async function deleteOrg(ctx: DbContext, org: UserModel): Promise<void> {
     await deleteLabelsOf(tx, { orgId: org.id });
     await deleteOrgRow(tx, org.id);
   });
+  // why: the file goes after the row, so a failure in between leaves an unused file, never a row naming a missing one.
+  if (org.avatar) await removeAvatar(org.avatar);
 }
 
 /** Which organization visibilities a caller may list. */
