@@ -14,7 +14,7 @@ import { registerLiteralFirst } from './middleware/route-order';
 import { streamedUploads } from './middleware/streamed-uploads';
 import { bodyGuard, guardRowIds, inputGuard } from './middleware/input-guard';
 import { RequestCancellation, withCancellation } from './git/cancel';
-import { mapError } from './errors/mapper';
+import { mapError, renamedLocation } from './errors/mapper';
 import { NotFound } from './errors';
 import { webRouter } from './web';
 import { gitHttpRouter } from './web/git-http';
@@ -96,6 +96,12 @@ function errorHandler() {
     if (out.log) log.error(`[${req.requestId ?? '-'}] ${req.method} ${req.originalUrl}:`, err);
     if (res.headersSent) {
       res.destroy();
+      return;
+    }
+    // why: as Gitea, a path under an account's old name answers 307 to the same path under the new one.
+    const moved = renamedLocation(err, req.originalUrl);
+    if (moved) {
+      res.redirect(307, moved);
       return;
     }
     for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, v);

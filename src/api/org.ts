@@ -36,6 +36,12 @@ export interface EditOrgOption {
   repo_admin_change_team_access?: boolean;
 }
 
+/** Options to rename an organization. */
+export interface RenameOrgOption {
+  /** New username for this org. This name cannot be in use yet by any other user. */
+  new_name: string;
+}
+
 /** Options to create an organization: its name and the editable fields. */
 export interface CreateOrgOption extends EditOrgOption {
   /** @maxLength 40 */

@@ -43,3 +43,22 @@ export interface UserSearchResults {
   ok: boolean;
   data: User[];
 }
+
+/** UpdateUserAvatarUserOption options when updating the user avatar (also an organization's). */
+export interface UpdateUserAvatarOption {
+  /** image must be base64 encoded */
+  image?: string;
+}
+
+/** UpdateRepoAvatarUserOption options when updating the repo avatar. */
+export interface UpdateRepoAvatarOption {
+  /** image must be base64 encoded */
+  image?: string;
+}
+
+/** UserHeatmapData represents the data needed to create a heatmap. */
+export interface UserHeatmapData {
+  /** Unix seconds, the start of a 15-minute bucket. */
+  timestamp: number;
+  contributions: number;
+}

@@ -19,6 +19,8 @@ export interface ServiceSettings {
   registerEmailConfirm: boolean;
   /** Minutes an activation or address confirmation link lives, and a password reset link. */
   activeCodeLiveMinutes: number; resetPasswdCodeLiveMinutes: number;
+  /** Show the contribution calendar on users' profiles (the API's `/users/{username}/heatmap` answers either way, as Gitea's). */
+  enableUserHeatmap: boolean;
 }
 
 /** [service]. */
@@ -42,4 +44,5 @@ export const serviceSection = section<ServiceSettings>('service', {
   REGISTER_EMAIL_CONFIRM: { kind: 'bool', def: 'false' },
   ACTIVE_CODE_LIVE_MINUTES: { kind: 'int', def: '180', min: 1, max: 525600 },
   RESET_PASSWD_CODE_LIVE_MINUTES: { kind: 'int', def: '180', min: 1, max: 525600 },
+  ENABLE_USER_HEATMAP: { kind: 'bool', def: 'true' },
 });

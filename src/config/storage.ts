@@ -15,9 +15,10 @@ export interface RepoArchiveSettings { path: string; maxSize: number; maxArchive
 /** Uploaded files (release assets); MAX_SIZE in MiB, -1 or 0 for no limit. */
 export interface AttachmentSettings { enabled: boolean; path: string; allowedTypes: string; maxSize: number; maxFiles: number }
 
-/** [picture]: where uploaded avatars are kept (default APP_DATA_PATH/avatars). */
+/** [picture]: where uploaded avatars are kept (default APP_DATA_PATH/avatars; repositories' APP_DATA_PATH/repo-avatars). */
 export interface PictureSettings {
   avatarUploadPath: string;
+  repositoryAvatarUploadPath: string;
   /** The largest avatar file accepted (bytes), and its largest width and height (Gitea's keys and defaults). */
   avatarMaxFileSize: number; avatarMaxWidth: number; avatarMaxHeight: number;
 }
@@ -44,6 +45,7 @@ export const attachmentSection = section<AttachmentSettings>('attachment', {
 /** [picture]. */
 export const pictureSection = section<PictureSettings>('picture', {
   AVATAR_UPLOAD_PATH: { kind: 'string', def: '' },
+  REPOSITORY_AVATAR_UPLOAD_PATH: { kind: 'string', def: '' },
   AVATAR_MAX_FILE_SIZE: { kind: 'int', def: '1048576', min: 1, max: 1e9 },
   AVATAR_MAX_WIDTH: { kind: 'int', def: '4096', min: 1, max: 65536 },
   AVATAR_MAX_HEIGHT: { kind: 'int', def: '4096', min: 1, max: 65536 },
@@ -56,4 +58,5 @@ export function resolveStorage(appDataPath: string, s: { lfs: LfsSettings; repoA
   s.repoArchive.path = path.resolve(s.repoArchive.path || path.join(appDataPath, 'repo-archive'));
   s.attachment.path = path.resolve(appDataPath, s.attachment.path || 'attachments');
   s.picture.avatarUploadPath = path.resolve(appDataPath, s.picture.avatarUploadPath || 'avatars');
+  s.picture.repositoryAvatarUploadPath = path.resolve(appDataPath, s.picture.repositoryAvatarUploadPath || 'repo-avatars');
 }

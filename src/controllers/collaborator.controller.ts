@@ -1,6 +1,6 @@
 /**
- * Repository collaborators: list, check, add or change (repository admins), remove, and a user's
- * permission on the repository.
+ * Repository collaborators: list, check, add or change (repository admins), remove, a user's
+ * permission on the repository, and who may be assigned to issues or asked for reviews.
  */
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Delete, Get, Path, Put, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
@@ -8,12 +8,13 @@ import type { User } from '../api/user';
 import type { AddCollaboratorOption, RepoCollaboratorPermission } from '../api/social';
 import type { ApiErrorBody } from '../errors';
 import { NotFound } from '../errors';
-import { ctxOf, viewerOf } from '../middleware/context';
+import { ctxOf, doerOf, viewerOf } from '../middleware/context';
 import { listOptions, setPaging } from '../middleware/paging';
 import { toUser } from '../convert/user';
 import { toCollaboratorPermission } from '../convert/social';
 import { settings } from '../config';
 import { repoAssignment } from '../services/repo/context';
+import { reviewerCandidates } from '../services/pull/review-request.service';
 import {
   listCollaborators, isCollaborator, addOrUpdateCollaborator, removeCollaborator, permissionOf, collaboratorUser, assigneesOf,
 } from '../services/repo/collaborator.service';
@@ -87,6 +88,18 @@ export class CollaboratorController extends Controller {
     const rc = await repoAssignment(ctx, req.principal, owner, repo);
     const { user, mode } = await permissionOf(ctx, req.principal, rc, collaborator);
     return toCollaboratorPermission(user, mode, viewerOf(req), settings().server.rootUrl);
+  }
+
+  /** The users who may be asked to review pull requests (callers who may choose reviewers). */
+  @Get('reviewers')
+  @Security('signed', ['repository'])
+  @Response<ApiErrorBody>(403, 'may not choose reviewers')
+  @Response<ApiErrorBody>(404, 'not found')
+  public async repoGetReviewers(@Path() owner: string, @Path() repo: string, @Request() req: ExRequest): Promise<User[]> {
+    const ctx = ctxOf(req);
+    const rc = await repoAssignment(ctx, req.principal, owner, repo);
+    const users = await reviewerCandidates(ctx, req.principal, doerOf(req), rc);
+    return users.map((u) => toUser(u, viewerOf(req), settings().server.rootUrl));
   }
 
   /** The users who may be assigned to issues (write access). */

@@ -4,7 +4,7 @@
  */
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import type { CreateOrgOption, EditOrgOption, Organization, OrganizationPermissions } from '../api/org';
+import type { CreateOrgOption, EditOrgOption, Organization, OrganizationPermissions, RenameOrgOption } from '../api/org';
 import type { ApiErrorBody } from '../errors';
 import { NotFound } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
@@ -14,7 +14,7 @@ import { settings } from '../config';
 import type { UserModel } from '../models/user.model';
 import { lookupOwner } from '../services/user/lookup';
 import { resolveOrg, assertOrgOwner } from '../services/org/guard';
-import { createOrg, editOrg, deleteOrg, listVisibleOrgs, listOrgsOf, orgPermissionsOf } from '../services/org/org.service';
+import { createOrg, editOrg, deleteOrg, listVisibleOrgs, listOrgsOf, orgPermissionsOf, renameOrg } from '../services/org/org.service';
 
 @Route('')
 @Tags('organization')
@@ -80,6 +80,21 @@ export class OrgController extends Controller {
     const o = await resolveOrg(ctx, req.principal, org);
     await assertOrgOwner(ctx, req.principal, o);
     await deleteOrg(ctx, o);
+    this.setStatus(204);
+  }
+
+  /** Rename an organization (owners); the old name keeps leading to it with 307 redirects. */
+  @Post('orgs/{org}/rename')
+  @Security('signed', ['organization'])
+  @SuccessResponse(204, 'empty')
+  @Response<ApiErrorBody>(403, 'not an owner')
+  @Response<ApiErrorBody>(404, 'not found')
+  @Response<ApiErrorBody>(422, 'the name is invalid, reserved or taken')
+  public async renameOrg(@Path() org: string, @Body() body: RenameOrgOption, @Request() req: ExRequest): Promise<void> {
+    const ctx = ctxOf(req);
+    const o = await resolveOrg(ctx, req.principal, org);
+    await assertOrgOwner(ctx, req.principal, o);
+    await renameOrg(ctx, o, body.new_name);
     this.setStatus(204);
   }
 

@@ -4,7 +4,7 @@
  * of a user or organization.
  */
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import { Body, Controller, Delete, Deprecated, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { CreateRepoOption, EditRepoOption, Repository, SearchResults } from '../api/repo';
 import type { ApiErrorBody } from '../errors';
 import { ctxOf, doerOf, viewerOf } from '../middleware/context';
@@ -71,6 +71,19 @@ export class RepoController extends Controller {
     const o = await resolveOrg(ctx, req.principal, org);
     await assertCanCreateInOrg(ctx, doerOf(req), o);
     return this.created(req, await createRepo(ctx, doerOf(req), o, body), o);
+  }
+
+  /** Create a repository in an organization: the deprecated path of `POST /orgs/{org}/repos`, the same call. */
+  @Post('org/{org}/repos')
+  @Deprecated()
+  @Security('signed', ['organization', 'repository'])
+  @SuccessResponse(201, 'Repository')
+  @Response<ApiErrorBody>(403, 'not allowed')
+  @Response<ApiErrorBody>(404, 'not found')
+  @Response<ApiErrorBody>(409, 'name taken')
+  @Response<ApiErrorBody>(422, 'validation error')
+  public async createOrgRepoDeprecated(@Path() org: string, @Body() body: CreateRepoOption, @Request() req: ExRequest): Promise<Repository> {
+    return this.createOrgRepo(org, body, req);
   }
 
   /** Create a repository for a user or organization (site admins). */

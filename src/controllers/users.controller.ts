@@ -3,7 +3,7 @@
  */
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Path, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import type { User, UserSearchResults } from '../api/user';
+import type { User, UserHeatmapData, UserSearchResults } from '../api/user';
 import type { ApiErrorBody } from '../errors';
 import { NotFound } from '../errors';
 import { settings } from '../config';
@@ -13,6 +13,7 @@ import { toUser } from '../convert/user';
 import { lookupOwner } from '../services/user/lookup';
 import { searchUsers, assertExploreAllowed } from '../services/user/directory.service';
 import { follows, followersOf, followingOf } from '../services/user/follow.service';
+import { userHeatmap } from '../services/activity/feed.service';
 
 @Route('users')
 @Tags('user')
@@ -28,6 +29,18 @@ export class UsersController extends Controller {
     const { rows, count } = await searchUsers(ctxOf(req), req.principal, { keyword: q ?? '', uid: uid || undefined, limit: opts.limit, offset: opts.offset });
     setPaging(req, opts, count);
     return { ok: true, data: rows.map((u) => toUser(u, viewerOf(req), settings().server.rootUrl)) };
+  }
+
+  /**
+   * Get a user's heatmap: contributions per 15-minute bucket over the last year, in repositories
+   * the caller reads (empty when the user keeps its activity private).
+   */
+  @Get('{username}/heatmap')
+  @Security('public', ['user'])
+  @Response<ApiErrorBody>(404, 'not found')
+  public async userGetHeatmapData(@Path() username: string, @Request() req: ExRequest): Promise<UserHeatmapData[]> {
+    const ctx = ctxOf(req);
+    return userHeatmap(ctx, req.principal, await lookupOwner(ctx, req.principal, username));
   }
 
   /** Get a user or organization; hidden ones answer 404. */

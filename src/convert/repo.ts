@@ -126,7 +126,7 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     default_delete_branch_after_merge: pr?.DefaultDeleteBranchAfterMerge ?? false,
     default_merge_style: pr?.DefaultMergeStyle ?? 'merge',
     default_allow_maintainer_edit: pr?.DefaultAllowMaintainerEdit ?? false,
-    avatar_url: '',
+    avatar_url: repoAvatarUrl(r, rootUrl),
     internal: !r.isPrivate && owner.visibility === Visibility.Private,
     mirror_interval: r.mirrorInterval,
     object_format_name: r.objectFormatName,
@@ -135,4 +135,9 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     topics: [],
     licenses: x.licenses ?? [],
   };
+}
+
+/** A repository's avatar URL: its uploaded picture under `/repo-avatars/`, or '' (Gitea's fallback "none"). */
+export function repoAvatarUrl(r: RepositoryModel, rootUrl: string): string {
+  return r.avatar ? `${rootUrl}repo-avatars/${encodeURIComponent(r.avatar)}` : '';
 }

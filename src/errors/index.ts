@@ -34,6 +34,16 @@ export class Forbidden extends HttpError {
 export class NotFound extends HttpError {
   constructor(message = 'The target couldn\'t be found.') { super(404, message); }
 }
+/**
+ * 404 for a path that names an account by an old name: its message is the missing name's, and the
+ * API, the pages and git over HTTP answer it with a 307 to the same path under the new name (Gitea's
+ * RedirectToUser); anywhere else it is the plain 404.
+ */
+export class OwnerRenamed extends NotFound {
+  constructor(message: string, public readonly oldName: string, public readonly newName: string) {
+    super(message);
+  }
+}
 /** 405 */
 export class MethodNotAllowed extends HttpError {
   constructor(message = 'method not allowed') { super(405, message); }

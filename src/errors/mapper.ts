@@ -1,7 +1,7 @@
 /**
  * The one mapper from any thrown error to Gitea's error body and status.
  */
-import { HttpError, RepoUnavailable, type ApiErrorBody } from './index';
+import { HttpError, OwnerRenamed, RepoUnavailable, type ApiErrorBody } from './index';
 
 /** A ready-to-send error response. */
 export interface ErrorResponse { status: number; headers: Record<string, string>; body: ApiErrorBody; log: boolean }
@@ -44,4 +44,30 @@ export function mapError(err: unknown, swaggerUrl: string, showInternals: boolea
   }
   const message = showInternals && err instanceof Error ? err.message : 'internal server error';
   return { status: 500, headers: {}, body: { message, url }, log: true };
+}
+
+/**
+ * Where a request that named an account by its old name goes (Gitea's RedirectToUser): the same
+ * path and query with the segment that holds the old name replaced by the new one, or null when no
+ * such segment holds it (the name came from elsewhere: the answer stays a 404). Names sit where the
+ * routes put them: in the API after `repos`, `orgs`, `org` or `users` (`/api/v1/admin/users/{name}`
+ * too); on pages first (`/{owner}/...`) or after `org` or `avatar` (`/user/avatar/{name}/{size}`).
+ */
+export function renamedLocation(err: unknown, originalUrl: string): string | null {
+  if (!(err instanceof OwnerRenamed)) return null;
+  const q = originalUrl.indexOf('?');
+  const [pathPart, query] = q < 0 ? [originalUrl, ''] : [originalUrl.slice(0, q), originalUrl.slice(q)];
+  const segments = pathPart.split('/');
+  const api = segments[1] === 'api' && segments[2] === 'v1';
+  const after = api ? ['repos', 'orgs', 'org', 'users'] : ['org', 'avatar'];
+  const old = err.oldName.toLowerCase();
+  for (let i = api ? 4 : 1; i < segments.length; i++) {
+    if (!(after.includes(segments[i - 1]) || (!api && i === 1))) continue;
+    let seg: string;
+    try { seg = decodeURIComponent(segments[i]); } catch { return null; }
+    if (seg.toLowerCase() !== old) continue;
+    segments[i] = encodeURIComponent(err.newName);
+    return `${segments.join('/')}${query}`;
+  }
+  return null;
 }

@@ -142,3 +142,25 @@ export async function findFeed(ctx: DbContext, q: FeedQuery): Promise<{ rows: Ac
   const counted = q.offset > 0 ? await db().query<{ n: number | string }>(`SELECT COUNT(*) AS n ${sql}`, { type: QueryTypes.SELECT, replacements, transaction: ctx.tx }) : [{ n: 0 }];
   return { rows, count: Number(counted[0].n) };
 }
+
+/** One 15-minute bucket of a heatmap: its start (unix seconds) and how many events fell in it. */
+export interface HeatmapBucket { timestamp: number; contributions: number }
+
+/**
+ * Events per 15-minute bucket since `since` (unix seconds), oldest first, in one grouped query:
+ * the acts of a user (`actorId`), or every event of an organization's repositories (`orgId`),
+ * deleted and private ones included, limited to `readableRepos` (SQL of repository ids, numbers
+ * only) unless it is null.
+ */
+export async function heatmapBuckets(ctx: DbContext, q: { actorId?: number; orgId?: number; readableRepos: string | null; since: number }): Promise<HeatmapBucket[]> {
+  const where = [q.orgId !== undefined ? `a.repo_id IN (SELECT id FROM repository WHERE owner_id = ${Number(q.orgId)})` : `a.act_user_id = ${Number(q.actorId)}`, 'a.created_unix > :since'];
+  if (q.readableRepos !== null) where.push(`a.repo_id IN (${q.readableRepos})`);
+  // why: created_unix is an integer column on both databases, so `/` divides without a remainder;
+  // 15 minutes lets a client shift buckets to zones such as UTC+5:30 or +12:45 (Gitea's choice).
+  const bucket = '(a.created_unix / 900) * 900';
+  const rows = await db().query<{ ts: number | string; n: number | string }>(
+    `SELECT ${bucket} AS ts, COUNT(*) AS n FROM action a WHERE ${where.join(' AND ')} GROUP BY ${bucket} ORDER BY ts`,
+    { type: QueryTypes.SELECT, replacements: { since: q.since }, transaction: ctx.tx },
+  );
+  return rows.map((r) => ({ timestamp: Number(r.ts), contributions: Number(r.n) }));
+}

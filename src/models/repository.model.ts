@@ -51,6 +51,8 @@ export class RepositoryModel extends Model {
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare status: number;
   /** When the pull mirror last tried to sync, unix seconds (0: never). */
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare mirrorUpdatedUnix: number;
+  /** The uploaded avatar's file name under REPOSITORY_AVATAR_UPLOAD_PATH ('' for none). */
+  @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: '' }) declare avatar: string;
   declare createdAt: Date;
   declare updatedAt: Date;
 }
@@ -77,6 +79,11 @@ export function countReposOfOwner(ctx: DbContext, ownerId: number): Promise<numb
 /** A repository by id. */
 export function findRepoById(ctx: DbContext, id: number): Promise<RepositoryModel | null> {
   return RepositoryModel.findByPk(id, { transaction: ctx.tx });
+}
+
+/** Name a repository's uploaded avatar file ('' for none); updated_at is left alone, as Gitea's column update does. */
+export async function updateRepoAvatar(ctx: DbContext, repoId: number, avatar: string): Promise<void> {
+  await RepositoryModel.update({ avatar }, { where: { id: repoId }, transaction: ctx.tx, silent: true });
 }
 
 /** What push processing learns from git about a repository. */

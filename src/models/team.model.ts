@@ -115,3 +115,18 @@ export async function teamsOfUserInOrg(ctx: DbContext, orgId: number, uid: numbe
   if (ids.length === 0) return [];
   return TeamModel.findAll({ where: { id: { [Op.in]: ids } }, transaction: ctx.tx });
 }
+
+/**
+ * The teams of an organization that reach a repository (linked to it, or including every
+ * repository), the Owners team first and then by name, as Gitea's GetRepoTeams lists them.
+ */
+export function listTeamsOfRepo(ctx: DbContext, orgId: number, repoId: number): Promise<TeamModel[]> {
+  return TeamModel.findAll({
+    where: {
+      orgId,
+      [Op.or]: [{ includesAllRepositories: true }, { id: { [Op.in]: literal(`(SELECT team_id FROM team_repo WHERE repo_id = ${Number(repoId)})`) } }],
+    },
+    order: [[literal(`CASE WHEN lower_name = '${OWNER_TEAM_NAME.toLowerCase()}' THEN 0 ELSE 1 END`), 'ASC'], ['lowerName', 'ASC']],
+    transaction: ctx.tx,
+  });
+}

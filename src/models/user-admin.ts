@@ -140,13 +140,15 @@ export async function deleteFollowsOf(ctx: DbContext, uid: number): Promise<void
 
 /**
  * Delete an individual user's row and what only it owns: tokens, email addresses, SSH and GPG
- * keys, blocks either way, badges, organization and team memberships, collaborations, settings, hooks.
+ * keys, blocks either way, badges, organization and team memberships, collaborations, settings, hooks,
+ * and its old names (redirects).
  * Follows go through deleteFollowsOf first (counters).
  */
 export async function deleteUserRows(ctx: DbContext, uid: number): Promise<void> {
   const byColumn: [string, string][] = [
     ['access_token', 'uid'], ['auth_token', 'user_id'], ['web_session', 'uid'], ['email_address', 'uid'], ['public_key', 'owner_id'], ['gpg_key', 'owner_id'],
     ['user_badge', 'user_id'], ['org_user', 'uid'], ['team_user', 'uid'], ['collaboration', 'user_id'], ['user_setting', 'user_id'],
+    ['user_redirect', 'redirect_user_id'],
   ];
   // why: the user's stars and watches are counted on other users' repositories.
   await exec(ctx, 'UPDATE repository SET num_stars = num_stars - 1 WHERE id IN (SELECT repo_id FROM star WHERE uid = :uid)', { uid });

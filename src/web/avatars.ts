@@ -1,6 +1,7 @@
 /**
  * Avatars: `/assets/img/avatar_default.png` (what `avatar_url` names for a user without an avatar
- * of their own), `/avatars/{name}` (uploaded avatars, under `[picture] AVATAR_UPLOAD_PATH`) and
+ * of their own), `/avatars/{name}` (uploaded avatars, under `[picture] AVATAR_UPLOAD_PATH`),
+ * `/repo-avatars/{name}` (repositories' uploaded avatars, under `REPOSITORY_AVATAR_UPLOAD_PATH`) and
  * Gitea's `/user/avatar/{username}/{size}`, a redirect to the user's avatar.
  */
 import fs from 'node:fs';
@@ -98,6 +99,19 @@ function hsl(h: number, s: number, l: number): [number, number, number] {
   return [f(0), f(8), f(4)];
 }
 
+/** An uploaded avatar (a PNG the forge made) from `dir`; 404 for a name that is not one. */
+function sendUploaded(res: Response, next: NextFunction, dir: string, name: string): void {
+  if (!/^[0-9A-Za-z_-]{1,128}$/.test(name)) return next(new NotFound());
+  const file = fs.createReadStream(path.join(dir, name));
+  file.once('error', () => next(new NotFound()));
+  file.once('open', () => {
+    res.setHeader('Content-Type', 'image/png');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'public, max-age=21600');
+    pipeline(file, res, () => undefined);
+  });
+}
+
 /** The avatar routes. */
 export function avatarsRouter(): Router {
   const r = express.Router();
@@ -115,15 +129,10 @@ export function avatarsRouter(): Router {
       res.setHeader('Cache-Control', 'public, max-age=604800, immutable');
       return res.send(identicon(generated[1]));
     }
-    if (!/^[0-9A-Za-z_-]{1,128}$/.test(name)) return next(new NotFound());
-    const file = fs.createReadStream(path.join(settings().picture.avatarUploadPath, name));
-    file.once('error', () => next(new NotFound()));
-    file.once('open', () => {
-      res.setHeader('Content-Type', 'image/png');
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.setHeader('Cache-Control', cache);
-      pipeline(file, res, () => undefined);
-    });
+    sendUploaded(res, next, settings().picture.avatarUploadPath, name);
+  });
+  r.get('/repo-avatars/:name', (req: Request, res: Response, next: NextFunction) => {
+    sendUploaded(res, next, settings().picture.repositoryAvatarUploadPath, String(req.params.name));
   });
   r.get('/user/avatar/:username/:size', authenticate(), (req: Request, res: Response, next: NextFunction) => {
     lookupOwner(ctxOf(req), req.principal, String(req.params.username)).then((u) => {

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import express, { type Request, type Response, type NextFunction, type Router } from 'express';
 import { systemCtx } from '../db';
 import { HttpError, NotFound } from '../errors';
+import { renamedLocation } from '../errors/mapper';
 import { safeGitProtocol } from '../git/run';
 import { log } from '../log';
 import { logGitOperation } from '../log/access';
@@ -155,6 +156,12 @@ function gitErrors(err: unknown, req: Request, res: Response, next: NextFunction
   }
   if (err.log) log.error(`[${req.requestId}] ${req.method} ${req.originalUrl}:`, err);
   noCache(res);
+  // why: as Gitea, a clone URL under an account's old name answers 307 to the new one; git follows it.
+  const moved = renamedLocation(err, req.originalUrl);
+  if (moved) {
+    res.redirect(307, moved);
+    return;
+  }
   const service = typeof req.query.service === 'string' ? SERVICES[req.query.service] : undefined;
   if (err.status >= 500 && req.method === 'GET' && service) {
     res.status(200).setHeader('Content-Type', `application/x-git-${service}-advertisement`);

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream';
 import express, { type Request, type Response, type NextFunction, type Router, type RequestHandler } from 'express';
 import { settings } from '../config';
 import { HttpError, NotFound, Unauthorized, Validation, BadRequest } from '../errors';
+import { renamedLocation } from '../errors/mapper';
 import { authenticate } from '../middleware/auth';
 import { bodyGuard } from '../middleware/input-guard';
 import { ctxOf } from '../middleware/context';
@@ -137,6 +138,9 @@ async function upload(req: Request, res: Response): Promise<void> {
 /** Errors as LFS JSON with the request id; 401 carries the Basic challenge. */
 function lfsErrors(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   if (res.headersSent) { res.destroy(); return; }
+  // why: as Gitea (and as git over HTTP here), a repository under an account's old name answers 307 to the new one; git-lfs follows it.
+  const moved = renamedLocation(err, req.originalUrl);
+  if (moved) { res.redirect(307, moved); return; }
   let status = 500;
   let message = 'Internal Server Error';
   let headers: Record<string, string> = {};

@@ -36,6 +36,7 @@ describe('the main pages in a browser: narrow screens and accessibility', () => 
     await w.raw('POST', '/repos/alice/app/labels', { name: 'kind/bug', color: '#ee0701', exclusive: true }, { token: alice.token });
     await w.raw('POST', '/repos/alice/app/issues', { title: 'The answer is wrong', body: 'See `main.ts`.\n\n- [ ] check\n', labels: [1] }, { token: alice.token });
     await w.raw('POST', '/repos/alice/app/pulls', { title: 'Change the answer', head: 'topic', base: 'main' }, { token: alice.token });
+    expect((await w.raw('POST', '/orgs', { username: 'acme' }, { token: alice.token })).status).to.equal(201);
     browser = await launchBrowser();
     wp = await watchedPage(browser);
   });
@@ -47,15 +48,15 @@ describe('the main pages in a browser: narrow screens and accessibility', () => 
     expect(wp.problems, this.currentTest?.title).to.deep.equal([]);
   });
 
-  it('signed out: home, explore, sign-in, a repository, a file, the history, an issue and a missing page', async () => {
-    const pages: [string, string][] = [['', 'home-anon'], ['explore/repos', 'explore'], ['user/login', 'login'], ['alice/app', 'repo-anon'],
+  it('signed out: home, explore, sign-in, a profile, a repository, a file, the history, an issue and a missing page', async () => {
+    const pages: [string, string][] = [['', 'home-anon'], ['explore/repos', 'explore'], ['user/login', 'login'], ['alice', 'profile'], ['alice/app', 'repo-anon'],
       ['alice/app/src/branch/main/main.ts', 'file'], ['alice/app/commits/branch/main', 'commits'], ['alice/app/issues/1', 'issue-anon'], ['alice/app/no/such/page', 'not-found']];
     const problems: string[] = [];
     for (const [p, name] of pages) problems.push(...(await check(wp.page, p, name)));
     expect(problems).to.deep.equal([]);
   });
 
-  it('signed in: dashboard, repository, issues, pull requests, blame, commit, branches, settings and notifications', async () => {
+  it('signed in: dashboard, repository, issues, pull requests, blame, commit, branches, settings (an organization\'s too) and notifications', async () => {
     const page = wp.page;
     await page.goto(url('user/login'));
     await page.fill('input[name=user_name]', 'alice');
@@ -64,7 +65,7 @@ describe('the main pages in a browser: narrow screens and accessibility', () => 
     const pages: [string, string][] = [['', 'dashboard'], ['alice/app', 'repo'], ['alice/app/issues', 'issues'], ['alice/app/issues/1', 'issue'],
       ['alice/app/pulls', 'pulls'], ['alice/app/pulls/2', 'pull'], ['alice/app/pulls/2/files', 'pull-files'], ['alice/app/blame/branch/main/main.ts', 'blame'],
       ['alice/app/branches', 'branches'], ['alice/app/activity', 'activity'], ['alice/app/settings', 'settings'], ['alice/app/settings/keys', 'deploy-keys'],
-      ['notifications', 'notifications'], ['user/settings', 'user-settings'], ['repo/create', 'repo-create']];
+      ['notifications', 'notifications'], ['user/settings', 'user-settings'], ['repo/create', 'repo-create'], ['org/acme/settings', 'org-settings']];
     const problems: string[] = [];
     for (const [p, name] of pages) problems.push(...(await check(page, p, name)));
     expect(problems).to.deep.equal([]);

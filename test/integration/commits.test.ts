@@ -418,5 +418,11 @@ describe('commits', () => {
       const verified = r.body.filter((c: { commit: { verification: { verified: boolean } } }) => c.commit.verification.verified).length;
       expect(verified).to.equal(6);
     });
+
+    it('has no OpenPGP signing key to give while the instance signs with SSH', async () => {
+      const r = await w.raw('GET', '/signing-key.gpg');
+      expect(r.status).to.equal(404);
+      expect(r.body.message).to.equal('signing key format is ssh');
+    });
   });
 });

@@ -366,6 +366,13 @@ describe('GPG keys', () => {
     expect(res.status).to.equal(401);
     expect((await w.raw('GET', '/user/gpg_key_token')).status).to.equal(401);
   });
+
+  it('answers an empty signing key while [repository.signing] SIGNING_KEY is none (as Gitea 1.24)', async () => {
+    const res = await w.raw('GET', '/signing-key.gpg');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/plain/);
+    expect(res.text).to.equal('');
+  });
 });
 
 describe('keys with [user] ENABLE_SSH_KEYS and ENABLE_GPG_KEYS off', () => {

@@ -6,7 +6,7 @@
  * users who hide their activity or whom the caller may not see (site admins see everything).
  */
 import type { DbContext } from '../../db';
-import { findFeed, type ActionModel, type FeedScope } from '../../models/action.model';
+import { findFeed, heatmapBuckets, type ActionModel, type FeedScope, type HeatmapBucket } from '../../models/action.model';
 import { findCommentsByIds, type CommentModel } from '../../models/comment.model';
 import { findIssuesByIds, type IssueModel } from '../../models/issue.model';
 import { findReposByIds, visibleRepoIdsSql } from '../../models/repository.model';
@@ -101,4 +101,19 @@ export function teamFeed(ctx: DbContext, p: Principal, team: TeamModel, q: FeedQ
 /** A repository's feed (its readers: repoAssignment checked). */
 export function repoFeed(ctx: DbContext, p: Principal, rc: RepoContext, q: FeedQuery): Promise<{ entries: FeedEntry[]; count: number }> {
   return feed(ctx, p, { kind: 'repo', repoId: rc.repo.id }, { includePrivate: true, allActors: false }, q, (a) => a.actUserId);
+}
+
+/**
+ * A user's heatmap (Gitea's GetUserHeatmapDataByUser): its acts per 15-minute bucket over the
+ * last year and a week (an organization's: every event of its repositories), only in repositories
+ * `p` reads (site admins: all). Empty when the user keeps its activity private, except for itself
+ * and site admins.
+ */
+export async function userHeatmap(ctx: DbContext, p: Principal, user: UserModel): Promise<HeatmapBucket[]> {
+  const admin = !!p.user?.isAdmin && !p.scopes?.publicOnly;
+  if (user.hideActivity && !admin && p.user?.id !== user.id) return [];
+  const since = Math.floor(Date.now() / 1000) - (366 + 7) * 86_400;
+  const readableRepos = admin ? null : visibleRepoIdsSql(await repoVisibility(ctx, p));
+  const isOrg = user.type === UserType.Organization;
+  return heatmapBuckets(ctx, { ...(isOrg ? { orgId: user.id } : { actorId: user.id }), readableRepos, since });
 }

@@ -5,7 +5,7 @@
  * one answer alike.
  */
 import type { DbContext } from '../../db';
-import { Forbidden, NotFound, Unauthorized } from '../../errors';
+import { Forbidden, NotFound, OwnerRenamed, Unauthorized } from '../../errors';
 import { AccessMode, UnitType } from '../../models/perm';
 import type { Principal } from '../auth/principal';
 import { repoAssignment, type RepoContext } from '../repo/context';
@@ -35,7 +35,8 @@ export async function authorizeGitService(ctx: DbContext, p: Principal, ownerNam
   try {
     rc = await repoAssignment(ctx, p, ownerName, repoName);
   } catch (err) {
-    if (anonymous && err instanceof NotFound) throw askCredentials();
+    // why: an old owner name is answered with its redirect before anything else, as Gitea's owner lookup runs before sign-in.
+    if (anonymous && err instanceof NotFound && !(err instanceof OwnerRenamed)) throw askCredentials();
     throw err;
   }
   const notFound = new NotFound(`repository does not exist [owner: ${ownerName}, name: ${repoName}]`);

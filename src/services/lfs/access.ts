@@ -6,7 +6,7 @@
  * so a private repository and a missing one answer alike.
  */
 import type { DbContext } from '../../db';
-import { Forbidden, NotFound, Unauthorized } from '../../errors';
+import { Forbidden, NotFound, OwnerRenamed, Unauthorized } from '../../errors';
 import { AccessMode, UnitType } from '../../models/perm';
 import { findUserById, UserType } from '../../models/user.model';
 import { findDeployKeyById } from '../../models/deploy-key.model';
@@ -61,6 +61,8 @@ export async function authorizeLfs(
   try {
     rc = await repoAssignment(ctx, p, ownerName, repoName);
   } catch (err) {
+    // why: an old owner name is answered with its redirect (to the same path under the new name) before credentials are asked.
+    if (err instanceof OwnerRenamed) throw err;
     if (err instanceof NotFound) throw anonymous || grant ? ask() : notFound();
     throw err;
   }

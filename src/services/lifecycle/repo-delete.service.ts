@@ -1,6 +1,6 @@
 /**
  * Deleting a repository: its rows and counters in one transaction, then what it kept on disk (the
- * git directories, archives, attachments and Actions logs).
+ * git directories, archives, attachments, Actions logs and its avatar).
  */
 import { withTx, type DbContext } from '../../db';
 import { repoPath } from '../../git/paths';
@@ -12,6 +12,7 @@ import { attachmentUuidsOfRepos } from '../../models/attachment.model';
 import { logFilesOfRepo } from '../../models/action-run.model';
 import { removeAttachmentFiles } from '../storage/attachment-store';
 import { removeLog } from '../storage/log-store';
+import { removeAvatar } from '../storage/avatar-store';
 import { removeArchives } from '../archive/archive.service';
 import { assertRepoAdmin } from '../repo/repo.service';
 import type { RepoContext } from '../repo/context';
@@ -34,5 +35,6 @@ export async function deleteRepo(ctx: DbContext, doer: UserModel, rc: RepoContex
     await removeArchives(rc.repo.id);
     await removeAttachmentFiles(attachments);
     for (const log of logs) await removeLog(log);
+    if (rc.repo.avatar) await removeAvatar(rc.repo.avatar, 'repo');
   });
 }

@@ -1,6 +1,6 @@
 /**
  * Deleting a user account: its rows in one transaction (with purge, its repositories too), then what
- * it kept on disk (repository directories, archives, attachments).
+ * it kept on disk (repository directories, archives, attachments, its avatar).
  */
 import { withTx, type DbContext } from '../../db';
 import { NotFound, Validation } from '../../errors';
@@ -14,6 +14,7 @@ import { attachmentUuidsOfOwner } from '../../models/attachment.model';
 import { revokeCachedToken } from '../auth/token-cache';
 import { checkPassword } from '../auth/credentials';
 import { removeAttachmentFiles } from '../storage/attachment-store';
+import { removeAvatar } from '../storage/avatar-store';
 import { removeArchives } from '../archive/archive.service';
 import { lastAdmin, notAnIndividual } from '../user/admin.service';
 
@@ -53,6 +54,7 @@ export async function deleteUser(ctx: DbContext, doer: UserModel | null, target:
     for (const id of purgedRepos) await removeArchives(id);
   }
   await removeAttachmentFiles(attachments);
+  if (target.avatar) await removeAvatar(target.avatar);
 }
 
 /**

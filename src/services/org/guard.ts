@@ -9,18 +9,20 @@ import { findTeamById, type TeamModel } from '../../models/team.model';
 import { isTeamMember } from '../../models/team-user.model';
 import { orgMembership } from '../../models/access';
 import { canSeeOwner } from '../perm/permission';
+import { missingOwner } from '../user/lookup';
 import type { Principal } from '../auth/principal';
 
 /** Membership of a user in an organization. */
 export type Membership = 'none' | 'member' | 'owner';
 
 /**
- * The organization named `name` as `p` may see it: 404 when missing or hidden, 403 when the
- * caller's token is limited to public organizations and this one is not public.
+ * The organization named `name` as `p` may see it: 404 when missing or hidden (OwnerRenamed for an
+ * old name), 403 when the caller's token is limited to public organizations and this one is not public.
  */
 export async function resolveOrg(ctx: DbContext, p: Principal, name: string): Promise<UserModel> {
   const org = await findUserByName(ctx, name);
-  if (!org || org.type !== UserType.Organization) throw new NotFound(`org does not exist [name: ${name}]`);
+  if (!org) throw await missingOwner(ctx, p, name, new NotFound(`org does not exist [name: ${name}]`));
+  if (org.type !== UserType.Organization) throw new NotFound(`org does not exist [name: ${name}]`);
   if (p.scopes?.publicOnly && org.visibility !== Visibility.Public) throw new Forbidden('token scope is limited to public orgs');
   if (!(await canSeeOwner(ctx, p, org))) throw new NotFound(`org does not exist [name: ${name}]`);
   return org;

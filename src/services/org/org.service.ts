@@ -12,12 +12,15 @@ import { insertTeam, OWNER_TEAM_NAME, deleteTeamsOfOrg, teamsOfUserInOrg } from 
 import { insertTeamUser, deleteTeamUsersOfOrg } from '../../models/team-user.model';
 import { replaceTeamUnits, deleteTeamUnitsOfOrg } from '../../models/team-unit.model';
 import { deleteTeamReposOfOrg } from '../../models/team-repo.model';
+import { deleteUserRedirect, deleteRedirectsTo } from '../../models/user-redirect.model';
 import { deleteBlocksOf } from '../../models/user-blocking.model';
 import { countReposOfOwner } from '../../models/repository.model';
 import { AccessMode, ALL_UNITS, UnitType } from '../../models/perm';
 import { assertUsername, assertEmail } from '../user/validate';
+import { renameAccount } from '../user/rename.service';
 import { parseVisibility } from '../user/user.service';
 import { canSeeOwner } from '../perm/permission';
+import { removeAvatar } from '../storage/avatar-store';
 import type { Principal } from '../auth/principal';
 
 /** Fields of a new or edited organization, as the API names them. */
@@ -74,6 +77,8 @@ export async function createOrg(ctx: DbContext, owner: UserModel, name: string, 
       await replaceTeamUnits(tx, org.id, team.id, highTeamUnits(AccessMode.Owner));
       await insertTeamUser(tx, org.id, team.id, owner.id);
       await ensureOrgUser(tx, org.id, owner.id);
+      // why: the name is taken again, so an old name of a renamed account no longer leads there.
+      await deleteUserRedirect(tx, name);
       return org;
     });
   } catch (err) {
@@ -100,7 +105,15 @@ export async function editOrg(ctx: DbContext, org: UserModel, f: OrgFields): Pro
   });
 }
 
-/** Delete an organization with its teams and memberships; refused (422) while it owns repositories. */
+/**
+ * Rename an organization (Gitea's RenameUser on the organization): its repositories follow, and the
+ * old name keeps leading to it (API, pages and clone URLs answer 307) until another account takes it.
+ */
+export function renameOrg(ctx: DbContext, org: UserModel, newName: string): Promise<void> {
+  return renameAccount(ctx, org, newName);
+}
+
+/** Delete an organization with its teams, memberships and avatar; refused (422) while it owns repositories. */
 export async function deleteOrg(ctx: DbContext, org: UserModel): Promise<void> {
   await withTx(ctx, async (tx) => {
     if ((await countReposOfOwner(tx, org.id)) > 0) throw new Validation(`user still has ownership of repositories [uid: ${org.id}]`);
@@ -110,10 +123,13 @@ export async function deleteOrg(ctx: DbContext, org: UserModel): Promise<void> {
     await deleteTeamsOfOrg(tx, org.id);
     await deleteOrgUsersOf(tx, org.id);
     await deleteBlocksOf(tx, org.id);
+    await deleteRedirectsTo(tx, org.id);
     // why: an organization with no repositories has no issues left, so its labels have no links either.
     await deleteLabelsOf(tx, { orgId: org.id });
     await deleteOrgRow(tx, org.id);
   });
+  // why: the file goes after the row, so a failure in between leaves an unused file, never a row naming a missing one.
+  if (org.avatar) await removeAvatar(org.avatar);
 }
 
 /** Which organization visibilities a caller may list. */

@@ -20,13 +20,15 @@ import { hasTeamRepo } from '../../models/team-repo.model';
 import { listTeamMembers } from '../../models/team-user.model';
 import type { IssueModel } from '../../models/issue.model';
 import { isBlocked } from '../../models/user-blocking.model';
-import { findUserByName, UserType, type UserModel } from '../../models/user.model';
-import { asUser } from '../auth/principal';
+import { findUserByName, UserType, visibleUsersSql, type UserModel } from '../../models/user.model';
+import { listRepoReviewerCandidates } from '../../models/assignee';
+import { asUser, type Principal } from '../auth/principal';
 import { record } from '../issue/history';
 import { usersById } from '../issue/view';
 import { repoPermission } from '../perm/permission';
 import type { RepoContext } from '../repo/context';
 import { teamUnits } from '../org/team.service';
+import { visibilityScopeOf } from '../user/directory.service';
 import { ruleForBranch } from '../refs/branch-protection.service';
 import { pullByIndex, assertPullsReadable } from './pull.service';
 import { isOfficialReviewer, restoreOfficial } from './review.service';
@@ -48,6 +50,17 @@ async function canChangeRequests(ctx: DbContext, doer: UserModel, rc: RepoContex
   if (rc.owner.type !== UserType.Organization) return false;
   // why: members of the organization's teams that reach this repository's pull requests may ask for reviews.
   return (await teamGrants(ctx, rc.owner.id, doer.id, rc.repo.id)).some((t) => t.authorize >= AccessMode.Admin || (t.units.get(UnitType.PullRequests) ?? AccessMode.None) >= AccessMode.Read);
+}
+
+/**
+ * Who may be asked to review the repository's pull requests (`GET /repos/{owner}/{repo}/reviewers`,
+ * Gitea's GetReviewers for no pull request in particular): 403 unless the caller may choose
+ * reviewers; users it may not see are left out.
+ */
+export async function reviewerCandidates(ctx: DbContext, p: Principal, doer: UserModel, rc: RepoContext): Promise<UserModel[]> {
+  if (!(await canChangeRequests(ctx, doer, rc, 0))) throw new Forbidden('doer has no permission to get reviewers');
+  const repo = { id: rc.repo.id, ownerId: rc.owner.id, ownerIsOrg: rc.owner.type === UserType.Organization };
+  return listRepoReviewerCandidates(ctx, repo, 0, visibleUsersSql(visibilityScopeOf(p)));
 }
 
 /** Users named by login, or by e-mail when the value holds `@`; 404 in Gitea's words for an unknown one. */

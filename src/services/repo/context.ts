@@ -11,15 +11,16 @@ import { AccessMode } from '../../models/perm';
 import { canSeeOwner, repoPermission, type RepoPermission } from '../perm/permission';
 import type { Principal } from '../auth/principal';
 import { assertTwoFactorSatisfied } from '../auth/two-factor.service';
+import { missingOwner } from '../user/lookup';
 
 /** A resolved repository with the caller's permission on it. */
 export interface RepoContext { owner: UserModel; repo: RepositoryModel; perm: RepoPermission }
 
-/** Resolve owner/repo for `p`; 404 when missing or not readable by the caller. */
+/** Resolve owner/repo for `p`; 404 when missing or not readable by the caller (OwnerRenamed for an old owner name). */
 export async function repoAssignment(ctx: DbContext, p: Principal, ownerName: string, repoName: string): Promise<RepoContext> {
   const notFound = () => new NotFound(`repository does not exist [owner: ${ownerName}, name: ${repoName}]`);
   const owner = await findUserByName(ctx, ownerName);
-  if (!owner) throw notFound();
+  if (!owner) throw await missingOwner(ctx, p, ownerName, notFound());
   const repo = await findRepoByOwnerAndName(ctx, owner.id, repoName.replace(/\.git$/i, ''));
   if (!repo) throw notFound();
   // why: a deploy key or a job's token opens its own repository whatever the owner's visibility.

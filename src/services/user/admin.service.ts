@@ -6,16 +6,15 @@
 import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { BadRequest, NotFound, Validation } from '../../errors';
 import { findUserByName, findUserById, UserType, type UserModel } from '../../models/user.model';
-import { countAdminsLocked, emailUsedByOther, findUserForUpdate, makePrimaryEmail, renameOwner, tokenHashesOf, updateUserColumns, allIndividualUsers, updateMustChangePassword } from '../../models/user-admin';
+import { countAdminsLocked, emailUsedByOther, findUserForUpdate, makePrimaryEmail, tokenHashesOf, updateUserColumns, allIndividualUsers, updateMustChangePassword } from '../../models/user-admin';
 import { findEmail } from '../../models/email-address.model';
-import { ownerPath } from '../../git/paths';
-import { dirExists, moveRepoDir } from '../../git/init';
 import { hashPassword } from '../auth/password';
 import { forgetRememberTokensOf } from '../auth/remember.service';
 import { notify } from '../notify/notifier';
 import { revokeCachedToken } from '../auth/token-cache';
 import { parseVisibility } from './user.service';
-import { assertEmail, assertPassword, assertUsername, emailDomainAllowed } from './validate';
+import { renameAccount } from './rename.service';
+import { assertEmail, assertPassword, emailDomainAllowed } from './validate';
 
 /** What an administrator may change on a user; absent fields stay as they are. */
 export interface UserEdit {
@@ -124,28 +123,10 @@ export async function editUser(ctx: DbContext, target: UserModel, e: UserEdit): 
   return { user, warning };
 }
 
-/** Rename an individual user (204 in the API); repositories (rows and directories) follow the new owner name. */
+/** Rename an individual user (204 in the API); repositories follow, and the old name redirects (renameAccount). */
 export async function renameUser(ctx: DbContext, target: UserModel, newName: string): Promise<void> {
   if (target.type !== UserType.Individual) throw notAnIndividual(target);
-  if (typeof newName !== 'string' || newName === '') throw new Validation('[NewName]: Required');
-  if (newName === target.name) return;
-  assertUsername(newName, 'NewName');
-  const taken = new Validation(`user already exists [name: ${newName}]`);
-  try {
-    await withTx(ctx, async (tx) => {
-      // why: a change of capitalization only keeps the same lower_name, which is "taken" by the user itself.
-      const other = await findUserByName(tx, newName);
-      if (other && other.id !== target.id) throw taken;
-      await renameOwner(tx, target.id, newName);
-      // why: repositories live under the owner's name; move them with the row so git URLs follow the rename.
-      const from = ownerPath(target.name);
-      const to = ownerPath(newName);
-      if (from !== to && (await dirExists(from))) await moveRepoDir(from, to);
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw taken;
-    throw err;
-  }
+  await renameAccount(ctx, target, newName);
 }
 
 /** Every individual user by id, for the CLI's list. */

@@ -1,5 +1,5 @@
 /**
- * Avatars a user uploads for themself (or, later, for an organization they own): PNG, JPEG, GIF
+ * Avatars uploaded for a user, an organization (by its owners) or a repository (by its admins): PNG, JPEG, GIF
  * or WebP by their first bytes (never SVG), at most `[picture] AVATAR_MAX_FILE_SIZE` bytes and
  * `AVATAR_MAX_WIDTH` x `AVATAR_MAX_HEIGHT` pixels (checked from the header, before decoding),
  * turned upright, cropped to a square (the part the user chose, else the centre) and re-encoded
@@ -10,8 +10,9 @@ import type { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { settings } from '../../config';
 import type { DbContext } from '../../db';
-import { TooLarge, Validation } from '../../errors';
+import { BadRequest, TooLarge, Validation } from '../../errors';
 import { findUserById, type UserModel } from '../../models/user.model';
+import { findRepoById, updateRepoAvatar, type RepositoryModel } from '../../models/repository.model';
 import { updateUserColumns } from '../../models/user-admin';
 import { sniffType } from '../storage/attachment-store';
 import { removeAvatar, writeAvatar } from '../storage/avatar-store';
@@ -74,10 +75,26 @@ export async function squareAvatar(data: Buffer, crop?: AvatarCrop): Promise<Buf
   }
 }
 
+/**
+ * The bytes of the API's `image` (standard base64, as Go's StdEncoding reads it); 400 for anything
+ * else, so a data URL or stray characters are refused rather than read as something else.
+ */
+export function decodeAvatarImage(image: unknown): Buffer {
+  if (typeof image !== 'string' || image.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(image)) {
+    throw new BadRequest('image must be base64 encoded');
+  }
+  return Buffer.from(image, 'base64');
+}
+
+/** The stored file's name: the id, then a hash of the picture (a new picture, a new URL). */
+function fileName(id: number, png: Buffer): string {
+  return `${id}-${crypto.createHash('sha256').update(png).digest('hex').slice(0, 32)}`;
+}
+
 /** Set the owner's uploaded avatar; the previous file is removed once the row names the new one. */
 export async function setAvatar(ctx: DbContext, owner: UserModel, data: Buffer, crop?: AvatarCrop): Promise<UserModel> {
   const png = await squareAvatar(data, crop);
-  const name = `${owner.id}-${crypto.createHash('sha256').update(png).digest('hex').slice(0, 32)}`;
+  const name = fileName(owner.id, png);
   await writeAvatar(name, png);
   const before = owner.avatar;
   await updateUserColumns(ctx, owner.id, { avatar: name });
@@ -90,4 +107,25 @@ export async function deleteAvatar(ctx: DbContext, owner: UserModel): Promise<vo
   if (!owner.avatar) return;
   await updateUserColumns(ctx, owner.id, { avatar: '' });
   await removeAvatar(owner.avatar);
+}
+
+/**
+ * Set a repository's uploaded avatar (`avatar_url` in its JSON); the previous file is removed once
+ * the row names the new one. The caller has checked that the doer administers the repository.
+ */
+export async function setRepoAvatar(ctx: DbContext, repo: RepositoryModel, data: Buffer, crop?: AvatarCrop): Promise<RepositoryModel> {
+  const png = await squareAvatar(data, crop);
+  const name = fileName(repo.id, png);
+  await writeAvatar(name, png, 'repo');
+  const before = repo.avatar;
+  await updateRepoAvatar(ctx, repo.id, name);
+  if (before && before !== name) await removeAvatar(before, 'repo');
+  return (await findRepoById(ctx, repo.id)) ?? repo;
+}
+
+/** Remove a repository's uploaded avatar (it then has none, as in Gitea). */
+export async function deleteRepoAvatar(ctx: DbContext, repo: RepositoryModel): Promise<void> {
+  if (!repo.avatar) return;
+  await updateRepoAvatar(ctx, repo.id, '');
+  await removeAvatar(repo.avatar, 'repo');
 }

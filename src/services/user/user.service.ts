@@ -6,6 +6,7 @@ import { withTx, isUniqueViolation, type DbContext } from '../../db';
 import { settings } from '../../config';
 import { Conflict, Forbidden, Validation } from '../../errors';
 import { UserModel, UserType, Visibility, VISIBILITY_NAMES, findUserByName, type VisibilityName } from '../../models/user.model';
+import { deleteUserRedirect } from '../../models/user-redirect.model';
 import { findEmail, insertEmail } from '../../models/email-address.model';
 import { hashPassword } from '../auth/password';
 import { assertUsername, assertEmail, assertPassword, emailDomainAllowed } from './validate';
@@ -82,6 +83,8 @@ export async function createUser(ctx: DbContext, input: NewUser, by: Creator): P
         ...(createdAt ? { createdAt } : {}),
       }, { transaction: tx.tx, silent: !!createdAt });
       await insertEmail(tx, u.id, input.email, true, u.isActive);
+      // why: the name is taken again, so an old name of a renamed account no longer leads there.
+      await deleteUserRedirect(tx, input.username);
       return u;
     });
     return { user, warning };

@@ -13,6 +13,8 @@ import { listExploreOrgs } from '../../services/org/org.service';
 import { seesAllMembers } from '../../services/org/member.service';
 import { searchUsers } from '../../services/user/directory.service';
 import { lookupOwner } from '../../services/user/lookup';
+import { userHeatmap } from '../../services/activity/feed.service';
+import { heatmapCalendar } from './heatmap';
 import { UserType, type UserModel } from '../../models/user.model';
 import { ownsOrg } from './orgs';
 import { renderPage } from './render';
@@ -61,7 +63,12 @@ export function explorePages(): Router {
     if (RESERVED.has(name.toLowerCase())) throw new NotFound();
     const owner = await lookupOwner(ctxOf(req), req.principal, name);
     const isOrg = owner.type === UserType.Organization;
+    // why: as Gitea, individual profiles show the contribution calendar while [service] ENABLE_USER_HEATMAP;
+    // a user who keeps its activity private shows none to others (the API's answer is empty then).
+    const readable = !owner.hideActivity || req.principal.user?.isAdmin || req.principal.user?.id === owner.id;
+    const heatmap = !isOrg && settings().service.enableUserHeatmap && readable ? heatmapCalendar(await userHeatmap(ctxOf(req), req.principal, owner)) : null;
     await renderPage(req, res, 'user/profile', owner.name, {
+      heatmap, activityPrivate: !isOrg && owner.hideActivity,
       owner: { name: owner.name, fullName: owner.fullName, description: owner.description, website: owner.website, location: owner.location, isOrg },
       org: isOrg ? { name: owner.name, isMember: await seesAllMembers(ctxOf(req), req.principal, owner), isOwner: await ownsOrg(req, owner) } : null,
       ...(await repoList(req, { ownerId: owner.id })),

@@ -10,7 +10,7 @@ import { Eta } from 'eta';
 import type { NextFunction, Request, Response } from 'express';
 import { settings } from '../../config';
 import { HttpError } from '../../errors';
-import { mapError } from '../../errors/mapper';
+import { mapError, renamedLocation } from '../../errors/mapper';
 import { csrfToken } from '../../services/auth/session.service';
 import { saveIfDirty, updateSession } from './context';
 import { avatarUrl } from '../../convert/user';
@@ -106,6 +106,9 @@ export function renderFragment(view: string, data: Record<string, unknown>): str
 export function pageErrors() {
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent || !req.web) return next(err);
+    // why: as Gitea, a page under an account's old name answers 307 to the same page under the new one.
+    const moved = renamedLocation(err, req.originalUrl);
+    if (moved) return res.redirect(307, moved);
     const out = mapError(err, `${settings().server.rootUrl}api/swagger`, !!req.web.principal.user?.isAdmin);
     if (out.log) log.error(`[${req.requestId ?? '-'}] ${req.method} ${req.originalUrl}:`, err);
     // why: a 404's text may name what the caller asked for in the API's internal words; the page

@@ -1,7 +1,7 @@
 /**
  * A repository's settings pages, for its administrators (anyone else gets a 404, as in Gitea):
  * options and units (a disabled unit's tab disappears, projects included), merge styles, the
- * danger zone; collaborators and their rights; webhooks with their delivery history, a test
+ * avatar, the danger zone; collaborators and their rights; webhooks with their delivery history, a test
  * delivery and redelivery; branch protection rules. Each form calls the service the API's handler
  * calls, so the same rules and refusals apply; the outcome comes back as a flash.
  */
@@ -25,10 +25,12 @@ import { listBranches } from '../../services/refs/branch.service';
 import { pullMirrorStatus, requestPullSync } from '../../services/mirror/pull-mirror.service';
 import { addPushMirror, listRepoPushMirrors, removePushMirror, syncRepoPushMirrors } from '../../services/mirror/push-mirror.service';
 import { toPushMirror } from '../../convert/mirror';
+import { repoAvatarUrl } from '../../convert/repo';
+import { cropOf, deleteRepoAvatar, readAvatarUpload, setRepoAvatar } from '../../services/user/avatar.service';
 import { ACCESS_NAMES, MERGE_STYLE_NAMES, RULE_FIELD_NAMES, UNIT_NAMES } from './names';
 import { repoHookPlace } from '../../services/webhook/hook.service';
 import { testRepoHook } from '../../services/webhook/push-events';
-import { flash, flashOutcome, requireCsrf, saveIfDirty, unlessRefused } from './context';
+import { flash, flashOutcome, formUpload, requireCsrf, saveIfDirty, unlessRefused } from './context';
 import { hookRoutes } from './hooks';
 import { renderPage } from './render';
 import { repoHeader } from './repo';
@@ -109,8 +111,23 @@ export function repoSettingsPages(): Router {
       section: 'options', units: UNITS, unitNames: UNIT_NAMES, mergeStyles: MERGE_STYLES, mergeFlags: MERGE_FLAGS, styleNames: MERGE_STYLE_NAMES, branches,
       pendingTransfer: transfer ? transfer.recipient.name : null, enablePrune: rc.repo.enablePrune, pushMirrors,
       pullMirror: rc.repo.isMirror ? await pullMirrorStatus(ctxOf(req), rc.repo.id) : null,
+      avatarForm: {
+        heading: 'Repository avatar', url: repoAvatarUrl(rc.repo, settings().server.rootUrl), alt: `The avatar of ${rc.owner.name}/${rc.repo.name}`,
+        custom: rc.repo.avatar !== '', action: `${base(rc)}/avatar`, maxKiB: settings().picture.avatarMaxFileSize / 1024, narrow: true,
+      },
     });
   }));
+  r.post(`${repo}/settings/avatar`, page(async (req, res) => {
+    const rc = await settingsRepo(req, res);
+    if (!rc) return;
+    // why: a forged form (no CSRF token before the file) is a 403 like every other form; a refused picture is a message.
+    await formUpload(req, 'avatar', (_name, data, fields) => flashOutcome(req, async () => {
+      const crop = cropOf(fields);
+      await setRepoAvatar(ctxOf(req), rc.repo, await readAvatarUpload(data), crop);
+    }, () => 'The repository avatar has been updated.'));
+    res.redirect(303, base(rc));
+  }));
+  action('/avatar/delete', (req, rc) => deleteRepoAvatar(ctxOf(req), rc.repo), 'The repository avatar has been removed.', base);
   action('', (req, rc, b) => editRepo(ctxOf(req), rc, doerOf(req), repoOption(b)), 'The repository settings are saved.', base);
 
   // Mirrors: a pull mirror's interval, prune and sync; push mirrors added, pushed and removed (the API's services).
