@@ -4,6 +4,7 @@
  * issued (`cnt`); all are signed with the instance key. ID tokens carry OpenID Connect's claims and
  * are signed with the instance key too, or, with an HS algorithm, with the client's secret (as Gitea).
  */
+import crypto from 'node:crypto';
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 import { signingKey } from './signing-key';
 
@@ -27,8 +28,9 @@ export async function signGrantToken(t: { gnt: number; tt: TokenKind; cnt?: numb
   const key = await signingKey();
   const iat = now();
   const claims: JWTPayload = { gnt: t.gnt, tt: t.tt, ...(t.cnt ? { cnt: t.cnt } : {}) };
+  // why: without an id of its own, two tokens of a grant issued in the same second would be the same string.
   return new SignJWT(claims).setProtectedHeader({ alg: key.alg, typ: 'JWT', ...(key.kid ? { kid: key.kid } : {}) })
-    .setIssuedAt(iat).setExpirationTime(iat + lifetime).sign(key.signKey);
+    .setJti(crypto.randomBytes(12).toString('base64url')).setIssuedAt(iat).setExpirationTime(iat + lifetime).sign(key.signKey);
 }
 
 /**
