@@ -6,12 +6,15 @@
  * of a private organization: the repository, its branches, a file's contents, a commit's combined
  * status and the repository search; each at full speed (throughput against /version's), then at a
  * fixed offered rate (latency).
+ * The OAuth2 provider's token endpoint (code exchanges and refreshes from 64 clients) and the user
+ * lookup with an OAuth2 access token, whose requests/s must stay within 1.2x of the personal token's.
  * Prints requests/s, p50 and p99 per scenario, and the targets.
  */
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { newServer, type TestServer } from '../test/helpers/server';
 import { pacedGets } from './http';
+import { OAuth2Load } from './oauth2-load';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? '10');
 const CONNECTIONS = 64;
@@ -26,6 +29,11 @@ const P99_CI_MS = 10;
  * over 20 ms there). At a fixed rate, the p99 is the service time plus what the machine adds.
  */
 const CI_RATE = Number(process.env.BENCH_RATE ?? '500');
+/** The OAuth2 rows, and how much slower than a personal access token an OAuth2 access token may make the same call. */
+const OAUTH_CODE = 'POST access_token (code exchange)';
+const OAUTH_REFRESH = 'POST access_token (refresh)';
+const OAUTH_CALL = 'GET /users/{username} (OAuth2 token)';
+const OAUTH_RATIO = 1.2;
 
 /** Make a private organization with a team, a private repository with a commit status, and a member's token; returns the calls to time. */
 async function ciWorld(s: TestServer, adminToken: string): Promise<{ token: string; calls: [string, string][] }> {
@@ -89,8 +97,21 @@ export async function run(): Promise<void> {
     await s.start();
     try {
       const auth = { Authorization: `token ${token}` };
-      for (const [scenario, url, headers] of [['GET /users/{username} (token)', `${s.api}/users/bench`, auth], ['GET /version', `${s.api}/version`, {}]] as const) {
-        rows.push({ scenario, db: dbType, workers, ...(await measure(url, headers)) });
+      // The OAuth2 provider: the user lookup with an OAuth2 access token right after the same with a
+      // personal token (so the two are measured in the same conditions), then its token endpoint.
+      const oauth = new OAuth2Load(s, { name: 'bench', password: 'bench-password' }, admin.stdout.trim());
+      try {
+        await oauth.setup();
+        for (const [scenario, url, headers] of [
+          ['GET /users/{username} (token)', `${s.api}/users/bench`, auth], [OAUTH_CALL, `${s.api}/users/bench`, { Authorization: `Bearer ${oauth.accessToken}` }],
+          ['GET /version', `${s.api}/version`, {}],
+        ] as const) {
+          rows.push({ scenario, db: dbType, workers, ...(await measure(url, headers)) });
+        }
+        rows.push({ scenario: OAUTH_CODE, db: dbType, workers, ...(await oauth.codeExchanges(Math.min(5000, 150 * DURATION_S))) });
+        rows.push({ scenario: OAUTH_REFRESH, db: dbType, workers, ...(await oauth.refreshes(DURATION_S)) });
+      } finally {
+        oauth.close();
       }
       if (workers === 2) {
         const ci = await ciWorld(s, admin.stdout.trim());
@@ -117,6 +138,13 @@ export async function run(): Promise<void> {
     const t = rows.find((r) => r.db === db && r.workers === 2 && r.scenario.startsWith('GET /users'))!;
     const ok = t.rps >= TARGET_RPS && t.p99 < 25 && t.errors === 0;
     process.stdout.write(`\ntarget (${db}): authenticated user lookup with 2 workers >= ${TARGET_RPS} requests/s and p99 < 25 ms: ${ok ? 'met' : 'NOT met'} (${Math.round(t.rps)} requests/s, p99 ${t.p99} ms)\n`);
+    for (const workers of [1, 2]) {
+      const pat = rows.find((r) => r.db === db && r.workers === workers && r.scenario.startsWith('GET /users'))!;
+      const jwt = rows.find((r) => r.db === db && r.workers === workers && r.scenario === OAUTH_CALL)!;
+      const ratio = pat.rps / jwt.rps;
+      const met = ratio <= OAUTH_RATIO && jwt.errors === 0;
+      process.stdout.write(`target (${db}): ${OAUTH_CALL} with ${workers} worker${workers > 1 ? 's' : ''} within ${OAUTH_RATIO}x of the personal token's requests/s: ${met ? 'met' : 'NOT met'} (${Math.round(jwt.rps)} against ${Math.round(pat.rps)}, ${ratio.toFixed(2)}x)\n`);
+    }
     const version = rows.find((r) => r.db === db && r.workers === 2 && r.scenario === 'GET /version')!;
     for (const r of rows.filter((x) => x.db === db && x.ci === 'throughput')) {
       const share = r.rps / version.rps;

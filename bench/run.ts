@@ -7,7 +7,7 @@ import path from 'node:path';
 
 async function main(): Promise<void> {
   const name = process.argv[2];
-  const available = fs.readdirSync(__dirname).filter((f) => f.endsWith('.js') && !['run.js', 'util.js', 'probe.js', 'load.js', 'http.js', 'actions-load.js', 'issue-page.js', 'push-answer.js', 'registry.js', 'packages-linux.js'].includes(f)).map((f) => f.replace(/\.js$/, ''));
+  const available = fs.readdirSync(__dirname).filter((f) => f.endsWith('.js') && !['run.js', 'util.js', 'probe.js', 'load.js', 'http.js', 'actions-load.js', 'issue-page.js', 'push-answer.js', 'registry.js', 'packages-linux.js', 'oauth2-load.js'].includes(f)).map((f) => f.replace(/\.js$/, ''));
   if (!name || !available.includes(name)) {
     process.stderr.write(`usage: npm run bench -- <${available.join('|')}>\n`);
     process.exit(2);

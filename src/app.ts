@@ -20,6 +20,7 @@ import { webRouter } from './web';
 import { gitHttpRouter } from './web/git-http';
 import { internalRouter } from './web/internal';
 import { lfsRouter } from './web/lfs';
+import { oauth2Router } from './web/oauth2';
 import { attachmentsRouter } from './web/attachments';
 import { avatarsRouter } from './web/avatars';
 import { healthRouter } from './web/health';
@@ -172,6 +173,8 @@ function buildApp(): Express {
   api.use((req: Request, _res: Response, next: NextFunction) => next(new NotFound()));
   app.use('/api/v1', api);
 
+  // why: the OAuth2 endpoints clients call (token, userinfo, keys, discovery) take no session or CSRF token.
+  app.use(oauth2Router());
   app.use(lfsRouter());
   app.use(attachmentsRouter());
   app.use(gitHttpRouter());

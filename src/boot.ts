@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import { loadSettings, useSettings, configPathFromArgs, StartupError, type Settings } from './config';
 import { openDatabase } from './db';
 import { migrate } from './db/migrate';
+import { createJwtSecret, createSigningKeyFile, jwtSecretMissing, prepareSigningKey, signingKeyFileMissing, useStoredJwtSecret } from './services/oauth2/key-file';
 
 /** Read settings from --config/FORGE_CONFIG and the environment, and install them for this process. */
 export function bootSettings(argv: string[] = process.argv): Settings {
@@ -41,6 +42,7 @@ export function bootSettings(argv: string[] = process.argv): Settings {
     }
     fs.rmSync(tmp, { force: true });
   }
+  useStoredJwtSecret(s);
   useSettings(s);
   return s;
 }
@@ -83,8 +85,15 @@ function ownerOf(p: string): number | null {
   }
 }
 
-/** Open the database and apply pending migrations under the migration lock. */
+/**
+ * Open the database and apply pending migrations under the migration lock; under the same lock,
+ * make the OAuth2 signing key (or JWT_SECRET) that every node must share, if it is not there yet.
+ */
 export async function bootDatabase(s: Settings): Promise<string[]> {
   const sequelize = openDatabase(s);
-  return migrate(sequelize, s);
+  const key = prepareSigningKey(s);
+  return migrate(sequelize, s, [
+    { needed: () => signingKeyFileMissing(s), run: () => createSigningKeyFile(s, key) },
+    { needed: () => jwtSecretMissing(s), run: () => createJwtSecret(s) },
+  ]);
 }

@@ -38,6 +38,7 @@ import {
 import { checkFederation, federationSection, type FederationSettings } from './federation';
 import { adminSection, mailerSection, resolveMailer, type AdminSettings, type MailerSettings } from './mailer';
 import { cleanupPackagesSection, packagesSection, resolvePackages, type CleanupPackagesSettings, type PackagesSettings } from './packages';
+import { oauth2Section, resolveOAuth2, type OAuth2Settings } from './oauth2';
 
 export { ConfigError, StartupError };
 export { LOG_LEVELS, type LogLevel, type LogMode } from './log';
@@ -50,10 +51,11 @@ export type {
   SigningSettings, RepositoryUploadSettings, RepositoryReleaseSettings, RepositoryIssueSettings, RepositoryPullRequestSettings,
   SshMinimumKeySizesSettings, UserSettings, WebhookSettings, HookTaskCleanupSettings, ActionsSettings, LogSettings,
   MirrorSettings, MigrationsSettings, UpdateMirrorsSettings, FederationSettings, PackagesSettings, CleanupPackagesSettings,
-  MailerSettings, AdminSettings,
+  MailerSettings, AdminSettings, OAuth2Settings,
 };
 export { EMAIL_PREFERENCES, type EmailPreference, type MailProtocol } from './mailer';
 export { PACKAGE_TYPES, type PackageType } from './packages';
+export { JWT_ALGORITHMS, isSymmetricAlgorithm, validJwtSecret } from './oauth2';
 export { formatGoDuration, parseGoDuration } from './duration';
 export { parseByteSize } from './spec';
 
@@ -64,7 +66,7 @@ const SECTIONS: SectionSpec<unknown>[] = [
   securitySection, serviceSection, apiSection, uiSection, markupSection, repositorySection, signingSection, repositoryUploadSection,
   sshMinimumKeySizesSection, attachmentSection, repositoryReleaseSection, repositoryIssueSection, repositoryPullRequestSection,
   pictureSection, hookTaskCleanupSection, webhookSection, actionsSection, userSection, logSection, mirrorSection, migrationsSection,
-  updateMirrorsSection, federationSection, packagesSection, cleanupPackagesSection, mailerSection, adminSection,
+  updateMirrorsSection, federationSection, packagesSection, cleanupPackagesSection, mailerSection, adminSection, oauth2Section,
 ];
 
 /** Every setting the forge reads, typed. */
@@ -108,6 +110,8 @@ export interface Settings extends GlobalSettings {
   cleanupPackages: CleanupPackagesSettings;
   mailer: MailerSettings;
   admin: AdminSettings;
+  /** [oauth2]: the OAuth2 / OpenID Connect provider. */
+  oauth2: OAuth2Settings;
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
 }
@@ -156,6 +160,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     cleanupPackages: read.get(cleanupPackagesSection),
     mailer: read.get(mailerSection),
     admin: read.get(adminSection),
+    oauth2: read.get(oauth2Section),
     warnings: read.warnings,
   };
   // why: the data dir first: every other default path lies under it.
@@ -171,6 +176,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
   resolveMirror(s.mirror);
   checkFederation(s.federation);
   resolvePackages(data, s.packages);
+  resolveOAuth2(data, s.oauth2);
   s.warnings.push(...resolveMailer(s.mailer));
   // why: as Gitea, mail that cannot be sent is not asked for: without the mailer no account waits
   // for a confirmation it would never receive, and no notification mail is queued.

@@ -95,10 +95,21 @@ async function upToDate(sequelize: Sequelize): Promise<boolean> {
   }
 }
 
-/** Apply every pending migration; returns the names applied. */
-export async function migrate(sequelize: Sequelize, s: Settings): Promise<string[]> {
-  if (await upToDate(sequelize)) return [];
-  const run = async () => (await (await umzugFor(sequelize)).up()).map((m) => m.name);
+/** Work done once for the whole cluster at start, under the migration lock, when `needed` says so. */
+export interface BootStep { needed(): boolean; run(): Promise<void> }
+
+/**
+ * Apply every pending migration, and run the boot steps that are needed, under the lock; returns
+ * the names applied. why: a step such as making the OAuth2 signing key must happen once for every
+ * node sharing the data dir, and the migration lock is already what nodes starting together take.
+ */
+export async function migrate(sequelize: Sequelize, s: Settings, steps: BootStep[] = []): Promise<string[]> {
+  if (!steps.some((st) => st.needed()) && await upToDate(sequelize)) return [];
+  const run = async () => {
+    const names = (await upToDate(sequelize)) ? [] : (await (await umzugFor(sequelize)).up()).map((m) => m.name);
+    for (const st of steps) if (st.needed()) await st.run();
+    return names;
+  };
   if (s.database.dbType === 'postgres') return withPgLock(s, run);
   return withFileLock(`${s.database.path}.migrate.lock`, run);
 }

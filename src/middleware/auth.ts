@@ -8,6 +8,8 @@ import { systemCtx } from '../db';
 import { findUserById, findUserByName, pseudoUser, UserType, type UserModel } from '../models/user.model';
 import { Unauthorized, Forbidden, NotFound } from '../errors';
 import { verifyToken } from '../services/auth/token-cache';
+import { verifyAccessToken } from '../services/oauth2/access';
+import { looksLikeJwt } from '../services/oauth2/jwt';
 import { taskOfToken } from '../services/actions/task.service';
 import { checkPassword } from '../services/auth/credentials';
 import { openSession } from '../services/auth/session.service';
@@ -43,7 +45,26 @@ function bad(message = 'user does not exist or token is invalid'): Unauthorized 
   return new Unauthorized(message);
 }
 
+/**
+ * The grant's user of an OAuth2 access token, with the grant's token scopes (Gitea's
+ * GetOAuthAccessTokenScopeAndUserID), or null when `raw` is no live access token.
+ */
+async function userForOAuth2Token(raw: string, method: Principal['method']): Promise<Principal | null> {
+  const access = await verifyAccessToken(raw);
+  if (!access) return null;
+  const user = await findUserById(systemCtx, access.userId);
+  if (!user || user.type !== UserType.Individual) throw bad();
+  assertMayAct(user);
+  return { user, scopes: access.scopes, tokenId: null, method, oauth2Grant: access.grantId };
+}
+
 async function userForToken(raw: string, method: Principal['method']): Promise<Principal> {
+  // why: an OAuth2 access token is a JWT (it has dots); personal and job tokens never do.
+  if (looksLikeJwt(raw)) {
+    const p = await userForOAuth2Token(raw, method);
+    if (!p) throw bad();
+    return p;
+  }
   const tok = await verifyToken(raw);
   if (!tok) {
     const task = await taskOfToken(raw);
@@ -80,6 +101,10 @@ async function identify(req: Request, res: Response, secondFactor: PasswordWithS
     if (colon < 0) throw bad('invalid basic authentication');
     const login = decoded.slice(0, colon);
     const secret = decoded.slice(colon + 1);
+    // why: as Gitea, an OAuth2 access token goes as the Basic password under any name (`oauth2`,
+    // what git credential helpers send), or as the name with an empty or `x-oauth-basic` password.
+    if (looksLikeJwt(secret)) return userForToken(secret, 'basic-token');
+    if ((secret === '' || secret === 'x-oauth-basic') && looksLikeJwt(login)) return userForToken(login, 'basic-token');
     // why: Gitea accepts a token as the Basic password (git clients send it this way), and as the username with an empty password.
     if (/^[0-9a-f]{40}$/.test(secret)) {
       const p = await userForToken(secret, 'basic-token');

@@ -12,6 +12,8 @@ export interface Principal {
   method: 'anonymous' | 'token' | 'basic-password' | 'basic-token' | 'ssh-key' | 'deploy-key' | 'lfs-token' | 'session';
   /** For a deploy key: the one repository it opens and its mode. */
   deployKey?: { id: number; repoId: number; mode: number };
+  /** For an OAuth2 access token: the grant it was issued under (its scopes are in `scopes`). */
+  oauth2Grant?: number;
   /** For an Actions task's token (the `gitea-actions` user): the one repository it opens, read-only for a fork's pull request. */
   actionsTask?: { id: number; repoId: number; readOnly: boolean };
 }

@@ -35,6 +35,13 @@ export interface SessionData {
   webauthnChallenge?: string;
   /** Messages for the next page. */
   flash?: { kind: 'info' | 'success' | 'error'; text: string }[];
+  /** An OAuth2 authorization shown on the consent page, waiting for Grant or Cancel. */
+  oauth2?: PendingAuthorization;
+}
+
+/** What an OAuth2 authorization request asked, kept while its consent page is shown (Gitea keeps it in the session too). */
+export interface PendingAuthorization {
+  clientId: string; redirectUri: string; state: string; scope: string; nonce: string; codeChallenge: string; codeChallengeMethod: string;
 }
 
 /** A live session. */

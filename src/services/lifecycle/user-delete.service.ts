@@ -12,6 +12,7 @@ import {
 } from '../../models/user-admin';
 import { attachmentUuidsOfOwner } from '../../models/attachment.model';
 import { revokeCachedToken } from '../auth/token-cache';
+import { purgeOAuth2OfUser } from '../oauth2/grant.service';
 import { checkPassword } from '../auth/credentials';
 import { removeAttachmentFiles } from '../storage/attachment-store';
 import { removeAvatar } from '../storage/avatar-store';
@@ -42,6 +43,8 @@ export async function deleteUser(ctx: DbContext, doer: UserModel | null, target:
       purgedRepos = await deleteRepoRowsOwnedBy(tx, fresh.id);
     }
     const tokens = await tokenHashesOf(tx, fresh.id);
+    // why: as Gitea's DeleteOAuth2RelictsByUserID: the user's applications and every grant by or to them (their tokens die with the commit).
+    await purgeOAuth2OfUser(tx, fresh.id);
     await deleteFollowsOf(tx, fresh.id);
     await deleteUserRows(tx, fresh.id);
     return tokens;

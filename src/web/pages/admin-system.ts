@@ -63,6 +63,10 @@ function configGroups(): { id: string; title: string; rows: Row[] }[] {
     { id: 'packages', title: 'Packages', rows: [['Packages', on(s.packages.enabled)], ['Storage', s.packages.path], ['Cleanup', on(s.cleanupPackages.enabled)]] },
     { id: 'actions', title: 'Actions', rows: [['Actions', on(s.actions.enabled)], ['Default actions URL', s.actions.defaultActionsUrl], ['Log path', s.actions.logPath]] },
     { id: 'federation', title: 'Federation', rows: [['Federation', on(s.federation.enabled)]] },
+    { id: 'oauth2', title: 'OAuth2 provider', rows: s.oauth2.enabled ? [
+      ['OAuth2 provider', 'Enabled'], ['Signing algorithm', s.oauth2.jwtSigningAlgorithm], ['Access lifetime', duration(s.oauth2.accessTokenExpirationTime)],
+      ['Refresh lifetime', duration(s.oauth2.refreshTokenExpirationTime * 3600)], ['Each refresh used once', on(s.oauth2.invalidateRefreshTokens)],
+    ] : [['OAuth2 provider', 'Disabled']] },
     { id: 'webhook', title: 'Webhooks and mirrors', rows: [['Webhooks', on(!s.security.disableWebhooks)], ['Mirrors', on(s.mirror.enabled)]] },
     { id: 'log', title: 'Log', rows: [['Level', s.log.level], ['Mode', s.log.mode.join(', ')], ['Format', s.log.format], ['Root path', s.log.rootPath], ['Access log', on(s.log.enableAccessLog)]] },
   ];

@@ -1,6 +1,7 @@
 /**
  * The user's access tokens (`/user/settings/applications`): the list, a new token with its scopes
- * (read or read-and-write per category, Gitea's names) shown once, and deletion.
+ * (read or read-and-write per category, Gitea's names) shown once, and deletion; below them the
+ * user's OAuth2 applications and the ones they authorized (oauth2-apps.ts has their routes).
  */
 import express, { type Router } from 'express';
 import { settings } from '../../config';
@@ -9,7 +10,9 @@ import { ctxOf, doerOf } from '../../middleware/context';
 import { formBody } from '../../middleware/input-guard';
 import { SCOPE_CATEGORIES } from '../../services/auth/scope';
 import { createAccessToken, deleteOwnToken, tokensOf } from '../../services/user/token.service';
+import { grantsOf } from '../../services/oauth2/grant.service';
 import { flash, flashOutcome, requireCsrf, saveIfDirty } from './context';
+import { applicationRows } from './oauth2-apps';
 import { renderPage } from './render';
 import { page, signedIn } from './route';
 
@@ -24,7 +27,13 @@ export function applicationPages(): Router {
   r.get(`/${PATH}`, page(async (req, res) => {
     if (!signedIn(req, res)) return;
     const tokens = (await tokensOf(ctxOf(req), doerOf(req))).map((t) => ({ id: t.id, name: t.name, scope: t.scope, lastEight: t.tokenLastEight }));
-    await renderPage(req, res, 'user/settings/applications', 'Applications', { tokens, categories: SCOPE_CATEGORIES });
+    // why: as Gitea's page, the OAuth2 applications the user registered and those they authorized are listed here too.
+    const oauth2 = settings().oauth2.enabled;
+    const apps = oauth2 ? await applicationRows(req, doerOf(req).id) : [];
+    const grants = oauth2 ? await grantsOf(ctxOf(req), doerOf(req)) : [];
+    await renderPage(req, res, 'user/settings/applications', 'Applications', {
+      tokens, categories: SCOPE_CATEGORIES, oauth2, apps, grants, base: PATH,
+    });
   }));
 
   r.post(`/${PATH}`, ...formBody(), csrf, page(async (req, res) => {

@@ -204,12 +204,21 @@ export async function formUpload<T>(req: Request, fileField: string, consume: Up
 /**
  * A `redirect_to` kept local (security class 17): decoded, backslashes read as slashes, dot
  * segments resolved, then only a path with one leading `/` under the forge's own path; else null.
+ * The decoded form is what is checked; when the text as given passes the same checks, it is what
+ * is followed. why: decoding the query too would change its values (an OAuth2 authorization's
+ * `redirect_uri` with a query of its own, a `state` holding `&`).
  */
 export function localRedirect(raw: unknown): string | null {
   if (typeof raw !== 'string' || raw === '' || raw.length > 2048) return null;
   let v = raw;
   try { v = decodeURIComponent(v); } catch { return null; }
-  v = v.replace(/\\/g, '/');
+  const decoded = localTarget(v.replace(/\\/g, '/'));
+  if (decoded === null) return null;
+  return (raw.includes('\\') ? null : localTarget(raw)) ?? decoded;
+}
+
+/** The path (with query) `v` leads to when it stays on the forge, else null. */
+function localTarget(v: string): string | null {
   if (!v.startsWith('/') || v.startsWith('//') || [...v].some((c) => c.charCodeAt(0) < 0x20)) return null;
   const resolved = new URL(v, 'http://local.invalid');
   if (resolved.origin !== 'http://local.invalid' || resolved.pathname.startsWith('//')) return null;

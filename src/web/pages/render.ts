@@ -64,7 +64,9 @@ export function themeOf(chosen: string | undefined): string {
 // why: pages load nothing from elsewhere and run only the forge's own script; a document's HTML
 // (sanitized already) is held to the same rules, and no other site may frame a page.
 // The page's own style block (label colours) carries a nonce; no other inline style applies.
-const csp = (nonce: string) => `default-src 'self'; img-src 'self' data: https: http:; style-src 'self' 'nonce-${nonce}'; script-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'`;
+// A page may name more form targets (`res.locals.formActionSources`): the OAuth2 consent page's
+// answer redirects to the client, which form-action governs too.
+const csp = (nonce: string, formTargets: string[] = []) => `default-src 'self'; img-src 'self' data: https: http:; style-src 'self' 'nonce-${nonce}'; script-src 'self'; object-src 'none'; base-uri 'self'; form-action ${["'self'", ...formTargets].join(' ')}; frame-ancestors 'none'`;
 
 /** Render `view` inside the layout and send it; `slots` places the large HTML the data names by marker. */
 export async function renderPage(req: Request, res: Response, view: string, title: string, data: Record<string, unknown> = {}, status = 200, slots?: PageSlots): Promise<void> {
@@ -84,7 +86,7 @@ export async function renderPage(req: Request, res: Response, view: string, titl
   };
   const html = engine().render(view, { ...data, page, h: new ViewHelpers() });
   res.status(status);
-  res.setHeader('Content-Security-Policy', csp(nonce));
+  res.setHeader('Content-Security-Policy', csp(nonce, (res.locals.formActionSources as string[] | undefined)?.filter((t) => /^[A-Za-z0-9+.:/[\]-]+$/.test(t))));
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'same-origin');
