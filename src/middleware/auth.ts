@@ -103,8 +103,10 @@ async function identify(req: Request, res: Response, secondFactor: PasswordWithS
     const secret = decoded.slice(colon + 1);
     // why: as Gitea, an OAuth2 access token goes as the Basic password under any name (`oauth2`,
     // what git credential helpers send), or as the name with an empty or `x-oauth-basic` password.
-    if (looksLikeJwt(secret)) return userForToken(secret, 'basic-token');
-    if ((secret === '' || secret === 'x-oauth-basic') && looksLikeJwt(login)) return userForToken(login, 'basic-token');
+    // A password may look like a JWT (`a.b.c`): when it is no live token, it is tried as a password.
+    const jwt = looksLikeJwt(secret) ? secret : (secret === '' || secret === 'x-oauth-basic') && looksLikeJwt(login) ? login : null;
+    const viaOAuth2 = jwt === null ? null : await userForOAuth2Token(jwt, 'basic-token');
+    if (viaOAuth2) return viaOAuth2;
     // why: Gitea accepts a token as the Basic password (git clients send it this way), and as the username with an empty password.
     if (/^[0-9a-f]{40}$/.test(secret)) {
       const p = await userForToken(secret, 'basic-token');

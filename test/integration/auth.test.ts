@@ -41,6 +41,16 @@ describe('authentication', () => {
     }
   });
 
+  it('takes a Basic password shaped like a JWT (a.b.c) as a password when it is no OAuth2 token', async () => {
+    const password = 'dotted.pass-word.x1';
+    const made = await w.raw('POST', '/admin/users', { username: 'dotty', email: 'dotty@example.com', password, must_change_password: false }, { token: w.admin.token });
+    expect(made.status, made.text).to.equal(201);
+    const ok = await w.raw('GET', '/user', undefined, { basic: ['dotty', password] });
+    expect(ok.status, ok.text).to.equal(200);
+    expect(ok.body.login).to.equal('dotty');
+    expect((await w.raw('GET', '/user', undefined, { basic: ['dotty', 'other.pass-word.x1'] })).status).to.equal(401);
+  });
+
   it('answers 401 in Gitea\'s body for a wrong token or password', async () => {
     for (const headers of [
       { Authorization: 'token 0000000000000000000000000000000000000000' },
