@@ -17,22 +17,13 @@ import type { UserModel } from '../../models/user.model';
 import { syncRepoRefsLocked } from '../git-push/sync.service';
 import { assertCanCommitFiles } from '../refs/branch-guard';
 import type { CodeRepo } from './access';
-import { checkBranch, type ChangeResult } from './change.service';
-import { commitPeople, finalMessage, type IdentityInput } from './identity';
+import { checkBranch, type ChangeRequest, type ChangeResult } from './change.service';
+import { commitPeople, finalMessage } from './identity';
 import { checkWritePath } from './paths';
 import { branchHead } from './refs';
 
 /** What a patch request carries (ApplyDiffPatchFileOptions). */
-export interface PatchRequest {
-  content: string;
-  message?: string;
-  branch?: string;
-  newBranch?: string;
-  author?: IdentityInput;
-  committer?: IdentityInput;
-  dates?: { author?: string; committer?: string };
-  signoff?: boolean;
-}
+export type PatchRequest = Omit<ChangeRequest, 'files'> & { content: string };
 
 /** The last lines git said, without the temporary paths of the server. */
 function gitWords(err: GitError): string {
