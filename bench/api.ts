@@ -102,12 +102,18 @@ export async function run(): Promise<void> {
       const oauth = new OAuth2Load(s, { name: 'bench', password: 'bench-password' }, admin.stdout.trim());
       try {
         await oauth.setup();
-        for (const [scenario, url, headers] of [
-          ['GET /users/{username} (token)', `${s.api}/users/bench`, auth], [OAUTH_CALL, `${s.api}/users/bench`, { Authorization: `Bearer ${oauth.accessToken}` }],
-          ['GET /version', `${s.api}/version`, {}],
-        ] as const) {
-          rows.push({ scenario, db: dbType, workers, ...(await measure(url, headers)) });
+        // why: a shared machine's load comes and goes; the two calls take turns twice and each keeps
+        // its better run, so a busy moment does not fall on one of them only.
+        const pair = [['GET /users/{username} (token)', auth], [OAUTH_CALL, { Authorization: `Bearer ${oauth.accessToken}` }]] as const;
+        const best = new Map<string, Awaited<ReturnType<typeof measure>>>();
+        for (let round = 0; round < 2; round++) {
+          for (const [scenario, headers] of pair) {
+            const m = await measure(`${s.api}/users/bench`, headers);
+            if (!best.has(scenario) || m.rps > best.get(scenario)!.rps) best.set(scenario, m);
+          }
         }
+        for (const [scenario] of pair) rows.push({ scenario, db: dbType, workers, ...best.get(scenario)! });
+        rows.push({ scenario: 'GET /version', db: dbType, workers, ...(await measure(`${s.api}/version`, {})) });
         rows.push({ scenario: OAUTH_CODE, db: dbType, workers, ...(await oauth.codeExchanges(Math.min(5000, 150 * DURATION_S))) });
         rows.push({ scenario: OAUTH_REFRESH, db: dbType, workers, ...(await oauth.refreshes(DURATION_S)) });
       } finally {
