@@ -29,6 +29,7 @@ import { artifactsRouter } from './web/artifacts';
 import { packagesRouter } from './web/packages';
 import { log } from './log';
 import { accessLogHook } from './log/access';
+import { countingQueries, type QueryTally } from './db/query-count';
 
 /** The HTTP server of one worker process, serving the Express application. */
 export function createWebServer(): http.Server {
@@ -51,8 +52,15 @@ export function createWebServer(): http.Server {
   // why: a runner's unary call skips Express: a thousand runners polling make it the most frequent request.
   return http.createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, (req, res) => {
     assignRequestId(req as Request, res);
-    access?.(req, res);
-    if (!runnerUnaryCall(req, res)) app(req, res);
+    if (!access) {
+      if (!runnerUnaryCall(req, res)) app(req, res);
+      return;
+    }
+    access(req, res);
+    // why: the access line reports how many statements the request sent (docs/logging.md); the tally follows the request's async work.
+    const tally: QueryTally = { n: 0 };
+    (res as unknown as { forgeQueries: QueryTally }).forgeQueries = tally;
+    countingQueries(tally, () => { if (!runnerUnaryCall(req, res)) app(req, res); });
   });
 }
 

@@ -38,6 +38,7 @@ import {
 import { checkFederation, federationSection, type FederationSettings } from './federation';
 import { adminSection, mailerSection, resolveMailer, type AdminSettings, type MailerSettings } from './mailer';
 import { cleanupPackagesSection, packagesSection, resolvePackages, type CleanupPackagesSettings, type PackagesSettings } from './packages';
+import { projectSection, type ProjectSettings } from './project';
 
 export { ConfigError, StartupError };
 export { LOG_LEVELS, type LogLevel, type LogMode } from './log';
@@ -50,7 +51,7 @@ export type {
   SigningSettings, RepositoryUploadSettings, RepositoryReleaseSettings, RepositoryIssueSettings, RepositoryPullRequestSettings,
   SshMinimumKeySizesSettings, UserSettings, WebhookSettings, HookTaskCleanupSettings, ActionsSettings, LogSettings,
   MirrorSettings, MigrationsSettings, UpdateMirrorsSettings, FederationSettings, PackagesSettings, CleanupPackagesSettings,
-  MailerSettings, AdminSettings,
+  MailerSettings, AdminSettings, ProjectSettings,
 };
 export { EMAIL_PREFERENCES, type EmailPreference, type MailProtocol } from './mailer';
 export { PACKAGE_TYPES, type PackageType } from './packages';
@@ -64,7 +65,7 @@ const SECTIONS: SectionSpec<unknown>[] = [
   securitySection, serviceSection, apiSection, uiSection, markupSection, repositorySection, signingSection, repositoryUploadSection,
   sshMinimumKeySizesSection, attachmentSection, repositoryReleaseSection, repositoryIssueSection, repositoryPullRequestSection,
   pictureSection, hookTaskCleanupSection, webhookSection, actionsSection, userSection, logSection, mirrorSection, migrationsSection,
-  updateMirrorsSection, federationSection, packagesSection, cleanupPackagesSection, mailerSection, adminSection,
+  updateMirrorsSection, federationSection, packagesSection, cleanupPackagesSection, mailerSection, adminSection, projectSection,
 ];
 
 /** Every setting the forge reads, typed. */
@@ -108,6 +109,7 @@ export interface Settings extends GlobalSettings {
   cleanupPackages: CleanupPackagesSettings;
   mailer: MailerSettings;
   admin: AdminSettings;
+  project: ProjectSettings;
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
 }
@@ -156,6 +158,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     cleanupPackages: read.get(cleanupPackagesSection),
     mailer: read.get(mailerSection),
     admin: read.get(adminSection),
+    project: read.get(projectSection),
     warnings: read.warnings,
   };
   // why: the data dir first: every other default path lies under it.

@@ -7,6 +7,7 @@ import { Forbidden, Validation } from '../../errors';
 import { findUserById, findUserByName, updateUserSettings, Visibility, type UserModel, type UserSettingsPatch } from '../../models/user.model';
 import { insertOrg, listOrgs, listOrgsOfMember, deleteOrgRow } from '../../models/org';
 import { deleteLabelsOf } from '../../models/label.model';
+import { deleteProjectsOf } from '../../models/project.model';
 import { ensureOrgUser, deleteOrgUsersOf } from '../../models/org-user.model';
 import { insertTeam, OWNER_TEAM_NAME, deleteTeamsOfOrg, teamsOfUserInOrg } from '../../models/team.model';
 import { insertTeamUser, deleteTeamUsersOfOrg } from '../../models/team-user.model';
@@ -112,6 +113,7 @@ export async function deleteOrg(ctx: DbContext, org: UserModel): Promise<void> {
     await deleteBlocksOf(tx, org.id);
     // why: an organization with no repositories has no issues left, so its labels have no links either.
     await deleteLabelsOf(tx, { orgId: org.id });
+    await deleteProjectsOf(tx, { ownerId: org.id });
     await deleteOrgRow(tx, org.id);
   });
 }
