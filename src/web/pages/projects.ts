@@ -67,7 +67,7 @@ function projectRoutes(r: Router, base: string, resolve: (req: Request) => Promi
   const show = async (req: Request, res: Response, place: ProjectPlace, view: string, title: string, data: Record<string, unknown>, status = 200) =>
     renderPage(req, res, `projects/${view}`, `${title} - ${place.name}`, { ...place.head, projectsBase: place.base, canWrite: place.scope.canWrite, ...data }, status);
   const form = (req: Request, res: Response, place: ProjectPlace, values: { title: string; content: string; template_type: string } | null, editing: number, status = 200) =>
-    show(req, res, place, 'form', editing ? 'Edit project' : 'New project', { values: values ?? { title: '', content: '', template_type: '1' }, editing, templates: PROJECT_TEMPLATES }, status);
+    show(req, res, place, 'form', editing ? 'Edit project' : 'New project', { values: values ?? { title: '', content: '', template_type: '0' }, editing, templates: PROJECT_TEMPLATES }, status);
 
   r.get(base, page(async (req, res) => {
     const place = await resolve(req);
