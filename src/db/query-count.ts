@@ -1,7 +1,7 @@
 /**
  * How many statements a request sent to the database: the web server runs each request inside a
- * tally (while the access log is on), every statement adds one to the tally of the request it runs
- * for, and the JSON access line reports it (`queries`). Statements outside any request (the outbox,
+ * tally (while the access log is on in JSON), every statement adds one to the tally of the request
+ * it runs for, and the JSON access line reports it (`queries`). Statements outside any request (the outbox,
  * scheduled work) count nowhere. A read answered by a cache sends none.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';

@@ -41,6 +41,29 @@ export async function cardsOnProject(ctx: DbContext, projectId: number, issueIds
   return rows.map((r) => ({ issueId: Number(r.issue_id), projectId, columnId: Number(r.project_board_id), sorting: Number(r.sorting) }));
 }
 
+/** A card with what the permission check needs of its issue. */
+export interface CardIssue { issueId: number; columnId: number; repoId: number; isPull: boolean }
+
+/** The cards of `issueIds` on project `projectId` with their issues' repository and kind, in one query (those not on it are missing). */
+export async function cardIssuesOnProject(ctx: DbContext, projectId: number, issueIds: number[]): Promise<CardIssue[]> {
+  if (issueIds.length === 0) return [];
+  const rows = await select(ctx)<{ issue_id: number; project_board_id: number; repo_id: number; is_pull: boolean | number }>(
+    `SELECT pi.issue_id, pi.project_board_id, i.repo_id, i.is_pull FROM project_issue pi JOIN issue i ON i.id = pi.issue_id
+      WHERE pi.project_id = :projectId AND pi.issue_id IN (:issueIds)`, { projectId, issueIds },
+  );
+  return rows.map((r) => ({ issueId: Number(r.issue_id), columnId: Number(r.project_board_id), repoId: Number(r.repo_id), isPull: Boolean(r.is_pull) }));
+}
+
+/**
+ * Lock the issue rows of cards about to change column until the transaction ends, in id order (as
+ * every change of an issue locks it first). why: PostgreSQL only; SQLite's one writer already holds
+ * the whole database for the transaction, so a statement there would lock nothing.
+ */
+export async function lockCardIssues(ctx: DbContext, issueIds: number[]): Promise<void> {
+  if (issueIds.length === 0 || !ctx.tx || db().getDialect() === 'sqlite') return;
+  await select(ctx)('SELECT id FROM issue WHERE id IN (:issueIds) ORDER BY id FOR UPDATE', { issueIds });
+}
+
 /** Take an issue off every project. */
 export async function removeCardsOfIssue(ctx: DbContext, issueId: number): Promise<void> {
   await run(ctx, 'DELETE FROM project_issue WHERE issue_id = :issueId', { issueId });
@@ -80,50 +103,48 @@ export async function columnCardIds(ctx: DbContext, columnId: number): Promise<n
   return rows.map((r) => Number(r.issue_id));
 }
 
-/** A card as the board draws it: its place and what it shows of its issue. */
+/** A label as a card shows it. */
+export interface CardLabel { id: number; name: string; color: string; exclusive: boolean; description: string }
+
+/** A card as the board draws it: its place, what it shows of its issue, and its labels in name order. */
 export interface CardRow {
-  issueId: number; columnId: number; repoId: number; index: number; title: string; isClosed: boolean; isPull: boolean; merged: boolean;
+  issueId: number; columnId: number; repoId: number; index: number; title: string; isClosed: boolean; isPull: boolean; merged: boolean; labels: CardLabel[];
 }
 
-/** Every card of a project with its issue, in board order (column, then place), in one query. */
+const NO_LABELS: CardLabel[] = [];
+
+/**
+ * Every card of a project with its issue and labels, in board order (column, then place): one query
+ * for the cards, each with its label ids, and one for the few labels they name, however many cards.
+ * why: a label query per card row would have read one row per card and label (thousands) where the
+ * labels themselves are a handful.
+ */
 export async function cardsOfProject(ctx: DbContext, projectId: number): Promise<CardRow[]> {
+  const labelIds = db().getDialect() === 'sqlite'
+    ? '(SELECT GROUP_CONCAT(il.label_id) FROM issue_label il WHERE il.issue_id = pi.issue_id)'
+    : "(SELECT string_agg(il.label_id::text, ',') FROM issue_label il WHERE il.issue_id = pi.issue_id)";
   const rows = await select(ctx)<{
-    issue_id: number; project_board_id: number; repo_id: number; index: number | string; name: string; is_closed: boolean | number; is_pull: boolean | number; merged: boolean | number | null;
+    issue_id: number; project_board_id: number; repo_id: number; index: number | string; name: string; is_closed: boolean | number; is_pull: boolean | number;
+    merged: boolean | number | null; label_ids: string | null;
   }>(
-    `SELECT pi.issue_id, pi.project_board_id, i.repo_id, i."index", i.name, i.is_closed, i.is_pull, pr.has_merged AS merged
+    `SELECT pi.issue_id, pi.project_board_id, i.repo_id, i."index", i.name, i.is_closed, i.is_pull, pr.has_merged AS merged, ${labelIds} AS label_ids
        FROM project_issue pi
        JOIN issue i ON i.id = pi.issue_id
        LEFT JOIN pull_request pr ON pr.issue_id = pi.issue_id
       WHERE pi.project_id = :projectId
       ORDER BY pi.sorting, pi.id`, { projectId },
   );
+  const named = await select(ctx)<{ id: number; name: string; color: string; exclusive: boolean | number; description: string }>(
+    `SELECT l.id, l.name, l.color, l.exclusive, l.description FROM label l
+      WHERE l.id IN (SELECT il.label_id FROM issue_label il JOIN project_issue pi ON pi.issue_id = il.issue_id WHERE pi.project_id = :projectId)`, { projectId },
+  );
+  const labels = new Map(named.map((l) => [Number(l.id), { id: Number(l.id), name: l.name, color: l.color, exclusive: Boolean(l.exclusive), description: l.description }]));
+  const byName = (a: CardLabel, b: CardLabel) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
   return rows.map((r) => ({
     issueId: Number(r.issue_id), columnId: Number(r.project_board_id), repoId: Number(r.repo_id), index: Number(r.index), title: r.name,
     isClosed: Boolean(r.is_closed), isPull: Boolean(r.is_pull), merged: Boolean(r.merged),
+    labels: r.label_ids ? r.label_ids.split(',').map((id) => labels.get(Number(id))).filter((l): l is CardLabel => !!l).sort(byName) : NO_LABELS,
   }));
-}
-
-/** A label as a card shows it. */
-export interface CardLabel { id: number; name: string; color: string; exclusive: boolean; description: string }
-
-/** The labels of every card of a project, by issue, in name order, in one query. */
-export async function cardLabelsOfProject(ctx: DbContext, projectId: number): Promise<Map<number, CardLabel[]>> {
-  const rows = await select(ctx)<{ issue_id: number; id: number; name: string; color: string; exclusive: boolean | number; description: string }>(
-    `SELECT il.issue_id, l.id, l.name, l.color, l.exclusive, l.description
-       FROM project_issue pi
-       JOIN issue_label il ON il.issue_id = pi.issue_id
-       JOIN label l ON l.id = il.label_id
-      WHERE pi.project_id = :projectId
-      ORDER BY l.name, l.id`, { projectId },
-  );
-  const out = new Map<number, CardLabel[]>();
-  for (const r of rows) {
-    const issueId = Number(r.issue_id);
-    const list = out.get(issueId) ?? [];
-    list.push({ id: Number(r.id), name: r.name, color: r.color, exclusive: Boolean(r.exclusive), description: r.description });
-    out.set(issueId, list);
-  }
-  return out;
 }
 
 /** Open and closed cards of each project, counted only in `repoIds` when given, in one query. */

@@ -148,9 +148,9 @@ describe('project boards', function () {
     expect((await a.get('alice/proj/issues/1')).text).to.include('moved this to &quot;Done&quot; in the project &quot;Roadmap &lt;b&gt;&quot;');
 
     // The card's form: issue 2 to the end of Backlog, then up above issue 3.
-    await a.form(`${path}/${backlog.id}/move`, { issue: String(issueIds[1]) });
+    await a.form(`${path}/cards/${issueIds[1]}/move`, { column: String(backlog.id) });
     expect((await board(a, path))[0].cards).to.deep.equal([issueIds[2], issueIds[1]]);
-    await a.form(`${path}/${backlog.id}/move`, { issue: String(issueIds[1]), position: 'up' });
+    await a.form(`${path}/cards/${issueIds[1]}/move`, { column: 'up' });
     expect((await board(a, path)).map((c) => c.cards)).to.deep.equal([[issueIds[1], issueIds[2]], [], [], [issueIds[0]]]);
 
     // Bad moves: an issue not on the board, a column of another project, a sidebar column of another project.

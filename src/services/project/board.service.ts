@@ -8,12 +8,11 @@
 import { withTx, type DbContext } from '../../db';
 import { NotFound, Validation } from '../../errors';
 import { CommentType } from '../../models/comment.model';
-import { findIssuesByIds, lockIssueIds } from '../../models/issue.model';
 import {
   columnsOf, deleteColumnRow, findColumn, insertColumns, saveColumn, setColumnOrder, setDefaultColumn, type ProjectBoardModel,
 } from '../../models/project-board.model';
 import {
-  cardLabelsOfProject, cardsOfProject, cardsOnProject, columnCardIds, moveColumnCards, placeCards, type CardLabel, type CardRow,
+  cardIssuesOnProject, cardsOfProject, cardsOnProject, lockCardIssues, columnCardIds, moveColumnCards, placeCards, type CardIssue, type CardRow,
 } from '../../models/project-issue.model';
 import type { ProjectModel } from '../../models/project.model';
 import type { UserModel } from '../../models/user.model';
@@ -26,14 +25,11 @@ import { getProject } from './project.service';
 export const MAX_COLUMNS = 20;
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
-/** A card as the board shows it: its issue, labels, and for an owner's board its repository. */
-export interface BoardCard extends CardRow { labels: CardLabel[]; repo: CardRepo }
-
 /** A column with its cards in order. */
-export interface BoardColumn { column: ProjectBoardModel; cards: BoardCard[] }
+export interface BoardColumn { column: ProjectBoardModel; cards: CardRow[] }
 
-/** The board of a project: its columns with the cards the caller may read. */
-export interface Board { project: ProjectModel; columns: BoardColumn[] }
+/** The board of a project: its columns with the cards the caller may read, and the repositories they come from. */
+export interface Board { project: ProjectModel; columns: BoardColumn[]; repos: Map<number, CardRepo> }
 
 /**
  * The board of project `id`. A fixed number of queries whatever the number of cards: the project,
@@ -42,17 +38,17 @@ export interface Board { project: ProjectModel; columns: BoardColumn[] }
  */
 export async function projectBoard(ctx: DbContext, p: Principal, scope: ProjectScope, id: number): Promise<Board> {
   const project = await getProject(ctx, scope, id);
-  const [columns, cards, labels] = await Promise.all([columnsOf(ctx, project.id), cardsOfProject(ctx, project.id), cardLabelsOfProject(ctx, project.id)]);
-  const repos = await readableCardRepos(ctx, p, scope, cards.map((c) => c.repoId));
-  const byColumn = new Map<number, BoardCard[]>(columns.map((c) => [c.id, []]));
+  const [columns, cards] = await Promise.all([columnsOf(ctx, project.id), cardsOfProject(ctx, project.id)]);
+  const repos = await readableCardRepos(ctx, p, scope, [...new Set(cards.map((c) => c.repoId))]);
+  const byColumn = new Map<number, CardRow[]>(columns.map((c) => [c.id, []]));
   const fallback = columns.find((c) => c.default) ?? columns[0];
   for (const card of cards) {
     if (!cardVisible(repos, card)) continue;
     // why: a card whose column is gone shows in the default column, as Gitea's LoadIssuesFromProject places it.
     const list = byColumn.get(card.columnId) ?? (fallback ? byColumn.get(fallback.id) : undefined);
-    list?.push({ ...card, labels: labels.get(card.issueId) ?? [], repo: repos.get(card.repoId)! });
+    list?.push(card);
   }
-  return { project, columns: columns.map((column) => ({ column, cards: byColumn.get(column.id) ?? [] })) };
+  return { project, columns: columns.map((column) => ({ column, cards: byColumn.get(column.id) ?? [] })), repos };
 }
 
 /** A column form's title and colour, checked. */
@@ -147,33 +143,37 @@ export async function shiftColumn(ctx: DbContext, scope: ProjectScope, projectId
 export interface CardMove { issueId: number; sorting: number }
 
 /**
- * 422 unless every issue is a card of the project that the caller may read.
+ * The cards of `ids` on the project; 422 unless every one is there and the caller may read it.
  * why: one answer for a card that is not on the project and one the caller may not read, so a
  * refusal tells nothing of a hidden issue.
  */
-async function assertMovable(ctx: DbContext, p: Principal, scope: ProjectScope, project: ProjectModel, ids: number[]): Promise<void> {
-  const refuse = () => new Validation('all issues have to be added to the project first');
-  const issues = await findIssuesByIds(ctx, ids);
-  const repos = await readableCardRepos(ctx, p, scope, issues.map((i) => i.repoId));
-  if (issues.length !== ids.length || !issues.every((i) => cardVisible(repos, { repoId: i.repoId, isPull: Boolean(i.isPull) }))) throw refuse();
-  if ((await cardsOnProject(ctx, project.id, ids)).length !== ids.length) throw refuse();
+async function movableCards(ctx: DbContext, p: Principal, scope: ProjectScope, project: ProjectModel, ids: number[]): Promise<CardIssue[]> {
+  const cards = await cardIssuesOnProject(ctx, project.id, ids);
+  const repos = await readableCardRepos(ctx, p, scope, cards.map((c) => c.repoId));
+  if (cards.length !== ids.length || !cards.every((c) => cardVisible(repos, c))) throw new Validation('all issues have to be added to the project first');
+  return cards;
 }
 
 /**
  * Put cards into `column` at the given places, writing a `project_board` entry on each issue whose
- * card comes from another column.
- * why: the cards' rows are locked (PostgreSQL) before their places are read, so two moves of one
- * card never both see its old column and write two entries.
+ * card comes from another column (`known`: where the cards were when the move was checked; a card
+ * not named there is in `column` already).
+ * why: the issues of the cards that change column are locked (PostgreSQL; in id order, as every
+ * change of an issue locks it first) and their places read again in the transaction, so two moves
+ * of one card never both see its old column and write two entries; the cards that only change
+ * place need no lock, and the write transaction reads no more than those few.
  */
-async function place(ctx: DbContext, doer: UserModel, project: ProjectModel, column: ProjectBoardModel, moves: CardMove[]): Promise<void> {
-  const ids = moves.map((m) => m.issueId);
+async function place(ctx: DbContext, doer: UserModel, project: ProjectModel, column: ProjectBoardModel, moves: CardMove[], known: CardIssue[]): Promise<void> {
+  const movers = known.filter((c) => c.columnId !== column.id).map((c) => c.issueId).sort((a, b) => a - b);
   await withTx(ctx, async (tx) => {
-    await lockIssueIds(tx, ids);
-    const cards = await cardsOnProject(tx, project.id, ids);
-    if (cards.length !== ids.length) throw new Validation('all issues have to be added to the project first');
-    const meta = JSON.stringify({ ProjectColumnID: column.id, ProjectColumnTitle: column.title, ProjectTitle: project.title });
-    for (const card of cards.sort((a, b) => a.issueId - b.issueId)) {
-      if (card.columnId !== column.id) await record(tx, { type: CommentType.ProjectColumn, issueId: card.issueId, posterId: doer.id, projectId: project.id, commentMetaData: meta });
+    if (movers.length) {
+      await lockCardIssues(tx, movers);
+      const now = await cardsOnProject(tx, project.id, movers);
+      if (now.length !== movers.length) throw new Validation('all issues have to be added to the project first');
+      const meta = JSON.stringify({ ProjectColumnID: column.id, ProjectColumnTitle: column.title, ProjectTitle: project.title });
+      for (const card of now.sort((a, b) => a.issueId - b.issueId)) {
+        if (card.columnId !== column.id) await record(tx, { type: CommentType.ProjectColumn, issueId: card.issueId, posterId: doer.id, projectId: project.id, commentMetaData: meta });
+      }
     }
     await placeCards(tx, project.id, column.id, moves);
   });
@@ -192,26 +192,27 @@ export async function moveCards(ctx: DbContext, doer: UserModel, p: Principal, s
   if (moves.some((m) => !Number.isSafeInteger(m.issueId) || !Number.isSafeInteger(m.sorting) || m.sorting < 0) || new Set(ids).size !== ids.length) {
     throw new Validation('each card needs an issue id and a place, once');
   }
-  await assertMovable(ctx, p, scope, project, ids);
-  await place(ctx, doer, project, column, moves);
+  await place(ctx, doer, project, column, moves, await movableCards(ctx, p, scope, project, ids));
 }
 
 /**
- * Move one card from a form (the card's "Move to" menu): to the end of `columnId`, or one place up
- * or down within it; the same rules and timeline entries as a drag.
+ * Move one card from a form (the card's "Move to" menu): to the end of column `columnId`, or one
+ * place up or down in its own column (`columnId` null); the same rules and timeline entries as a drag.
  */
 export async function moveCard(
-  ctx: DbContext, doer: UserModel, p: Principal, scope: ProjectScope, projectId: number, columnId: number, issueId: number, where: 'end' | 'up' | 'down',
+  ctx: DbContext, doer: UserModel, p: Principal, scope: ProjectScope, projectId: number, columnId: number | null, issueId: number, where: 'end' | 'up' | 'down',
 ): Promise<void> {
   assertProjectWriter(scope);
-  const { project, column } = await projectColumn(ctx, scope, projectId, columnId);
+  const project = await getProject(ctx, scope, projectId);
   if (!Number.isSafeInteger(issueId)) throw new Validation('all issues have to be added to the project first');
-  await assertMovable(ctx, p, scope, project, [issueId]);
+  const known = await movableCards(ctx, p, scope, project, [issueId]);
+  const card = known[0];
+  const { column } = await projectColumn(ctx, scope, project.id, columnId ?? card.columnId);
   const current = await columnCardIds(ctx, column.id);
   const was = current.indexOf(issueId);
   const order = current.filter((id) => id !== issueId);
   if (where === 'end' || was < 0) order.push(issueId);
   else order.splice(Math.max(0, Math.min(order.length, was + (where === 'up' ? -1 : 1))), 0, issueId);
   // why: the whole column is numbered again (cards the caller cannot see keep their order among the others).
-  await place(ctx, doer, project, column, order.map((id, sorting) => ({ issueId: id, sorting })));
+  await place(ctx, doer, project, column, order.map((id, sorting) => ({ issueId: id, sorting })), known);
 }

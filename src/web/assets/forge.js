@@ -362,7 +362,7 @@
 // ---- Project boards: cards dragged between and within columns (src/web/views/projects/view.eta) ----
 // A dropped card's column posts its new order, `{issues: [{issueID, sorting}]}`, to
 // `<board>/<column>/move`, as Gitea's board does. Each card's "Move to" menu does the same without
-// a pointer or this script, through a plain form.
+// a pointer or this script, through a plain form (`<board>/cards/<issue>/move`).
 (() => {
   'use strict';
   const board = document.querySelector('.project-board[data-movable="true"]');
@@ -432,9 +432,9 @@
       method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', 'X-Csrf-Token': board.dataset.csrf }, body: JSON.stringify({ issues }),
     }).then(async (r) => {
       if (r.ok) {
-        // The card's menu now moves it from its new column.
-        const form = card.querySelector('.card-move form');
-        if (form) form.action = `${board.dataset.url}/${list.dataset.column}/move`;
+        // The card's menu now starts from its new column.
+        const select = card.querySelector('.card-move select');
+        if (select) select.value = list.dataset.column;
         return;
       }
       const json = await r.json().catch(() => ({}));

@@ -4,9 +4,11 @@
  * or a column's Move left / Move right form), rename and recolour (`PUT .../{id}/{columnID}` or its
  * form), make the default, delete (`DELETE`, or its form), and move cards: the page script posts
  * `{issues: [{issueID, sorting}]}` to `.../{id}/{columnID}/move` for the column a card was dropped
- * in, and each card's "Move to" menu posts a plain form to the same address (to the end of that
- * column, or one place up or down), so a board works without a pointer and without the script.
+ * in, and each card's "Move to" menu posts a plain form to `.../{id}/cards/{issueID}/move` (to the
+ * end of the chosen column, or one place up or down in its own), which the same service serves, so
+ * a board works without a pointer and without the script.
  */
+import octicons from '@primer/octicons';
 import type { Request, Response, Router } from 'express';
 import { settings } from '../../config';
 import { Validation } from '../../errors';
@@ -15,29 +17,50 @@ import { formBody } from '../../middleware/input-guard';
 import {
   addColumn, deleteColumn, editColumn, makeDefaultColumn, moveCard, moveCards, reorderColumns, shiftColumn, type Board,
 } from '../../services/project/board.service';
+import type { CardRow } from '../../models/project-issue.model';
 import { flashOutcome, requireCsrf } from './context';
 import type { ProjectPlace } from './projects';
 import { jsonBody, jsonRoute, page, repoHome, signedIn } from './route';
 
-/** A card as the board's view draws it. */
-export interface CardView {
-  id: number; index: number; title: string; isPull: boolean; isClosed: boolean; merged: boolean; url: string; repoName: string;
-  labels: { name: string; color: string; exclusive: boolean; description: string }[];
-}
+const STATES = {
+  open: ['issue-opened', 'open', 'Open'], closed: ['issue-closed', 'closed', 'Closed'],
+  pullOpen: ['git-pull-request', 'open', 'Open'], pullClosed: ['git-pull-request-closed', 'closed', 'Closed'], merged: ['git-merge', 'merged', 'Merged'],
+} as const;
+const octicon = (name: string) => (octicons as unknown as Record<string, { heights: Record<string, { path: string }> }>)[name].heights['16'].path;
 
-/** The board's columns as the view draws them, each with its cards. */
-export function cardsView(place: ProjectPlace, board: Board) {
+const STATE_VIEWS = Object.fromEntries(Object.entries(STATES).map(([k, [name, cls, label]]) => [k, {
+  svg: `<svg class="octicon" width="16" height="16" aria-hidden="true"><use href="#oi-${name}"></use></svg>`, cls, name: label,
+}])) as Record<keyof typeof STATES, { svg: string; cls: string; name: string }>;
+
+/**
+ * The cards' state icons: their shapes once per page as SVG symbols, each card's a `<use>` of one.
+ * why: a board of 2,000 cards drew the same 300-byte icon 2,000 times.
+ */
+export const CARD_ICONS = {
+  symbols: `<svg class="card-symbols" aria-hidden="true">${Object.values(STATES).map(([name]) => `<symbol id="oi-${name}" viewBox="0 0 16 16">${octicon(name)}</symbol>`).join('')}</svg>`,
+  /** A card's state: its icon (a `<use>` of a symbol), class and name; one object per state, shared by the cards. */
+  state(c: { isPull: boolean; isClosed: boolean; merged: boolean }): { svg: string; cls: string; name: string } {
+    return STATE_VIEWS[c.isPull ? (c.merged ? 'merged' : c.isClosed ? 'pullClosed' : 'pullOpen') : c.isClosed ? 'closed' : 'open'];
+  },
+};
+
+/**
+ * The board as the view draws it: its columns with their cards, each card's page, and on an owner's
+ * board the repository it comes from. why: worked out once per repository, not once per card.
+ */
+export function boardView(place: ProjectPlace, board: Board) {
   const root = new URL(settings().server.rootUrl).pathname;
-  return board.columns.map(({ column, cards }) => ({
-    id: column.id, title: column.title, color: column.color, isDefault: column.default,
-    cards: cards.map((c): CardView => {
-      const home = place.rc ? repoHome(place.rc) : `${root}${c.repo.owner.name}/${c.repo.repo.name}`;
-      return {
-        id: c.issueId, index: c.index, title: c.title, isPull: c.isPull, isClosed: c.isClosed, merged: c.merged, labels: c.labels,
-        url: `${home}/${c.isPull ? 'pulls' : 'issues'}/${c.index}`, repoName: place.rc ? '' : `${c.repo.owner.name}/${c.repo.repo.name}`,
-      };
-    }),
-  }));
+  const homes = new Map<number, string>();
+  const names = new Map<number, string>();
+  for (const [id, r] of board.repos) {
+    homes.set(id, place.rc ? repoHome(place.rc) : `${root}${r.owner.name}/${r.repo.name}`);
+    names.set(id, place.rc ? '' : `${r.owner.name}/${r.repo.name}`);
+  }
+  return {
+    columns: board.columns.map(({ column, cards }) => ({ id: column.id, title: column.title, color: column.color, isDefault: column.default, cards })),
+    cardUrl: (c: CardRow) => `${homes.get(c.repoId)}/${c.isPull ? 'pulls' : 'issues'}/${c.index}`,
+    repoName: (c: CardRow) => names.get(c.repoId) ?? '',
+  };
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : NaN);
@@ -83,9 +106,10 @@ export function boardRoutes(r: Router, base: string, resolve: (req: Request) => 
 
   // Cards: the script's JSON, or a card's "Move to" form.
   script('post', '/:columnID(\\d+)/move', (req, place) => moveCards(ctxOf(req), doerOf(req), req.principal, place.scope, id(req), col(req), cardMoves(req.body)));
-  action('/:columnID(\\d+)/move', (req, place, b) => {
-    const where = b.position === 'up' || b.position === 'down' ? b.position : 'end';
-    return moveCard(ctxOf(req), doerOf(req), req.principal, place.scope, id(req), col(req), num(b.issue), where);
+  action('/cards/:issue(\\d+)/move', (req, place, b) => {
+    // why: the menu's one choice is a column (to its end) or a step up or down in the card's own column.
+    const where = b.column === 'up' || b.column === 'down' ? b.column : 'end';
+    return moveCard(ctxOf(req), doerOf(req), req.principal, place.scope, id(req), where === 'end' ? num(b.column) : null, Number(req.params.issue), where);
   }, 'The card is moved.');
 
   // Columns.

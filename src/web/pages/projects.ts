@@ -20,7 +20,7 @@ import { renderDocument } from '../../services/markup/markup.service';
 import type { RepoContext } from '../../services/repo/context';
 import { flashOutcome, requireCsrf, unlessRefused } from './context';
 import { ownerHead } from './packages';
-import { boardRoutes, cardsView } from './project-board';
+import { boardRoutes, boardView, CARD_ICONS } from './project-board';
 import { renderPage } from './render';
 import { repoHeader } from './repo';
 import { page, pageNumber, pageRepo, repoHome, signedIn } from './route';
@@ -31,21 +31,24 @@ const SORTS: [string, string][] = [
   ['alphabetically', 'Alphabetically'], ['reversealphabetically', 'Reverse alphabetically'],
 ];
 
-/** Where a projects page is: the scope, the list's path, the header the views draw, and the name in titles. */
-export interface ProjectPlace { scope: ProjectScope; base: string; head: Record<string, unknown>; name: string; rc: RepoContext | null }
+/**
+ * Where a projects page is: the scope, the list's path, the header the views draw (read only for a
+ * page: a form's answer is a redirect), and the name in titles.
+ */
+export interface ProjectPlace { scope: ProjectScope; base: string; head: () => Promise<Record<string, unknown>>; name: string; rc: RepoContext | null }
 
 /** A repository's projects (`/{owner}/{repo}/projects`). */
 async function repoPlace(req: Request): Promise<ProjectPlace> {
   const rc = await pageRepo(req);
   const scope = await repoProjects(ctxOf(req), rc, req.principal);
-  return { scope, rc, base: `${repoHome(rc)}/projects`, head: { ...(await repoHeader(req, rc, 'projects')), repoPage: true }, name: `${rc.owner.name}/${rc.repo.name}` };
+  return { scope, rc, base: `${repoHome(rc)}/projects`, head: async () => ({ ...(await repoHeader(req, rc, 'projects')), repoPage: true }), name: `${rc.owner.name}/${rc.repo.name}` };
 }
 
 /** An owner's projects (`/{owner}/-/projects`). */
 async function ownerPlace(req: Request): Promise<ProjectPlace> {
   const scope = await ownerProjects(ctxOf(req), req.principal, String(req.params.owner));
   const root = new URL(settings().server.rootUrl).pathname;
-  return { scope, rc: null, base: `${root}${scope.owner.name}/-/projects`, head: { ...(await ownerHead(req, scope.owner)), repoPage: false }, name: scope.owner.name };
+  return { scope, rc: null, base: `${root}${scope.owner.name}/-/projects`, head: async () => ({ ...(await ownerHead(req, scope.owner)), repoPage: false }), name: scope.owner.name };
 }
 
 /** The `:id` of a project route (0 for anything but a positive integer: no project has it). */
@@ -65,7 +68,7 @@ const formOf = (b: Record<string, string>): ProjectForm => ({ title: b.title ?? 
 function projectRoutes(r: Router, base: string, resolve: (req: Request) => Promise<ProjectPlace>): void {
   const csrf = requireCsrf();
   const show = async (req: Request, res: Response, place: ProjectPlace, view: string, title: string, data: Record<string, unknown>, status = 200) =>
-    renderPage(req, res, `projects/${view}`, `${title} - ${place.name}`, { ...place.head, projectsBase: place.base, canWrite: place.scope.canWrite, ...data }, status);
+    renderPage(req, res, `projects/${view}`, `${title} - ${place.name}`, { ...(await place.head()), projectsBase: place.base, canWrite: place.scope.canWrite, ...data }, status);
   const form = (req: Request, res: Response, place: ProjectPlace, values: { title: string; content: string; template_type: string } | null, editing: number, status = 200) =>
     show(req, res, place, 'form', editing ? 'Edit project' : 'New project', { values: values ?? { title: '', content: '', template_type: '0' }, editing, templates: PROJECT_TEMPLATES }, status);
 
@@ -134,8 +137,8 @@ function projectRoutes(r: Router, base: string, resolve: (req: Request) => Promi
     const board = await projectBoard(ctxOf(req), req.principal, place.scope, projectId(req));
     const p = board.project;
     await show(req, res, place, 'view', p.title, {
-      project: p, descriptionHtml: p.description ? await descriptionHtml(req, place, p.description) : '', board: cardsView(place, board),
-      boardUrl: `${place.base}/${p.id}`,
+      project: p, descriptionHtml: p.description ? await descriptionHtml(req, place, p.description) : '', board: boardView(place, board),
+      boardUrl: `${place.base}/${p.id}`, icons: CARD_ICONS,
     });
   }));
   boardRoutes(r, base, resolve);
