@@ -1,5 +1,6 @@
 // The forge's one script: progressive enhancement only. Security keys (WebAuthn) need it; line
-// comments on a diff open their form with it; every other page works without it.
+// comments on a diff open their form with it; project board cards are dragged with it (each card's
+// "Move to" form does the same without it); every other page works without it.
 (() => {
   'use strict';
   const enc = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
