@@ -73,7 +73,7 @@ function projectLink(rc: RepoContext, p: { id: number; title: string; type: numb
 export async function projectEventTexts(req: Request, views: TimelineView[]): Promise<(id: number) => string> {
   const rows = views.map((v) => v.row).filter((r) => r.type === CommentType.Project || r.type === CommentType.ProjectColumn);
   const projects = await timelineProjects(ctxOf(req), rows.flatMap((r) => [r.projectId, r.oldProjectId]));
-  const name = (id: number) => `the project "${projects.get(id)?.title ?? 'deleted'}"`;
+  const name = (id: number) => (projects.has(id) ? `the project "${projects.get(id)!.title}"` : 'a deleted project');
   const texts = new Map<number, string>();
   for (const r of rows) {
     if (r.type === CommentType.ProjectColumn) {

@@ -9,18 +9,18 @@
  * a board works without a pointer and without the script.
  */
 import octicons from '@primer/octicons';
-import type { Request, Response, Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { settings } from '../../config';
 import { Validation } from '../../errors';
 import { ctxOf, doerOf } from '../../middleware/context';
-import { formBody } from '../../middleware/input-guard';
+import { bodyGuard, formBody } from '../../middleware/input-guard';
 import {
   addColumn, deleteColumn, editColumn, makeDefaultColumn, moveCard, moveCards, reorderColumns, shiftColumn, type Board,
 } from '../../services/project/board.service';
 import type { CardRow } from '../../models/project-issue.model';
 import { flashOutcome, requireCsrf } from './context';
 import type { ProjectPlace } from './projects';
-import { jsonBody, jsonRoute, page, repoHome, signedIn } from './route';
+import { jsonRoute, page, repoHome, signedIn } from './route';
 
 const STATES = {
   open: ['issue-opened', 'open', 'Open'], closed: ['issue-closed', 'closed', 'Closed'],
@@ -96,9 +96,11 @@ export function boardRoutes(r: Router, base: string, resolve: (req: Request) => 
       res.redirect(303, `${place.base}/${id(req)}`);
     }));
   };
+  // why: a drag posts the whole order of the column it ends in; a column of thousands of cards is more than the pages' usual 64 KiB.
+  const body = [express.json({ limit: '512kb' }), bodyGuard()];
   /** A request of the page script: `{message}` and the status when refused, `{ok: true}` when done. */
   const script = (method: 'post' | 'put' | 'delete', path: string, run: (req: Request, place: ProjectPlace) => Promise<unknown>) => {
-    r[method](`${base}/:id${path}`, (req, _res, next) => next(method === 'delete' ? undefined : json(req)), ...jsonBody(), csrf, jsonRoute(async (req: Request, res: Response) => {
+    r[method](`${base}/:id${path}`, (req, _res, next) => next(method === 'delete' ? undefined : json(req)), ...body, csrf, jsonRoute(async (req: Request, res: Response) => {
       await run(req, await resolve(req));
       res.json({ ok: true });
     }));

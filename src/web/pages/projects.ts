@@ -52,7 +52,7 @@ async function ownerPlace(req: Request): Promise<ProjectPlace> {
 }
 
 /** The `:id` of a project route (0 for anything but a positive integer: no project has it). */
-export const projectId = (req: Request): number => (/^\d{1,9}$/.test(String(req.params.id)) ? Number(req.params.id) : 0);
+const projectId = (req: Request): number => (/^\d{1,9}$/.test(String(req.params.id)) ? Number(req.params.id) : 0);
 
 /** A project's description as HTML (Markdown, with the repository's references when it has one). */
 function descriptionHtml(req: Request, place: ProjectPlace, text: string): Promise<string> {
