@@ -25,8 +25,8 @@ export interface ProjectChoice { project: ProjectModel; columns: ProjectBoardMod
 
 /** What the sidebar shows of an issue's project. */
 export interface IssueProjectView {
-  /** The project the issue is on and its column, or null. */
-  current: { project: ProjectModel; column: ProjectBoardModel | null; owner: boolean } | null;
+  /** The project the issue is on and its column, or null; `joinable` is false when the repository's mode no longer offers it. */
+  current: { project: ProjectModel; column: ProjectBoardModel | null; owner: boolean; joinable: boolean } | null;
   /** The projects it may join (writers only), or null. */
   choices: ProjectChoice[] | null;
 }
@@ -50,7 +50,7 @@ export async function issueProjectView(ctx: DbContext, rc: RepoContext, issueId:
   const card = await cardOfIssue(ctx, issueId);
   const project = card ? await findProjectById(ctx, card.projectId) : null;
   const column = card && project ? await findColumn(ctx, project.id, card.columnId) : null;
-  const current = project ? { project, column, owner: project.type !== ProjectType.Repository } : null;
+  const current = project ? { project, column, owner: project.type !== ProjectType.Repository, joinable: joinable(project, rc, shown) } : null;
   if (!canEdit) return { current, choices: null };
   const all = [
     ...(shown.repo ? (await listProjects(ctx, { repoId: rc.repo.id }, { sort: 'oldest' })).rows : []),

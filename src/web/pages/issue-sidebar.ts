@@ -44,7 +44,11 @@ export async function sidebarData(req: Request, rc: RepoContext, index: number, 
   return {
     canEdit,
     project: projects && {
-      current: projects.current && { ...projectLink(rc, projects.current.project), column: projects.current.column?.title ?? '' },
+      current: projects.current && {
+        ...projectLink(rc, projects.current.project), column: projects.current.column?.title ?? '', joinable: projects.current.joinable,
+        // why: a board the repository's mode no longer offers is not linked (its repository's boards answer 404 then).
+        ...(projects.current.joinable ? {} : { url: '' }),
+      },
       choices: projects.choices?.map((c) => ({ id: c.project.id, title: c.project.title, closed: c.project.isClosed, owner: c.owner, columns: c.columns.map((k) => ({ id: k.id, title: k.title, isDefault: k.default })) })) ?? null,
       selected: projects.current ? `${projects.current.project.id}:${projects.current.column?.id ?? 0}` : '0',
     },
