@@ -29,6 +29,7 @@ import { benchHome, gitEnv, median, percentile, timedGit } from './util';
 import { fastImport, topicStream } from './pulls';
 import { newServer, type TestServer } from '../test/helpers/server';
 import { actionsPart } from './web-actions';
+import { projectsPart } from './web-projects';
 
 const RUNS = Number(process.env.BENCH_WEB_RUNS ?? '200');
 const WARMUP = Number(process.env.BENCH_WEB_WARMUP ?? '20');
@@ -178,9 +179,11 @@ async function gitMs(args: string[]): Promise<number> {
   return median(times) * 1000;
 }
 
-/** A forge with alice (password alice-password) and her all-scoped token, for the review pages alone. */
-async function aliceServer(): Promise<{ s: TestServer; token: string }> {
-  const s = await newServer({ env: { FORGE__LOG__LEVEL: 'error' } });
+/** A forge with alice (password alice-password) and her all-scoped token, for the review pages alone (`env`: more settings). */
+async function aliceServer(env: Record<string, string> = { FORGE__LOG__LEVEL: 'error' }): Promise<{ s: TestServer; token: string }> {
+  // why: BENCH_CPU_PROF=<dir> writes the forge's CPU profiles there when it stops (as bench/actions).
+  const prof = process.env.BENCH_CPU_PROF;
+  const s = await newServer({ env, nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
   const made = await s.cli(['admin', 'user', 'create', '--username', 'alice', '--password', 'alice-password', '--email', 'alice@example.com',
     '--must-change-password=false', '--access-token', '--access-token-scopes', 'all']);
   if (made.code !== 0) throw new Error(made.stderr);
@@ -205,17 +208,36 @@ async function runActions(): Promise<void> {
   }
 }
 
+/** The project board part on a forge of its own (its JSON access lines count each request's statements): its table. */
+async function runProjects(): Promise<void> {
+  const say = (m: string) => process.stdout.write(`[web projects] ${m}\n`);
+  const { s: server, token } = await aliceServer({ FORGE__LOG__LEVEL: 'info', FORGE__LOG__FORMAT: 'json' });
+  try {
+    const rows = await projectsPart(server, token, await signIn(server.url, 'alice', 'alice-password'), say);
+    process.stdout.write('\nProject board: one worker, signed in, access log on (JSON); targets: warm page p50 < 50 ms, move p99 < 20 ms, statements per page fixed\n\n');
+    process.stdout.write('| measure | figure | target | target | runs |\n|---|---:|---|---|---|\n');
+    process.stdout.write(`${rows.join('\n')}\n`);
+  } catch (err) {
+    process.stderr.write(`${server.output.slice(-3000)}\n`);
+    throw err;
+  } finally {
+    await server.destroy();
+  }
+}
+
 /**
- * Run the scenarios and print the tables. `npm run bench -- web [pages] [review] [actions]` (or
- * BENCH_WEB=actions) runs the parts named (all by default); the review and Actions parts need no issue world.
+ * Run the scenarios and print the tables. `npm run bench -- web [pages] [review] [actions] [projects]` (or
+ * BENCH_WEB=actions,projects) runs the parts named (all by default); the review, Actions and project parts need no issue world.
  */
 export async function run(): Promise<void> {
   const parts = new Set([...process.argv.slice(3), ...(process.env.BENCH_WEB ?? '').split(',').filter(Boolean)]);
   const pages = parts.size === 0 || parts.has('pages');
   const reviewPart = parts.size === 0 || parts.has('review');
-  const actionsOnly = parts.size === 1 && parts.has('actions');
+  // why: the Actions and project parts bring their own forge; asked for alone, the issue world is not built.
+  const ownForgesOnly = parts.size > 0 && [...parts].every((p) => p === 'actions' || p === 'projects');
   if (parts.size === 0 || parts.has('actions')) await runActions();
-  if (actionsOnly) {
+  if (parts.size === 0 || parts.has('projects')) await runProjects();
+  if (ownForgesOnly) {
     agent.destroy();
     return;
   }

@@ -28,8 +28,9 @@ import { downloadsRouter } from './web/downloads';
 import { runnerRpcHandler, runnerUnaryCall } from './web/runner-rpc';
 import { artifactsRouter } from './web/artifacts';
 import { packagesRouter } from './web/packages';
-import { log } from './log';
+import { jsonLines, log } from './log';
 import { accessLogHook } from './log/access';
+import { countingQueries, type QueryTally } from './db/query-count';
 
 /** The HTTP server of one worker process, serving the Express application. */
 export function createWebServer(): http.Server {
@@ -49,11 +50,21 @@ export function createWebServer(): http.Server {
   app.request = ExpressRequest.prototype as Express['request'];
   app.response = ExpressResponse.prototype as Express['response'];
   const access = accessLogHook(ExpressResponse.prototype);
+  const countQueries = !!access && jsonLines();
   // why: a runner's unary call skips Express: a thousand runners polling make it the most frequent request.
   return http.createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, (req, res) => {
     assignRequestId(req as Request, res);
     access?.(req, res);
-    if (!runnerUnaryCall(req, res)) app(req, res);
+    if (!countQueries) {
+      if (!runnerUnaryCall(req, res)) app(req, res);
+      return;
+    }
+    // why: the JSON access line reports how many statements the request sent (docs/logging.md); the
+    // tally follows the request's async work. Counted only for that line: a store on every request
+    // costs every promise it makes a little.
+    const tally: QueryTally = { n: 0 };
+    (res as unknown as { forgeQueries: QueryTally }).forgeQueries = tally;
+    countingQueries(tally, () => { if (!runnerUnaryCall(req, res)) app(req, res); });
   });
 }
 

@@ -39,6 +39,7 @@ import { checkFederation, federationSection, type FederationSettings } from './f
 import { adminSection, mailerSection, resolveMailer, type AdminSettings, type MailerSettings } from './mailer';
 import { cleanupPackagesSection, packagesSection, resolvePackages, type CleanupPackagesSettings, type PackagesSettings } from './packages';
 import { oauth2Section, resolveOAuth2, type OAuth2Settings } from './oauth2';
+import { projectSection, type ProjectSettings } from './project';
 
 export { ConfigError, StartupError };
 export { LOG_LEVELS, type LogLevel, type LogMode } from './log';
@@ -51,7 +52,7 @@ export type {
   SigningSettings, RepositoryUploadSettings, RepositoryReleaseSettings, RepositoryIssueSettings, RepositoryPullRequestSettings,
   SshMinimumKeySizesSettings, UserSettings, WebhookSettings, HookTaskCleanupSettings, ActionsSettings, LogSettings,
   MirrorSettings, MigrationsSettings, UpdateMirrorsSettings, FederationSettings, PackagesSettings, CleanupPackagesSettings,
-  MailerSettings, AdminSettings, OAuth2Settings,
+  MailerSettings, AdminSettings, OAuth2Settings, ProjectSettings,
 };
 export { EMAIL_PREFERENCES, type EmailPreference, type MailProtocol } from './mailer';
 export { PACKAGE_TYPES, type PackageType } from './packages';
@@ -66,7 +67,7 @@ const SECTIONS: SectionSpec<unknown>[] = [
   securitySection, serviceSection, apiSection, uiSection, markupSection, repositorySection, signingSection, repositoryUploadSection,
   sshMinimumKeySizesSection, attachmentSection, repositoryReleaseSection, repositoryIssueSection, repositoryPullRequestSection,
   pictureSection, hookTaskCleanupSection, webhookSection, actionsSection, userSection, logSection, mirrorSection, migrationsSection,
-  updateMirrorsSection, federationSection, packagesSection, cleanupPackagesSection, mailerSection, adminSection, oauth2Section,
+  updateMirrorsSection, federationSection, packagesSection, cleanupPackagesSection, mailerSection, adminSection, oauth2Section, projectSection,
 ];
 
 /** Every setting the forge reads, typed. */
@@ -112,6 +113,7 @@ export interface Settings extends GlobalSettings {
   admin: AdminSettings;
   /** [oauth2]: the OAuth2 / OpenID Connect provider. */
   oauth2: OAuth2Settings;
+  project: ProjectSettings;
   /** Keys found in the ini file or the environment, in sections the forge reads, that it does not know. */
   warnings: string[];
 }
@@ -161,6 +163,7 @@ export function loadSettings(configPath: string | null, env: NodeJS.ProcessEnv =
     mailer: read.get(mailerSection),
     admin: read.get(adminSection),
     oauth2: read.get(oauth2Section),
+    project: read.get(projectSection),
     warnings: read.warnings,
   };
   // why: the data dir first: every other default path lies under it.

@@ -124,7 +124,7 @@ export function toTimelineComment(v: TimelineView, viewer: Viewer | null): Timel
   return {
     id: c.id, type: COMMENT_TYPE_NAMES[Number(c.type)] ?? 'comment', html_url: `${html}#issuecomment-${c.id}`,
     pull_request_url: issue.isPull ? html : '', issue_url: issue.isPull ? '' : html, user: user(v.user), body: timelineBody(c),
-    created_at: unixTime(c.createdUnix), updated_at: unixTime(c.updatedUnix), old_project_id: 0, project_id: 0,
+    created_at: unixTime(c.createdUnix), updated_at: unixTime(c.updatedUnix), old_project_id: Number(c.oldProjectId ?? 0), project_id: Number(c.projectId ?? 0),
     old_milestone: v.oldMilestone ? toMilestone(v.oldMilestone) : null, milestone: v.milestone ? toMilestone(v.milestone) : null,
     tracked_time: v.trackedTime ? toTrackedTime(v.trackedTime, viewer) : null, old_title: c.oldTitle, new_title: c.newTitle,
     old_ref: c.oldRef, new_ref: c.newRef, ref_issue: v.refIssue ? toIssueOf(v.refIssue, viewer) : null,

@@ -4,7 +4,7 @@ import type { RepositoryModel } from '../models/repository.model';
 import { addressWithoutUserinfo } from '../models/mirror.model';
 import { Visibility, type UserModel } from '../models/user.model';
 import type { TeamModel } from '../models/team.model';
-import { NEW_REPO_PULLS_CONFIG, type ExternalTrackerConfig, type IssuesConfig, type PullRequestsConfig } from '../models/repo-unit.model';
+import { NEW_REPO_PULLS_CONFIG, type ExternalTrackerConfig, type IssuesConfig, type ProjectsMode, type PullRequestsConfig } from '../models/repo-unit.model';
 import { UnitType, type AccessMode } from '../models/perm';
 import { toUser, type Viewer } from './user';
 import { toTeam } from './org';
@@ -20,7 +20,7 @@ export interface RepoExtras {
   units?: UnitType[]; permissions?: RepoPermissions;
   pulls?: PullRequestsConfig | null; parent?: Repository; transfer?: RepoTransfer | null;
   open?: { issues: number; pulls: number };
-  tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig;
+  tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig; projectsMode?: ProjectsMode;
   licenses?: string[];
 }
 
@@ -28,7 +28,7 @@ export interface RepoExtras {
 export interface RepoViewData {
   repo: RepositoryModel; owner: UserModel; units: UnitType[]; permissions: RepoPermissions;
   pulls: PullRequestsConfig | null; parent?: RepoViewData | null; open?: { issues: number; pulls: number };
-  tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig; licenses?: string[];
+  tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig; licenses?: string[]; projectsMode?: ProjectsMode;
   transfer?: { doer: UserModel; recipient: UserModel; teams: { team: TeamModel; units: Map<UnitType, AccessMode> }[] } | null;
 }
 
@@ -37,6 +37,7 @@ export function toRepositoryView(v: RepoViewData, viewer: Viewer | null, rootUrl
   const t = v.transfer;
   return toRepository(v.repo, v.owner, viewer, rootUrl, {
     units: v.units, permissions: v.permissions, pulls: v.pulls, open: v.open, tracker: v.tracker, externalTracker: v.externalTracker, licenses: v.licenses,
+    projectsMode: v.projectsMode,
     parent: v.parent ? toRepositoryView(v.parent, viewer, rootUrl) : undefined,
     // why: Gitea shows the transfer's users as to an anonymous viewer and its teams without their organization.
     transfer: t ? { doer: toUser(t.doer, null, rootUrl), recipient: toUser(t.recipient, null, rootUrl), teams: t.teams.map((x) => toTeam(x.team, x.units, null)) } : null,
@@ -110,7 +111,7 @@ export function toRepository(r: RepositoryModel, owner: UserModel, viewer: Viewe
     has_wiki: units.has(UnitType.Wiki),
     has_pull_requests: pulls,
     has_projects: units.has(UnitType.Projects),
-    projects_mode: 'all',
+    projects_mode: x.projectsMode ?? 'all',
     has_releases: units.has(UnitType.Releases),
     has_packages: units.has(UnitType.Packages),
     has_actions: units.has(UnitType.Actions),

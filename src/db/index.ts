@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { Sequelize } from 'sequelize-typescript';
 import { Transaction } from 'sequelize';
 import type { Settings } from '../config';
+import { noteQuery } from './query-count';
 
 /** What every model function receives first: the transaction (if any) and who is asking. */
 export interface DbContext {
@@ -252,6 +253,7 @@ async function runScripts(batch: WaitingScript[], rowsOf: (n: number) => string,
   const call = (method: 'exec' | 'all', sql: string) => new Promise<unknown[]>((resolve, reject) => {
     conn[method](sql, (err: Error | null, rows?: unknown[]) => (err ? reject(err) : resolve(rows ?? [])));
   });
+  noteQuery();
   try {
     await call('exec', `BEGIN IMMEDIATE;\n${batch.map((b) => b.script).join(';\n')};\nCOMMIT`);
   } catch (err) {
@@ -303,6 +305,7 @@ export async function tableWritten(table: string): Promise<void> {
 const writtenBy = new WeakMap<Transaction, Set<string>>();
 
 function installWriteHook(sequelize: Sequelize): void {
+  sequelize.addHook('beforeQuery', () => { noteQuery(); });
   sequelize.addHook('afterQuery', (options, query) => {
     const sql = (query as unknown as { sql?: string }).sql;
     const m = sql ? WRITE_SQL.exec(sql) : null;

@@ -35,6 +35,8 @@ export interface LoggedResponse extends ServerResponse<LoggedRequest> {
   forgeLogStart: number;
   forgeLogT0: number;
   forgeBodyBytes: number;
+  /** The statements the request sent to the database, counted by the web server (absent elsewhere). */
+  forgeQueries?: { n: number };
 }
 
 /** The name an access line gives a caller: the user, a deploy key, or `-`. */
@@ -133,6 +135,7 @@ function jsonLine(f: Facts): string {
     proto: `HTTP/${req.httpVersion}`, status: res.statusCode, size: res.forgeBodyBytes,
     referrer: req.headers.referer ?? '', user_agent: req.headers['user-agent'] ?? '',
     request_id: req.requestId ?? null, duration_ms: Number(msText(f.ms)),
+    ...(res.forgeQueries ? { queries: res.forgeQueries.n } : {}),
   })}\n`;
 }
 

@@ -69,6 +69,11 @@ export class CommentModel extends Model {
   /** A migrated row's author on its source, when no local user is that person (Gitea's original_author). */
   @Column({ type: DataType.STRING(255), allowNull: false, defaultValue: '' }) declare originalAuthor: string;
   @Column({ type: DataType.BIGINT, allowNull: false, defaultValue: 0 }) declare originalAuthorId: number;
+  /** A `project` entry: the project the issue went to, and the one it left (0: none). */
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare projectId: number;
+  @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: 0 }) declare oldProjectId: number;
+  /** A `project_board` entry's JSON (Gitea's CommentMetaData: ProjectColumnID, ProjectColumnTitle, ProjectTitle). */
+  @Column({ type: DataType.TEXT, allowNull: false, defaultValue: '' }) declare commentMetaData: string;
 }
 
 /** The fields of a new comment (type, issue and poster required; the rest default to empty). */

@@ -55,7 +55,7 @@ function affected(meta: unknown): number {
 }
 
 /** Tables whose rows belong to one issue through `issue_id`. */
-const OWNED_BY_ISSUE = ['issue_label', 'issue_assignees', 'issue_user', 'reaction', 'issue_watch', 'stopwatch', 'tracked_time', 'issue_pin', 'pull_request', 'review', 'notification'];
+const OWNED_BY_ISSUE = ['issue_label', 'issue_assignees', 'issue_user', 'reaction', 'issue_watch', 'stopwatch', 'tracked_time', 'issue_pin', 'pull_request', 'review', 'notification', 'project_issue'];
 
 /** Delete every link row of the given issues (labels, assignees, mentions, reactions, dependencies...). */
 export async function deleteIssueLinks(ctx: DbContext, issueIds: number[]): Promise<void> {

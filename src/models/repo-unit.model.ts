@@ -104,3 +104,15 @@ export function parseExternalTrackerConfig(json: string | null): ExternalTracker
     ExternalTrackerStyle: str('ExternalTrackerStyle') || 'numeric', ExternalTrackerRegexpPattern: str('ExternalTrackerRegexpPattern'),
   };
 }
+
+/** Which projects a repository's issues may join (Gitea's ProjectsMode): its own, its owner's, both, or none. */
+export type ProjectsMode = 'repo' | 'owner' | 'all' | 'none';
+
+/** The modes the projects unit takes. */
+export const PROJECTS_MODES: readonly ProjectsMode[] = ['repo', 'owner', 'all', 'none'];
+
+/** The projects unit's mode stored in its config (Gitea's ProjectsConfig); `all` when none is stored, as Gitea's GetProjectsMode. */
+export function parseProjectsMode(json: string | null): ProjectsMode {
+  const v = storedObject(json).ProjectsMode;
+  return typeof v === 'string' && (PROJECTS_MODES as readonly string[]).includes(v) ? v as ProjectsMode : 'all';
+}

@@ -8,6 +8,7 @@ import { CollaborationModel } from './collaboration.model';
 import { TeamRepoModel } from './team-repo.model';
 import { deleteDeployKeysOfRepo } from './deploy-key.model';
 import { deleteTrackerOfRepo } from './issue-links';
+import { deleteProjectsOf } from './project.model';
 import { UserModel } from './user.model';
 import { deleteWebhooksOf } from './webhook.model';
 import { deleteActionsSettingsOf } from './action-variable.model';
@@ -207,6 +208,7 @@ export async function deleteRepoRows(ctx: DbContext, repoId: number): Promise<vo
   await TeamRepoModel.destroy({ where: { repoId }, transaction: ctx.tx });
   await deleteDeployKeysOfRepo(ctx, repoId);
   await deleteTrackerOfRepo(ctx, repoId);
+  await deleteProjectsOf(ctx, { repoId });
   await deleteWebhooksOf(ctx, { repoId });
   await deleteActionsSettingsOf(ctx, { repoId });
   await RepositoryModel.destroy({ where: { id: repoId }, transaction: ctx.tx });

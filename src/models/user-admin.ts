@@ -11,6 +11,7 @@ import { RepositoryModel, deleteRepoRows } from './repository.model';
 import { OrgUserModel } from './org-user.model';
 import { deleteWebhooksOf } from './webhook.model';
 import { deleteActionsSettingsOf } from './action-variable.model';
+import { deleteProjectsOf } from './project.model';
 
 /** Filters of the admin user list (Gitea's SearchUserOptions as /admin/users uses them). */
 export interface AdminUserFilter { loginName?: string; sourceId?: number }
@@ -158,6 +159,7 @@ export async function deleteUserRows(ctx: DbContext, uid: number): Promise<void>
   await exec(ctx, 'DELETE FROM user_blocking WHERE blocker_id = :uid OR blockee_id = :uid', { uid });
   await deleteWebhooksOf(ctx, { ownerId: uid });
   await deleteActionsSettingsOf(ctx, { ownerId: uid });
+  await deleteProjectsOf(ctx, { ownerId: uid });
   await UserModel.destroy({ where: { id: uid, type: UserType.Individual }, transaction: ctx.tx });
 }
 

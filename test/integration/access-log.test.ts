@@ -2,7 +2,8 @@
  * The access log ([log] in app.ini, docs/logging.md) of a real server: an API call's line in
  * Gitea's shape with the caller, the request id its answer names and the time taken; clones over
  * HTTP and SSH and a refused SSH command as git operation lines; MODE = file writing access.log
- * under ROOT_PATH (and the ready line still on the console); FORMAT = json with the same facts.
+ * under ROOT_PATH (and the ready line still on the console); FORMAT = json with the same facts and
+ * the number of database statements the request sent.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -143,7 +144,7 @@ describe('access log', () => {
           .find((e) => e.type === 'access' && e.request_id === id);
         return !!entry;
       });
-      const { time, duration_ms: duration, pid, ...facts } = entry!;
+      const { time, duration_ms: duration, pid, queries, ...facts } = entry!;
       expect(facts).to.deep.equal({
         level: 'info', type: 'access', remote_addr: '127.0.0.1', user: alice.name, method: 'GET', uri: '/api/v1/user', proto: 'HTTP/1.1',
         status: 200, size: Buffer.byteLength(res.text), referrer: '', user_agent: 'json-test', request_id: id,
@@ -151,6 +152,8 @@ describe('access log', () => {
       expect(new Date(time as string).toISOString()).to.equal(time);
       expect(duration).to.be.a('number');
       expect(pid).to.be.a('number');
+      // the statements the request sent to the database (none when its reads were cached)
+      expect(queries).to.be.a('number');
     });
   });
 });

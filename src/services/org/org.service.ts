@@ -7,6 +7,7 @@ import { Forbidden, Validation } from '../../errors';
 import { findUserById, findUserByName, updateUserSettings, Visibility, type UserModel, type UserSettingsPatch } from '../../models/user.model';
 import { insertOrg, listOrgs, listOrgsOfMember, deleteOrgRow } from '../../models/org';
 import { deleteLabelsOf } from '../../models/label.model';
+import { deleteProjectsOf } from '../../models/project.model';
 import { ensureOrgUser, deleteOrgUsersOf } from '../../models/org-user.model';
 import { insertTeam, OWNER_TEAM_NAME, deleteTeamsOfOrg, teamsOfUserInOrg } from '../../models/team.model';
 import { insertTeamUser, deleteTeamUsersOfOrg } from '../../models/team-user.model';
@@ -126,6 +127,7 @@ export async function deleteOrg(ctx: DbContext, org: UserModel): Promise<void> {
     await deleteRedirectsTo(tx, org.id);
     // why: an organization with no repositories has no issues left, so its labels have no links either.
     await deleteLabelsOf(tx, { orgId: org.id });
+    await deleteProjectsOf(tx, { ownerId: org.id });
     await deleteOrgRow(tx, org.id);
   });
   // why: the file goes after the row, so a failure in between leaves an unused file, never a row naming a missing one.

@@ -15,8 +15,8 @@ import { enabledUnits } from '../../models/access';
 import { TableCache } from '../../models/table-cache';
 import { formatScopes } from '../auth/scope';
 import {
-  parseExternalTrackerConfig, parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, type ExternalTrackerConfig, type IssuesConfig,
-  type PullRequestsConfig,
+  parseExternalTrackerConfig, parseProjectsMode, parsePullsConfig, unitConfigOf, setUnitConfig, NEW_REPO_PULLS_CONFIG, PROJECTS_MODES, type ExternalTrackerConfig,
+  type IssuesConfig, type ProjectsMode, type PullRequestsConfig,
 } from '../../models/repo-unit.model';
 import { trackerConfigOf } from './tracker-settings';
 import { AccessMode, UnitType } from '../../models/perm';
@@ -47,6 +47,8 @@ export interface RepoView {
   tracker?: IssuesConfig; externalTracker?: ExternalTrackerConfig;
   /** The SPDX ids detected on the default branch. */
   licenses?: string[];
+  /** Which projects the repository's issues may join, while the projects unit is on. */
+  projectsMode?: ProjectsMode;
 }
 
 /** Gitea's permission triple from a computed permission. */
@@ -79,6 +81,7 @@ export async function viewOf(ctx: DbContext, p: Principal, repo: RepositoryModel
     externalTracker: units.includes(UnitType.ExternalTracker)
       ? parseExternalTrackerConfig(await unitConfigOf(ctx, repo.id, UnitType.ExternalTracker)) : undefined,
     licenses: (await listRepoLicenses(ctx, repo.id)).map((l) => l.license),
+    projectsMode: units.includes(UnitType.Projects) ? parseProjectsMode(await unitConfigOf(ctx, repo.id, UnitType.Projects)) : undefined,
   };
 }
 
@@ -156,6 +159,9 @@ async function validateEdit(ctx: DbContext, rc: RepoContext, o: EditRepoOption):
     if (!(await validBranchName(o.default_branch))) throw new Validation(`invalid default branch name: ${JSON.stringify(o.default_branch)}`);
     const dir = repoPath(rc.owner.name, rc.repo.name);
     if (!rc.repo.isEmpty && !(await branchExists(dir, o.default_branch))) throw new NotFound(`branch does not exist [name: ${o.default_branch}]`);
+  }
+  if (o.projects_mode !== undefined && !(PROJECTS_MODES as readonly string[]).includes(o.projects_mode)) {
+    throw new Validation(`[ProjectsMode]: must be one of ${PROJECTS_MODES.join(', ')}`);
   }
   if (!UNIT_FIELDS.some(([f]) => o[f] !== undefined)) return null;
   const units = new Set(await enabledUnits(ctx, rc.repo.id));
@@ -242,6 +248,10 @@ export async function editRepo(ctx: DbContext, rc: RepoContext, doer: UserModel,
     if (units) await setRepoUnits(tx, repo.id, units);
     if (pullsConfig !== null) await setUnitConfig(tx, repo.id, UnitType.PullRequests, pullsConfig);
     await storeTrackerConfigs(tx, repo.id, o);
+    // why: as Gitea, projects_mode is kept while the projects unit is (or becomes) enabled; a unit enabled without one allows all projects.
+    if (o.projects_mode !== undefined && (units ?? (await enabledUnits(tx, repo.id))).includes(UnitType.Projects)) {
+      await setUnitConfig(tx, repo.id, UnitType.Projects, JSON.stringify({ ProjectsMode: o.projects_mode }));
+    }
     // why: as Gitea, a repository's past activity becomes private with it (and stays so if it is made public again).
     if (o.private === true && !wasPrivate) await markRepoActionsPrivate(tx, repo.id);
     if (repo.defaultBranch !== oldBranch) await notify.repositoryDefaultBranchChanged(tx, { doer, repo, oldBranch });

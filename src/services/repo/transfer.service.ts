@@ -21,6 +21,7 @@ import { insertTeamRepo, deleteTeamReposOfRepo } from '../../models/team-repo.mo
 import { deleteCollaboratorsCoveredBy, upsertCollaboration } from '../../models/collaboration.model';
 import { findWatch, insertWatch, deleteWatch } from '../../models/watch.model';
 import { isBlocked } from '../../models/user-blocking.model';
+import { removeRepoCardsFromOwnerProjects } from '../../models/project-issue.model';
 import { AccessMode, type UnitType } from '../../models/perm';
 import type { TransferRepoOption } from '../../api/repo';
 import { canSeeOwner, repoPermission, RepoPermission } from '../perm/permission';
@@ -93,6 +94,8 @@ async function moveOwnership(ctx: DbContext, doer: UserModel, repo: RepositoryMo
       // why: as Gitea, a directory at the new place blocks the move just like a registered repository does.
       if ((await findRepoByOwnerAndName(tx, newOwner.id, repo.name)) || (await dirExists(dirs[0][1]))) throw taken();
       await changeRepoOwner(tx, repo, newOwner);
+      // why: as Gitea, the repository's issues leave the old owner's projects, which collect the owner's repositories only.
+      await removeRepoCardsFromOwnerProjects(tx, repo.id, oldOwner.id);
       await deleteCollaboratorsCoveredBy(tx, repo.id, newOwner.id);
       if (oldOwner.type === UserType.Organization) {
         await deleteTeamReposOfRepo(tx, repo.id);

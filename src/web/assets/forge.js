@@ -1,5 +1,6 @@
 // The forge's one script: progressive enhancement only. Security keys (WebAuthn) need it; line
-// comments on a diff open their form with it; every other page works without it.
+// comments on a diff open their form with it; project board cards are dragged with it (each card's
+// "Move to" form does the same without it); every other page works without it.
 (() => {
   'use strict';
   const enc = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -357,4 +358,88 @@
     refresh().finally(() => window.setTimeout(tick, 1000));
   };
   if (live) window.setTimeout(tick, 1000);
+})();
+
+// ---- Project boards: cards dragged between and within columns (src/web/views/projects/view.eta) ----
+// A dropped card's column posts its new order, `{issues: [{issueID, sorting}]}`, to
+// `<board>/<column>/move`, as Gitea's board does. Each card's "Move to" menu does the same without
+// a pointer or this script, through a plain form (`<board>/cards/<issue>/move`).
+(() => {
+  'use strict';
+  const board = document.querySelector('.project-board[data-movable="true"]');
+  if (!board) return;
+  let dragged = null;
+  let from = null;
+
+  // The card the pointer is above, in a list of cards: the first whose middle lies below it.
+  const cardAfter = (list, y) => [...list.querySelectorAll('.project-card:not(.dragging)')].find((c) => {
+    const r = c.getBoundingClientRect();
+    return y < r.top + r.height / 2;
+  }) || null;
+
+  const counts = () => {
+    for (const col of board.querySelectorAll('.project-column')) {
+      const n = col.querySelectorAll('.project-card').length;
+      const badge = col.querySelector('.column-count');
+      badge.textContent = String(n);
+      badge.setAttribute('aria-label', `${n} cards`);
+    }
+  };
+
+  const fail = (message) => {
+    let p = board.previousElementSibling;
+    if (!p || !p.classList.contains('board-error')) {
+      p = document.createElement('p');
+      p.className = 'flash error board-error';
+      p.setAttribute('role', 'alert');
+      board.before(p);
+    }
+    p.textContent = `${message} Reload the page to see the board as it is.`;
+  };
+
+  board.addEventListener('dragstart', (ev) => {
+    const card = ev.target.closest && ev.target.closest('.project-card');
+    if (!card) return;
+    dragged = card;
+    from = { list: card.parentElement, next: card.nextElementSibling };
+    card.classList.add('dragging');
+    ev.dataTransfer.effectAllowed = 'move';
+    ev.dataTransfer.setData('text/plain', card.dataset.issue);
+  });
+
+  board.addEventListener('dragover', (ev) => {
+    if (!dragged) return;
+    const col = ev.target.closest && ev.target.closest('.project-column');
+    if (!col) return;
+    ev.preventDefault();
+    ev.dataTransfer.dropEffect = 'move';
+    const list = col.querySelector('.project-cards');
+    const after = cardAfter(list, ev.clientY);
+    if (after) { if (after !== dragged.nextElementSibling) list.insertBefore(dragged, after); } else if (list.lastElementChild !== dragged) list.append(dragged);
+  });
+
+  board.addEventListener('drop', (ev) => { if (dragged) ev.preventDefault(); });
+
+  board.addEventListener('dragend', () => {
+    const card = dragged;
+    if (!card) return;
+    dragged = null;
+    card.classList.remove('dragging');
+    const list = card.parentElement;
+    if (list === from.list && card.nextElementSibling === from.next) return;
+    counts();
+    const issues = [...list.querySelectorAll('.project-card')].map((c, i) => ({ issueID: Number(c.dataset.issue), sorting: i }));
+    fetch(`${board.dataset.url}/${list.dataset.column}/move`, {
+      method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', 'X-Csrf-Token': board.dataset.csrf }, body: JSON.stringify({ issues }),
+    }).then(async (r) => {
+      if (r.ok) {
+        // The card's menu now starts from its new column.
+        const select = card.querySelector('.card-move select');
+        if (select) select.value = list.dataset.column;
+        return;
+      }
+      const json = await r.json().catch(() => ({}));
+      fail(json.message || r.statusText);
+    }, () => fail('The move could not be sent.'));
+  });
 })();

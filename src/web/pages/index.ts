@@ -45,6 +45,7 @@ import { milestonePages } from './milestones';
 import { packagePages, repoPackagePages } from './packages';
 import { packageSettingsPages } from './package-settings';
 import { actionPages } from './actions';
+import { projectPages } from './projects';
 
 // why: compiled code runs from dist/src/web/pages; the assets stay in the source tree.
 const ASSETS = [path.resolve(__dirname, '../assets'), path.resolve(__dirname, '../../../../src/web/assets')].find((d) => fs.existsSync(path.join(d, 'forge.css'))) ?? '';
@@ -90,6 +91,8 @@ export function pagesRouter(): Router {
   // why: `/{owner}/-/packages/...` before the routers whose `/:owner/:repo/...` would take it.
   r.use(packagePages());
   r.use(packageSettingsPages());
+  // why: `/{owner}/-/projects/...` too, before the repository routers.
+  r.use(projectPages());
   r.use(orgPages());
   r.use(migratePages());
   r.use(orgSettingsPages());

@@ -1,5 +1,5 @@
 /**
- * The sidebar of an issue or pull request page (labels, milestone, assignees, dependencies) and
+ * The sidebar of an issue or pull request page (labels, milestone, project, assignees, dependencies) and
  * the reactions under its body and comments: what they show, and the forms that change them.
  * Each form calls the service the API's handler calls, so the same rules and refusals apply; the
  * outcome comes back as a flash on the page (a refusal changes nothing).
@@ -18,6 +18,11 @@ import { listMilestones } from '../../services/issue/milestone.service';
 import { addReaction, reactionGroups, removeReaction } from '../../services/issue/reaction.service';
 import { dependenciesEnabled } from '../../services/repo/tracker-settings';
 import { getIssue } from '../../services/issue/issue.service';
+import { readableIssue } from '../../services/issue/access';
+import { issueProjectView, setIssueProject, timelineProjects } from '../../services/project/issue-project.service';
+import { ProjectType } from '../../models/project.model';
+import { CommentType } from '../../models/comment.model';
+import type { TimelineView } from '../../models/issue-view';
 import { checkSubscription, setSubscription } from '../../services/issue/subscription.service';
 import { assigneesOf } from '../../services/repo/collaborator.service';
 import type { RepoContext } from '../../services/repo/context';
@@ -35,8 +40,18 @@ export async function sidebarData(req: Request, rc: RepoContext, index: number, 
   const issueList = async (side: 'blockers' | 'blocked') => (deps ? await listDependencies(ctx, req.principal, rc, index, side, { limit: MAX_DEPENDENCIES, offset: 0 }) : [])
     .map((v) => toIssueOf(v, viewerOf(req)));
   const user = req.principal.user;
+  const projects = await issueProjectView(ctx, rc, (await readableIssue(ctx, rc, index)).id, canEdit);
   return {
     canEdit,
+    project: projects && {
+      current: projects.current && {
+        ...projectLink(rc, projects.current.project), column: projects.current.column?.title ?? '', joinable: projects.current.joinable,
+        // why: a board the repository's mode no longer offers is not linked (its repository's boards answer 404 then).
+        ...(projects.current.joinable ? {} : { url: '' }),
+      },
+      choices: projects.choices?.map((c) => ({ id: c.project.id, title: c.project.title, closed: c.project.isClosed, owner: c.owner, columns: c.columns.map((k) => ({ id: k.id, title: k.title, isDefault: k.default })) })) ?? null,
+      selected: projects.current ? `${projects.current.project.id}:${projects.current.column?.id ?? 0}` : '0',
+    },
     subscribed: user ? (await checkSubscription(ctx, user, rc, index)).subscribed : null,
     noun: isPull ? 'pull request' : 'issue',
     dependencies: deps ? { blockers: await issueList('blockers'), blocked: await issueList('blocked') } : null,
@@ -48,6 +63,32 @@ export async function sidebarData(req: Request, rc: RepoContext, index: number, 
       assignees: (await assigneesOf(ctx, rc)).map((u) => u.name),
     } : null,
   };
+}
+
+/** A project's title and page, as the sidebar and the timeline link it (no page for a project of another place). */
+function projectLink(rc: RepoContext, p: { id: number; title: string; type: number; repoId: number; ownerId: number }): { title: string; url: string } {
+  const root = new URL(settings().server.rootUrl).pathname;
+  const url = p.type === ProjectType.Repository ? (p.repoId === rc.repo.id ? `${repoHome(rc)}/projects/${p.id}` : '')
+    : p.ownerId === rc.repo.ownerId ? `${root}${rc.owner.name}/-/projects/${p.id}` : '';
+  return { title: p.title, url };
+}
+
+/** What the `project` and `project_board` entries of a timeline say, by entry id (the page writes it as text). */
+export async function projectEventTexts(req: Request, views: TimelineView[]): Promise<(id: number) => string> {
+  const rows = views.map((v) => v.row).filter((r) => r.type === CommentType.Project || r.type === CommentType.ProjectColumn);
+  const projects = await timelineProjects(ctxOf(req), rows.flatMap((r) => [r.projectId, r.oldProjectId]));
+  const name = (id: number) => (projects.has(id) ? `the project "${projects.get(id)!.title}"` : 'a deleted project');
+  const texts = new Map<number, string>();
+  for (const r of rows) {
+    if (r.type === CommentType.ProjectColumn) {
+      let meta: { ProjectColumnTitle?: string; ProjectTitle?: string } = {};
+      try { meta = JSON.parse(r.commentMetaData || '{}') as typeof meta; } catch { /* an unreadable entry says less */ }
+      texts.set(r.id, `moved this to "${meta.ProjectColumnTitle ?? ''}" in the project "${projects.get(r.projectId)?.title ?? meta.ProjectTitle ?? ''}"`);
+    } else if (r.projectId && r.oldProjectId) texts.set(r.id, `moved this from ${name(r.oldProjectId)} to ${name(r.projectId)}`);
+    else if (r.projectId) texts.set(r.id, `added this to ${name(r.projectId)}`);
+    else texts.set(r.id, `removed this from ${name(r.oldProjectId)}`);
+  }
+  return (id) => texts.get(id) ?? 'changed the project';
 }
 
 /** `#12`, `12` or `owner/repo#12` as an issue reference. */
@@ -78,6 +119,11 @@ export function sidebarPages(): Router {
   };
   action('labels', (req, rc, index, body) => replaceIssueLabels(ctxOf(req), doerOf(req), rc, index, checked(body, 'label-').map(Number)), 'The labels are saved.');
   action('milestone', (req, rc, index, body) => editIssue(ctxOf(req), doerOf(req), rc, index, { milestone: Number(body.milestone) || 0 }), 'The milestone is saved.');
+  action('projects', (req, rc, index, body) => {
+    const [project, column] = (body.target ?? '0').split(':').map((x) => (/^\d{1,9}$/.test(x) ? Number(x) : NaN));
+    if (Number.isNaN(project) || (column !== undefined && Number.isNaN(column))) throw new Validation('choose a project and its column');
+    return setIssueProject(ctxOf(req), doerOf(req), rc, index, project, column ?? 0);
+  }, 'The project is saved.');
   action('assignees', (req, rc, index, body) => editIssue(ctxOf(req), doerOf(req), rc, index, { assignees: checked(body, 'assignee-') }), 'The assignees are saved.');
   action('dependencies', (req, rc, index, body) => {
     const side = body.side === 'blocked' ? 'blocked' : 'blockers';

@@ -25,7 +25,7 @@ import { timeline } from '../../services/issue/timeline.service';
 import { renderComments, renderDocument } from '../../services/markup/markup.service';
 import type { RepoContext } from '../../services/repo/context';
 import { flash, requireCsrf, saveIfDirty, unlessRefused } from './context';
-import { sidebarData } from './issue-sidebar';
+import { projectEventTexts, sidebarData } from './issue-sidebar';
 import { repoHeader } from './repo';
 import { eventText } from './names';
 import { renderPage } from './render';
@@ -72,7 +72,7 @@ async function issuePage(req: Request, res: Response, rc: RepoContext, index: nu
     ...(await repoHeader(req, rc, 'issues')), issue, bodyHtml: issue.body ? slots.put(rendered[0]) : '', events, html: Object.fromEntries(html), commits, eventText, repoFullName: `${rc.owner.name}/${rc.repo.name}`,
     migratedAuthors, migratedFrom: rc.repo.originalUrl ? new URL(rc.repo.originalUrl).host : '',
     canWrite: canWriteIssues(rc, false), signedIn: !!user, running, pinned: issue.pin_order > 0, draft: extra.draft ?? '', preview: extra.preview ?? null,
-    timetracking: settings().service.enableTimetracking, side: await sidebarData(req, rc, index, false),
+    timetracking: settings().service.enableTimetracking, side: await sidebarData(req, rc, index, false), projectText: await projectEventTexts(req, views),
   }, status, slots);
 }
 

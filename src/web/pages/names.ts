@@ -29,6 +29,11 @@ export const RULE_FIELD_NAMES: Record<string, string> = {
   protected_file_patterns: 'Protected files', unprotected_file_patterns: 'Files anyone with write access may change',
 };
 
+/** The projects unit's modes with Gitea's meaning, as the settings form offers them. */
+export const PROJECTS_MODE_NAMES: [string, string][] = [
+  ['all', 'Repository and owner projects'], ['repo', 'Repository projects only'], ['owner', 'Owner projects only'], ['none', 'None'],
+];
+
 /** Access modes as the collaborator form offers them. */
 export const ACCESS_NAMES: Record<string, string> = { read: 'Read', write: 'Write', admin: 'Administrator' };
 
@@ -36,7 +41,7 @@ export const ACCESS_NAMES: Record<string, string> = { read: 'Read', write: 'Writ
 export const EVENT_TEXT: Record<string, string> = {
   add_time_manual: 'added spent time', cancel_tracking: 'cancelled time tracking', added_deadline: 'set a due date', modified_deadline: 'changed the due date',
   removed_deadline: 'removed the due date', add_dependency: 'added a dependency', remove_dependency: 'removed a dependency', lock: 'locked the conversation',
-  unlock: 'unlocked the conversation', delete_branch: 'deleted the branch', change_target_branch: 'changed the target branch', project: 'changed the project',
+  unlock: 'unlocked the conversation', delete_branch: 'deleted the branch', change_target_branch: 'changed the target branch', project: 'changed the project', project_board: 'moved this to another column',
   delete_time_manual: 'removed spent time', review_request: 'requested a review', pull_push: 'pushed commits', dismiss_review: 'dismissed a review',
   change_issue_ref: 'changed the branch', pull_scheduled_merge: 'scheduled the merge', pull_cancel_scheduled_merge: 'cancelled the scheduled merge',
   merge_pull: 'merged this pull request', commit_ref: 'referenced this from a commit', issue_ref: 'referenced this', pull_ref: 'referenced this',

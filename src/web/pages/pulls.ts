@@ -33,7 +33,7 @@ import { parseDiff } from './diff';
 import { eventText, MERGE_STYLE_NAMES } from './names';
 import { diffOf, diffTable, DIFF_FILES_PER_PAGE, pageTables, tableWith } from './diff-view';
 import { flashOutcome, requireCsrf, unlessRefused } from './context';
-import { sidebarData } from './issue-sidebar';
+import { projectEventTexts, sidebarData } from './issue-sidebar';
 import { renderFragment, renderPage } from './render';
 import { repoHeader } from './repo';
 import { PageSlots } from './slots';
@@ -150,7 +150,8 @@ export function pullPages(): Router {
     const rc = await pageRepo(req);
     const index = pageIndex(req);
     const head = await pullHead(req, rc, index, 'conversation');
-    const events = (await timeline(ctxOf(req), req.principal, rc, index, {})).map((t) => toTimelineComment(t, viewerOf(req)));
+    const views = await timeline(ctxOf(req), req.principal, rc, index, {});
+    const events = views.map((t) => toTimelineComment(t, viewerOf(req)));
     const commented = events.filter((e) => (e.type === 'comment' || e.type === 'review' || e.type === 'dismiss_review') && e.body);
     const rendered = await renderComments(ctxOf(req), req.principal, rc, [head.pull.body, ...commented.map((e) => e.body)]);
     const slots = new PageSlots();
@@ -173,7 +174,7 @@ export function pullPages(): Router {
       reviewState: (id: number) => REVIEW_STATES[reviewOf.get(id)?.type ?? ReviewType.Comment], reviewRow: (id: number) => reviewOf.get(id) ?? null,
       reviewThreads: (id: number) => byReview.get(id) ?? [],
       reviewers: reviewerStates(req, conv.reviews, conv.user), canDismiss: isRepoAdmin(rc) && !head.pull.merged && head.pull.state === 'open',
-      side: await sidebarData(req, rc, index, true),
+      side: await sidebarData(req, rc, index, true), projectText: await projectEventTexts(req, views),
     }, 200, slots);
   }));
 

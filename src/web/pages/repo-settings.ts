@@ -1,6 +1,6 @@
 /**
  * A repository's settings pages, for its administrators (anyone else gets a 404, as in Gitea):
- * options and units (a disabled unit's tab disappears, projects included), merge styles, the
+ * options and units (a disabled unit's tab disappears; the projects unit has its mode), merge styles, the
  * avatar, the danger zone; collaborators and their rights; webhooks with their delivery history, a test
  * delivery and redelivery; branch protection rules. Each form calls the service the API's handler
  * calls, so the same rules and refusals apply; the outcome comes back as a flash.
@@ -27,7 +27,7 @@ import { addPushMirror, listRepoPushMirrors, removePushMirror, syncRepoPushMirro
 import { toPushMirror } from '../../convert/mirror';
 import { repoAvatarUrl } from '../../convert/repo';
 import { cropOf, deleteRepoAvatar, readAvatarUpload, setRepoAvatar } from '../../services/user/avatar.service';
-import { ACCESS_NAMES, MERGE_STYLE_NAMES, RULE_FIELD_NAMES, UNIT_NAMES } from './names';
+import { ACCESS_NAMES, MERGE_STYLE_NAMES, PROJECTS_MODE_NAMES, RULE_FIELD_NAMES, UNIT_NAMES } from './names';
 import { repoHookPlace } from '../../services/webhook/hook.service';
 import { testRepoHook } from '../../services/webhook/push-events';
 import { flash, flashOutcome, formUpload, requireCsrf, saveIfDirty, unlessRefused } from './context';
@@ -65,6 +65,8 @@ function repoOption(b: Record<string, string>): EditRepoOption {
   const o: EditRepoOption = { description: b.description ?? '', website: b.website ?? '', template: b.template === 'on' };
   if (b.default_branch) o.default_branch = b.default_branch;
   for (const u of UNITS) o[u] = b[u] === 'on';
+  // why: the mode is the projects unit's setting; without that unit it is not sent (as the merge styles below).
+  if (o.has_projects && b.projects_mode) o.projects_mode = b.projects_mode;
   // why: the merge styles live in the pull request unit's settings; without that unit they are not sent.
   if (o.has_pull_requests) for (const [style, flag] of Object.entries(MERGE_FLAGS)) (o as Record<string, unknown>)[flag] = b[`merge-${style}`] === 'on';
   if (b.default_merge_style && o.has_pull_requests) o.default_merge_style = b.default_merge_style;
@@ -108,7 +110,7 @@ export function repoSettingsPages(): Router {
     const transfer = await transferViewOf(ctxOf(req), rc.repo.id);
     const pushMirrors = settings().mirror.enabled ? (await listRepoPushMirrors(ctxOf(req), rc, 0, 100)).rows.map((m) => toPushMirror(m, rc.repo.name)) : [];
     await show(req, res, rc, 'options', 'Settings', {
-      section: 'options', units: UNITS, unitNames: UNIT_NAMES, mergeStyles: MERGE_STYLES, mergeFlags: MERGE_FLAGS, styleNames: MERGE_STYLE_NAMES, branches,
+      section: 'options', units: UNITS, unitNames: UNIT_NAMES, projectsModes: PROJECTS_MODE_NAMES, mergeStyles: MERGE_STYLES, mergeFlags: MERGE_FLAGS, styleNames: MERGE_STYLE_NAMES, branches,
       pendingTransfer: transfer ? transfer.recipient.name : null, enablePrune: rc.repo.enablePrune, pushMirrors,
       pullMirror: rc.repo.isMirror ? await pullMirrorStatus(ctxOf(req), rc.repo.id) : null,
       avatarForm: {
@@ -242,13 +244,5 @@ export function repoSettingsPages(): Router {
     ? editBranchProtection(ctxOf(req), rc, b.existing, ruleOption(b))
     : createBranchProtection(ctxOf(req), rc, { ...ruleOption(b), rule_name: b.rule_name ?? '' })), 'The branch protection rule is saved.', branches);
   action('/branches/delete', (req, rc, b) => removeBranchProtection(ctxOf(req), rc, b.rule_name ?? ''), 'The branch protection rule is deleted.', branches);
-
-  // why: the Projects tab shows only while the unit is on; boards themselves are not built yet.
-  r.get(`${repo}/projects`, page(async (req, res) => {
-    const rc = await pageRepo(req);
-    const header = await repoHeader(req, rc, 'projects');
-    if (!header.repo.has_projects) throw new NotFound();
-    await renderPage(req, res, 'repo/projects', `Projects - ${rc.owner.name}/${rc.repo.name}`, header);
-  }));
   return r;
 }

@@ -49,7 +49,9 @@ export async function repoHeader(req: Request, rc: RepoContext, tab: string) {
   const isOwner = rc.perm.mode >= AccessMode.Owner;
   // why: as Gitea, the Actions tab shows while the unit is on and the caller may read it.
   const actionsTab = rc.perm.units.has(UnitType.Actions) && rc.perm.can(UnitType.Actions, AccessMode.Read);
-  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc), starred, watching, showClone: false, packagesTab, isOwner, actionsTab };
+  // why: as Gitea, the Projects tab shows while the caller may read the unit and its mode allows the repository's own projects.
+  const projectsTab = rc.perm.can(UnitType.Projects, AccessMode.Read) && (api.projects_mode === 'repo' || api.projects_mode === 'all');
+  return { repo: api, topics: await repoTopicNames(ctxOf(req), rc), tab, base: repoHome(rc), starred, watching, showClone: false, packagesTab, isOwner, actionsTab, projectsTab };
 }
 
 /** Colours of the languages bar (Linguist's for the common ones; others from their name). */
