@@ -91,3 +91,21 @@ export function pacedUntilStopped(url: string, rate: number): { stop: () => Prom
     },
   };
 }
+
+/** What a timed request answered: milliseconds to the last byte, status and body. */
+export interface TimedAnswer { ms: number; status: number; text: string }
+
+/** One request with a session cookie on the keep-alive agent, timed to its last byte. */
+export function sessionRequest(url: string, cookie: string, method: string, body?: string, headers: Record<string, string> = {}): Promise<TimedAnswer> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const req = http.request(url, { method, agent, headers: { Cookie: cookie, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.once('error', reject);
+      res.once('end', () => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.once('error', reject);
+    req.end(body);
+  });
+}

@@ -8,11 +8,10 @@
  * UpdateTask about once a second, as act_runner's reporter). Targets: first view under 300 ms,
  * fetch p99 under 50 ms.
  */
-import http from 'node:http';
 import os from 'node:os';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { agent } from './http';
+import { sessionRequest, type TimedAnswer } from './http';
 import { median, percentile } from './util';
 import { ConformanceRunner } from '../test/helpers/actions-runner';
 import { RunnerResult, runnerMessage } from '../src/api/runner-proto';
@@ -28,19 +27,9 @@ type Any = any;
 
 interface Ctx { url: string; api: string; token: string; cookie: string; say: (m: string) => void }
 
-/** One HTTP request with the session; milliseconds, the body and the status. */
-function request(c: Ctx, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ ms: number; status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const req = http.request(`${c.url}${path}`, { method, agent, headers: { Cookie: c.cookie, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.once('error', reject);
-      res.once('end', () => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.once('error', reject);
-    req.end(body);
-  });
+/** One request with the session: milliseconds, status, body. */
+function request(c: Ctx, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<TimedAnswer> {
+  return sessionRequest(`${c.url}${path}`, c.cookie, method, body, headers);
 }
 
 async function api(c: Ctx, method: string, p: string, body?: unknown): Promise<Any> {

@@ -8,7 +8,7 @@
  * number, none per card.
  */
 import http from 'node:http';
-import { agent } from './http';
+import { agent, sessionRequest, type TimedAnswer } from './http';
 import { median, percentile } from './util';
 import type { TestServer } from '../test/helpers/server';
 
@@ -23,18 +23,8 @@ const MOVE_P99_MS = 20;
 interface Ctx { server: TestServer; token: string; cookie: string; csrf: string; say: (m: string) => void }
 
 /** One request with the session: milliseconds, status, body. */
-function request(c: Ctx, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ ms: number; status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const req = http.request(`${c.server.url}${path}`, { method, agent, headers: { Cookie: c.cookie, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.once('error', reject);
-      res.once('end', () => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.once('error', reject);
-    req.end(body);
-  });
+function request(c: Ctx, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<TimedAnswer> {
+  return sessionRequest(`${c.server.url}${path}`, c.cookie, method, body, headers);
 }
 
 const origin = (c: Ctx) => new URL(c.server.url).origin;

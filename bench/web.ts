@@ -191,15 +191,19 @@ async function aliceServer(env: Record<string, string> = { FORGE__LOG__LEVEL: 'e
   return { s, token: made.stdout.trim().split('\n').pop()! };
 }
 
-/** The Actions part on a forge of its own: its table. */
-async function runActions(): Promise<void> {
-  const say = (m: string) => process.stdout.write(`[web actions] ${m}\n`);
-  const { s: server, token } = await aliceServer();
+/**
+ * A part on a forge of its own, with alice signed in: `name` labels the progress lines, `title` and
+ * `head` the printed table, whose rows `part` returns.
+ */
+async function runPart(
+  name: string, title: string, head: string, env: Record<string, string> | undefined,
+  part: (server: TestServer, token: string, cookie: string, say: (m: string) => void) => Promise<string[]>,
+): Promise<void> {
+  const say = (m: string) => process.stdout.write(`[web ${name}] ${m}\n`);
+  const { s: server, token } = await aliceServer(env);
   try {
-    const rows = await actionsPart(server.url, server.api, token, await signIn(server.url, 'alice', 'alice-password'), say);
-    process.stdout.write('\nActions pages: one worker, signed in; targets: first view < 300 ms, live fetch p99 < 50 ms\n\n');
-    process.stdout.write('| measure | ms | target (ms) | target | page size |\n|---|---:|---:|---|---|\n');
-    process.stdout.write(`${rows.join('\n')}\n`);
+    const rows = await part(server, token, await signIn(server.url, 'alice', 'alice-password'), say);
+    process.stdout.write(`\n${title}\n\n${head}\n${rows.join('\n')}\n`);
   } catch (err) {
     process.stderr.write(`${server.output.slice(-3000)}\n`);
     throw err;
@@ -208,22 +212,15 @@ async function runActions(): Promise<void> {
   }
 }
 
-/** The project board part on a forge of its own (its JSON access lines count each request's statements): its table. */
-async function runProjects(): Promise<void> {
-  const say = (m: string) => process.stdout.write(`[web projects] ${m}\n`);
-  const { s: server, token } = await aliceServer({ FORGE__LOG__LEVEL: 'info', FORGE__LOG__FORMAT: 'json' });
-  try {
-    const rows = await projectsPart(server, token, await signIn(server.url, 'alice', 'alice-password'), say);
-    process.stdout.write('\nProject board: one worker, signed in, access log on (JSON); targets: warm page p50 < 50 ms, move p99 < 20 ms, statements per page fixed\n\n');
-    process.stdout.write('| measure | figure | target | target | runs |\n|---|---:|---|---|---|\n');
-    process.stdout.write(`${rows.join('\n')}\n`);
-  } catch (err) {
-    process.stderr.write(`${server.output.slice(-3000)}\n`);
-    throw err;
-  } finally {
-    await server.destroy();
-  }
-}
+/** The Actions pages part: its table. */
+const runActions = () => runPart('actions', 'Actions pages: one worker, signed in; targets: first view < 300 ms, live fetch p99 < 50 ms',
+  '| measure | ms | target (ms) | target | page size |\n|---|---:|---:|---|---|', undefined,
+  (server, token, cookie, say) => actionsPart(server.url, server.api, token, cookie, say));
+
+/** The project board part (its JSON access lines count each request's statements): its table. */
+const runProjects = () => runPart('projects',
+  'Project board: one worker, signed in, access log on (JSON); targets: warm page p50 < 50 ms, move p99 < 20 ms, statements per page fixed',
+  '| measure | figure | target | target | runs |\n|---|---:|---|---|---|', { FORGE__LOG__LEVEL: 'info', FORGE__LOG__FORMAT: 'json' }, projectsPart);
 
 /**
  * Run the scenarios and print the tables. `npm run bench -- web [pages] [review] [actions] [projects]` (or
